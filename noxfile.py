@@ -1,0 +1,67 @@
+"""nox sessions: tests, trace, record, verify and bench, all against the reference torch."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).parent
+nox.options.sessions = ["tests"]
+nox.options.reuse_existing_virtualenvs = True
+nox.options.default_venv_backend = "venv"
+
+
+def _reference_torch() -> str:
+    """Read the pin from tracers/env.py without importing the package (nox runs outside it)."""
+    tree = ast.parse((ROOT / "tracers" / "env.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "REFERENCE_TORCH":
+            return ast.literal_eval(node.value)
+    raise RuntimeError("REFERENCE_TORCH is not set in tracers/env.py")
+
+
+REFERENCE_TORCH = _reference_torch()
+
+
+def _install(session: nox.Session, *extras: str) -> None:
+    """The reference torch plus this project; says which torch the session runs against."""
+    session.install(f"torch=={REFERENCE_TORCH}")
+    spec = f".[{','.join(extras)}]" if extras else "."
+    session.install("-e", spec)
+    session.run(
+        "python", "-c",
+        "import torch; print(f'torch {torch.__version__} (git {torch.version.git_version[:12]})')",
+        silent=False,
+    )
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite (real torch.compile on tiny programs)."""
+    _install(session, "test")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def trace(session: nox.Session) -> None:
+    """Trace a script through torch.compile: nox -s trace -- SCRIPT [ARGS...] [--device cuda] [--cache warm]."""
+    if not session.posargs:
+        session.error("usage: nox -s trace -- SCRIPT [SCRIPT ARGS...]  (see python -m tracers trace --help)")
+    _install(session, "pretty")
+    session.run("python", "-m", "tracers", "trace", *session.posargs)
+
+
+@nox.session
+def record(session: nox.Session) -> None:
+    """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/."""
+    _install(session, "pretty")
+    session.run("python", "-m", "tracers", "record", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """Measure the tracer's overhead and trace size; writes benchmarks/RESULTS.md."""
+    _install(session)
+    session.run("python", "benchmarks/run.py", *session.posargs)

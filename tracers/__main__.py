@@ -1,0 +1,60 @@
+"""Command line: ``python -m tracers trace SCRIPT ...`` and ``python -m tracers record``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .cachemode import MODES
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m tracers", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    trace = commands.add_parser(
+        "trace", help="run a script under the tracer",
+        description="Run SCRIPT as __main__ with its own ARGS, record what torch.compile did, "
+                    "print a summary and write a Chrome Trace Event file (open it in ui.perfetto.dev).",
+    )
+    trace.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                       help="cuda: require a GPU and make it torch's default device (default: cpu)")
+    trace.add_argument("--cache", choices=MODES, default="cold",
+                       help="cold: compile caches off, fresh cache dir (default); warm: keep your caches")
+    trace.add_argument("--out", default="traces", metavar="DIR", help="directory for the trace (default: traces)")
+    trace.add_argument("--no-code", dest="keep_code", action="store_false",
+                       help="leave generated code out of the trace file")
+    trace.add_argument("--quiet", action="store_true", help="print only the trace's path, no summary")
+    trace.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    trace.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments for the script")
+
+    record = commands.add_parser(
+        "record", help="re-record the site's example traces",
+        description="Trace each example (default: every docs/examples/*.py) cold, in a fresh process, "
+                    "into docs/_traces/<device>/<torch version>/.",
+    )
+    record.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    record.add_argument("examples", nargs="*", metavar="EXAMPLE")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    options = _parser().parse_args(argv)
+    if options.command == "trace":
+        from .trace_command import TraceOptions, UsageError, run_trace
+
+        try:
+            return run_trace(TraceOptions(
+                script=options.script, args=options.args, device=options.device, cache=options.cache,
+                out=options.out, keep_code=options.keep_code, quiet=options.quiet,
+            ))
+        except UsageError as error:
+            print(f"trace: {error}", file=sys.stderr)
+            return 2
+    from .record import record
+
+    return record(options.examples, options.device)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

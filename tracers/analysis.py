@@ -1,0 +1,217 @@
+"""Facts derived from a trace: the merged call tree, per-compile outcomes, caches and skipped stages."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from .events import Artifact, Span, Trace
+from .stages import STAGE_ORDER, TARGET_BY_NAME
+
+# Stages a cache hit makes unnecessary: what the warm run can skip.
+CACHE_SKIPS: dict[str, tuple[str, ...]] = {
+    "fx_graph": ("lowering", "scheduling", "cpp", "triton", "wrapper", "load"),
+    "aotautograd": ("aot", "partition", "inductor", "lowering", "scheduling", "cpp", "triton", "wrapper", "load"),
+}
+
+
+@dataclass
+class TreeNode:
+    """Calls of one target under one parent path, merged: how often, how long in total."""
+
+    target: str
+    stage: str
+    calls: int = 0
+    total_ns: int = 0
+    errors: int = 0
+    unfinished: int = 0
+    children: list[TreeNode] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        target = TARGET_BY_NAME.get(self.target)
+        return target.short if target else self.target.rsplit(":", 1)[-1]
+
+
+@dataclass(frozen=True)
+class CacheEvent:
+    cache: str  # fx_graph or aotautograd
+    outcome: str  # hit, miss or bypass
+    compile_id: str | None
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    compile_id: str | None
+    location: str
+    reason: str  # the most specific one torch gave: title, then explanation, then generic reason
+
+
+@dataclass(frozen=True)
+class Recompile:
+    compile_id: str | None
+    reasons: tuple[str, ...]
+
+
+@dataclass
+class CompileFacts:
+    """What happened to one frame compile (one compile id)."""
+
+    compile_id: str
+    frame: str | None = None
+    user_frame: str | None = None
+    stages: set[str] = field(default_factory=set)
+    graphs: int = 0
+    op_count: int | None = None
+    guard_count: int | None = None
+    fail_reason: str | None = None
+    cache: list[CacheEvent] = field(default_factory=list)
+    skipped: tuple[str, ...] = ()
+    time_ns: int = 0
+
+
+@dataclass
+class TraceFacts:
+    roots: list[TreeNode]
+    compiles: list[CompileFacts]
+    stage_time_ns: dict[str, int]
+    stage_calls: dict[str, int]
+    graph_breaks: list[GraphBreak]
+    recompiles: list[Recompile]
+    cache_counts: dict[str, Counter[str]]
+    fired: set[str]
+
+    @property
+    def graph_count(self) -> int:
+        return sum(compile.graphs for compile in self.compiles)
+
+
+def build_tree(spans: list[Span]) -> list[TreeNode]:
+    """Merge spans into one tree keyed by target under each parent, in first-seen order: every
+    compile's steps add up in the same nodes (per-compile facts are in ``CompileFacts``)."""
+    children_of: dict[int | None, list[Span]] = defaultdict(list)
+    for span in spans:
+        children_of[span.parent].append(span)
+
+    def merge(group: list[Span]) -> list[TreeNode]:
+        nodes: dict[str, TreeNode] = {}
+        grouped_children: dict[str, list[Span]] = defaultdict(list)
+        for span in group:
+            key = span.target
+            node = nodes.get(key)
+            if node is None:
+                node = nodes[key] = TreeNode(span.target, span.stage)
+            node.calls += 1
+            node.total_ns += span.duration_ns
+            node.errors += span.error is not None
+            node.unfinished += span.unfinished
+            grouped_children[key].extend(children_of.get(span.id, []))
+        for key, node in nodes.items():
+            node.children = merge(grouped_children[key])
+        return list(nodes.values())
+
+    known = {span.id for span in spans}
+    # Threads each have their own roots; a span whose parent is unknown starts a root too.
+    roots = [span for span in spans if span.parent is None or span.parent not in known]
+    return merge(roots)
+
+
+def _stage_totals(spans: list[Span]) -> tuple[dict[str, int], dict[str, int]]:
+    """Time per stage counting only the outermost span of that stage (nested ones are inside it)."""
+    by_id = {span.id: span for span in spans}
+    time_ns: Counter[str] = Counter()
+    calls: Counter[str] = Counter()
+    for span in spans:
+        calls[span.stage] += 1
+        parent = by_id.get(span.parent) if span.parent else None
+        inside_same_stage = False
+        while parent is not None:
+            if parent.stage == span.stage:
+                inside_same_stage = True
+                break
+            parent = by_id.get(parent.parent) if parent.parent else None
+        if not inside_same_stage:
+            time_ns[span.stage] += span.duration_ns
+    order = sorted(calls, key=lambda stage: STAGE_ORDER.get(stage, len(STAGE_ORDER)))
+    return {stage: time_ns[stage] for stage in order}, {stage: calls[stage] for stage in order}
+
+
+def _cache_event(artifact: Artifact) -> CacheEvent | None:
+    name = artifact.name.replace("fx_graph_bundled_cache_hit", "fx_graph_cache_hit")
+    for cache in CACHE_SKIPS:
+        prefix = f"{cache}_cache_"
+        if name.startswith(prefix):
+            return CacheEvent(cache, name.removeprefix(prefix), artifact.compile_id)
+    return None
+
+
+def analyze(trace: Trace) -> TraceFacts:
+    compiles: dict[str, CompileFacts] = {}
+
+    def compile_facts(compile_id: str) -> CompileFacts:
+        if compile_id not in compiles:
+            compiles[compile_id] = CompileFacts(compile_id)
+        return compiles[compile_id]
+
+    by_id = {span.id: span for span in trace.spans}
+    for span in trace.spans:
+        if span.compile_id:
+            facts = compile_facts(span.compile_id)
+            facts.stages.add(span.stage)
+            facts.frame = facts.frame or span.frame
+            parent = by_id.get(span.parent) if span.parent else None
+            if parent is None or parent.compile_id != span.compile_id:
+                facts.time_ns += span.duration_ns  # outermost step of this compile (forward or lazy backward)
+
+    graph_breaks: list[GraphBreak] = []
+    recompiles: list[Recompile] = []
+    cache_counts: dict[str, Counter[str]] = {cache: Counter() for cache in CACHE_SKIPS}
+    for artifact in trace.artifacts:
+        facts = compile_facts(artifact.compile_id) if artifact.compile_id else None
+        if artifact.name == "dynamo_output_graph" and facts:
+            facts.graphs += 1
+        elif artifact.kind == "break":
+            meta = artifact.metadata
+            reason = " — ".join(filter(None, (meta.get("title"), meta.get("explanation")))) or meta.get("reason", "?")
+            graph_breaks.append(GraphBreak(artifact.compile_id, meta.get("location", "?"), reason))
+        elif artifact.kind == "recompile":
+            reasons = tuple(str(reason) for reason in artifact.metadata.get("reasons", []))
+            recompiles.append(Recompile(artifact.compile_id, reasons))
+        elif artifact.kind == "metrics" and facts:
+            facts.op_count = artifact.metadata.get("graph_op_count", facts.op_count)
+            facts.guard_count = artifact.metadata.get("guard_count", facts.guard_count)
+            facts.fail_reason = artifact.metadata.get("fail_reason") or facts.fail_reason
+        elif artifact.kind == "frame" and facts:
+            frame = artifact.metadata.get("user_frame")
+            if frame:
+                facts.user_frame = f"{frame['filename'].rsplit('/', 1)[-1]}:{frame['line']}"
+        elif artifact.kind == "cache":
+            event = _cache_event(artifact)
+            if event:
+                cache_counts[event.cache][event.outcome] += 1
+                if facts:
+                    facts.cache.append(event)
+
+    for facts in compiles.values():
+        skipped: set[str] = set()
+        for event in facts.cache:
+            if event.outcome == "hit":
+                skipped.update(stage for stage in CACHE_SKIPS[event.cache] if stage not in facts.stages)
+        facts.skipped = tuple(sorted(skipped, key=lambda stage: STAGE_ORDER.get(stage, 99)))
+
+    stage_time, stage_calls = _stage_totals(trace.spans)
+    return TraceFacts(
+        roots=build_tree(trace.spans),
+        compiles=sorted(compiles.values(), key=_compile_sort_key),
+        stage_time_ns=stage_time,
+        stage_calls=stage_calls,
+        graph_breaks=graph_breaks,
+        recompiles=recompiles,
+        cache_counts=cache_counts,
+        fired={span.target for span in trace.spans},
+    )
+
+
+def _compile_sort_key(facts: CompileFacts) -> tuple[int, ...]:
+    digits = facts.compile_id.lstrip("!").replace("_", "/").split("/")
+    return tuple(int(part) if part.isdigit() else 0 for part in digits)

@@ -1,0 +1,208 @@
+"""Receives torch's own structured trace in-process (what TORCH_TRACE and tlparse read) and keeps the useful part."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from collections import Counter
+from typing import Any
+
+from .recorder import Recorder
+
+# Keys torch adds to every record's metadata; the remaining key names the record.
+_CONTEXT_KEYS = {
+    "rank", "compiled_autograd_id", "frame_id", "frame_compile_id", "attempt",
+    "has_payload", "stack", "subgraph_name", "severity", "timestamp", "pathname", "thread",
+}
+
+# name -> (kind, keep payload). Names not listed are counted but not stored: torch emits many
+# records (timing events, tensor descriptions, hash details) that would bloat the trace.
+KEPT: dict[str, tuple[str, bool]] = {
+    "dynamo_start": ("frame", False),
+    "dynamo_output_graph": ("graph", True),
+    "aot_joint_graph": ("graph", True),
+    "aot_forward_graph": ("graph", True),
+    "aot_backward_graph": ("graph", True),
+    "aot_inference_graph": ("graph", True),
+    "inductor_post_grad_graph": ("graph", True),
+    "compiled_autograd_graph": ("graph", True),
+    "dynamo_cpp_guards_str": ("guards", True),
+    "dynamo_guards": ("guards", True),
+    "dynamo_graph_break_reason": ("break", True),
+    "recompile_reasons": ("recompile", True),
+    "inductor_output_code": ("code", True),
+    "fx_graph_cache_hit": ("cache", False),
+    "fx_graph_cache_miss": ("cache", False),
+    "fx_graph_cache_bypass": ("cache", False),
+    "fx_graph_bundled_cache_hit": ("cache", False),
+    "aotautograd_cache_hit": ("cache", False),
+    "aotautograd_cache_miss": ("cache", False),
+    "aotautograd_cache_bypass": ("cache", False),
+    "compilation_metrics": ("metrics", False),
+    "dynamo_error": ("error", True),
+    "symbolic_shape_specialization": ("shapes", False),
+    "create_symbol": ("shapes", False),
+    "guard_added": ("shapes", False),
+}
+
+# Fields of compilation_metrics worth keeping: what was compiled, how big, and why it stopped.
+_METRIC_FIELDS = (
+    "compile_id", "co_name", "co_filename", "co_firstlineno", "cache_size", "accumulated_cache_size",
+    "guard_count", "shape_env_guard_count", "graph_op_count", "graph_node_count", "graph_input_count",
+    "fail_type", "fail_reason", "fail_user_frame_filename", "fail_user_frame_lineno",
+    "non_compliant_ops", "compliant_custom_ops", "restart_reasons", "dynamo_time_before_restart_s",
+    "has_guarded_code", "recompile_reason", "is_forward", "entire_frame_compile_time_s",
+    "backend_compile_time_s", "inductor_compile_time_s", "code_gen_time_s", "remote_cache_time_saved_s",
+    "triton_version", "cuda_version",
+)
+
+CODE_KINDS = frozenset({"code"})
+
+# Original and rewritten bytecode of a frame: name suffixes, since the name starts with the frame's.
+_BYTECODE_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")
+
+_PACKAGE_DIR = str(Path(__file__).parent)
+
+
+def compile_id_of(metadata: dict[str, Any]) -> str | None:
+    """The compile id in torch's own notation (``0/0``, ``!1/0/0`` under compiled autograd)."""
+    frame, frame_compile = metadata.get("frame_id"), metadata.get("frame_compile_id")
+    autograd = metadata.get("compiled_autograd_id")
+    frame_part = f"{frame}/{frame_compile}" if frame is not None and frame_compile is not None else None
+    if autograd is not None:
+        return f"!{autograd}" + (f"/{frame_part}" if frame_part else "")
+    return frame_part
+
+
+def record_name(metadata: dict[str, Any]) -> str:
+    """The record's own name; artifacts carry theirs inside (``{"artifact": {"name": ...}}``)."""
+    name = next((key for key in metadata if key not in _CONTEXT_KEYS), "unknown")
+    if name == "artifact":
+        inner = metadata.get("artifact") or {}
+        return str(inner.get("name", "artifact"))
+    return name
+
+
+def _graph_break_summary(payload: str) -> tuple[dict[str, Any], str]:
+    """Location, kind and explanation of a graph break, and its text without Dynamo's own traceback
+    or the tracer's frames (which sit below the user's code in the stack)."""
+    user_part = payload.split("\nTraceback (most recent call last):", 1)[0].rstrip()
+    details: dict[str, Any] = {}
+    lines = user_part.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("Graph break in user code at "):
+            details["location"] = line.removeprefix("Graph break in user code at ")
+        elif line.startswith("Graph Break Reason: "):
+            details["reason"] = line.removeprefix("Graph Break Reason: ")
+            # Newer releases put a short title on the first non-empty line after the generic reason.
+            title = next((later.strip() for later in lines[index + 1:] if later.strip()), "")
+            if title and not title.startswith(("User code traceback", "Explanation:")):
+                details["title"] = title
+        elif line.strip().startswith("Explanation:"):
+            details["explanation"] = line.strip().removeprefix("Explanation:").strip()
+    return details, _drop_own_frames(user_part)
+
+
+def _drop_own_frames(text: str) -> str:
+    """Remove traceback entries of runpy and this package: they are how the script was started, not user code."""
+    kept: list[str] = []
+    skipping = False
+    for line in text.splitlines():
+        if line.startswith('  File "'):
+            skipping = "<frozen runpy>" in line or _PACKAGE_DIR in line
+        elif not line.startswith("    "):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+class ArtifactCollector(logging.Handler):
+    """A logging handler on torch's ``torch.__trace`` logger that files records with the recorder."""
+
+    def __init__(self, recorder: Recorder, keep_code: bool = True):
+        super().__init__(level=logging.DEBUG)
+        self.recorder = recorder
+        self.keep_code = keep_code
+        self.dropped: Counter[str] = Counter()
+        self._strings: dict[int, str] = {}  # torch interns file names in ``str`` records
+        self._logger: logging.Logger | None = None
+        self._old_level = logging.NOTSET
+
+    # Our own bookkeeping must never break the traced program: swallow our errors, count them.
+    def handleError(self, record: logging.LogRecord) -> None:
+        self.dropped["<tracer error>"] += 1
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.recorder.active:
+            return
+        metadata = getattr(record, "metadata", None)
+        if not isinstance(metadata, dict):
+            return
+        payload = getattr(record, "payload", None)
+        name = record_name(metadata)
+        if name == "str":
+            text, index = metadata["str"]
+            self._strings[index] = text
+            return
+        kept = KEPT.get(name) or (("bytecode", True) if name.endswith(_BYTECODE_SUFFIXES) else None)
+        if kept is None:
+            self.dropped[name] += 1
+            return
+        kind, keep_payload = kept
+        inner = metadata.get(name) if name in metadata else (metadata.get("artifact") or {})
+        details = dict(inner) if isinstance(inner, dict) else {}
+        details.pop("name", None)
+        size = len(payload) if payload else 0
+        if kind == "break" and payload:
+            found, payload = _graph_break_summary(payload)
+            details.update(found)
+        elif kind == "recompile" and payload:
+            details["reasons"] = _json_list(payload)
+        elif kind == "metrics":
+            details = {key: details[key] for key in _METRIC_FIELDS if details.get(key) not in (None, [], "", {})}
+        elif kind == "frame":
+            details["user_frame"] = self._user_frame(metadata.get("stack") or details.get("stack") or [])
+            details.pop("stack", None)
+        if not keep_payload or (kind in CODE_KINDS and not self.keep_code):
+            payload = None
+        self.recorder.add_artifact(kind, name, compile_id_of(metadata), details, payload, size)
+
+    def _user_frame(self, stack: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """Where the user's code called into the compiled frame: the innermost frame that is not
+        torch's own, below the frame being compiled (always the last one of the stack)."""
+        for frame in reversed(stack[:-1]):
+            filename = self._strings.get(frame.get("filename"), str(frame.get("filename")))
+            if "/torch/" not in filename and not filename.startswith(_PACKAGE_DIR) and "<frozen" not in filename:
+                return {"filename": filename, "line": frame.get("line"), "name": frame.get("name"), "loc": frame.get("loc")}
+        return None
+
+    # -- attach / detach ------------------------------------------------------------------
+    def attach(self) -> None:
+        from torch._logging._internal import trace_log
+
+        self._logger = trace_log
+        self._old_level = trace_log.level
+        trace_log.setLevel(logging.DEBUG)
+        trace_log.addHandler(self)
+
+    def detach(self) -> list[str]:
+        warnings = []
+        logger, self._logger = self._logger, None
+        if logger is None:
+            return warnings
+        if self in logger.handlers:
+            logger.removeHandler(self)
+        else:
+            warnings.append("the script reset torch's logging during the run; later artifacts were not recorded")
+        logger.setLevel(self._old_level)
+        return warnings
+
+
+def _json_list(payload: str) -> list[Any]:
+    try:
+        value = json.loads(payload)
+    except ValueError:
+        return [payload]
+    return value if isinstance(value, list) else [value]

@@ -1,0 +1,80 @@
+"""The recorded data: spans, artifacts and run metadata, as plain dataclasses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Bumped when the trace file changes shape; readers refuse newer formats.
+FORMAT_VERSION = 1
+
+
+@dataclass(slots=True)
+class Span:
+    """One call of a hooked entry point. Mutable only while the call is open."""
+
+    id: int
+    parent: int | None
+    target: str  # Target.name, ``module:qualname``
+    stage: str
+    thread_id: int
+    thread_name: str
+    depth: int
+    start_ns: int
+    end_ns: int | None = None
+    compile_id: str | None = None
+    frame: str | None = None  # the user code being compiled: ``name (file:line)``
+    error: str | None = None  # exception type that left the call, if any
+    unfinished: bool = False  # still open when the run ended (crash or Ctrl-C)
+
+    @property
+    def duration_ns(self) -> int:
+        return (self.end_ns or self.start_ns) - self.start_ns
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    """One record of torch's structured trace, tied to the span open when torch emitted it."""
+
+    id: int
+    kind: str  # graph, guards, code, break, recompile, cache, metrics, shapes, error, frame, other
+    name: str  # torch's own name, e.g. dynamo_output_graph or fx_graph_cache_hit
+    compile_id: str | None
+    span: int | None
+    thread_id: int
+    ts_ns: int
+    metadata: dict[str, Any] = field(default_factory=dict)
+    payload: str | None = None
+    payload_size: int = 0  # size torch produced, kept even when the payload is dropped
+
+
+@dataclass(slots=True)
+class RunInfo:
+    """Metadata block of a trace: what ran, where, and how it ended."""
+
+    format_version: int
+    tool_version: str
+    torch_version: str
+    torch_git_sha: str
+    python: str
+    platform: str
+    device: str
+    device_name: str
+    cache_mode: str
+    command: list[str]
+    started_at: str
+    status: str = "running"  # ok, exit, error, interrupted, terminated
+    exit_code: int | None = None
+    error: str | None = None
+    targets_hooked: list[str] = field(default_factory=list)
+    targets_missing: dict[str, str] = field(default_factory=dict)  # target -> why
+    dropped_records: dict[str, int] = field(default_factory=dict)  # structured-trace names not kept
+    warnings: list[str] = field(default_factory=list)
+    cuda: str = ""
+
+
+@dataclass(slots=True)
+class Trace:
+    info: RunInfo
+    spans: list[Span]
+    artifacts: list[Artifact]

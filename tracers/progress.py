@@ -1,0 +1,57 @@
+"""A one-line live status on the terminal while torch.compile works, cleared when each compile ends."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from .events import Span
+from .stages import STAGE_BY_ID
+
+_SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class Progress:
+    """Recorder listener. Draws only on a terminal, at most ten times a second, and never between compiles,
+    so the script's own output is not mixed with ours."""
+
+    def __init__(self, stream: TextIO = sys.stderr, interval_s: float = 0.1):
+        self.stream = stream
+        self.enabled = bool(getattr(stream, "isatty", lambda: False)())
+        self.interval_s = interval_s
+        self._last_draw = 0.0
+        self._started: dict[int, float] = {}  # root span id -> wall start
+        self._frames = 0
+        self._shown = False
+
+    def __call__(self, event: str, span: Span) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if span.depth == 0:
+            if event == "enter":
+                self._started[span.id] = now
+            else:
+                self._started.pop(span.id, None)
+                if not self._started:
+                    self.clear()
+                return
+        if event != "enter" or now - self._last_draw < self.interval_s or not self._started:
+            return
+        self._last_draw = now
+        elapsed = now - min(self._started.values())
+        title = STAGE_BY_ID[span.stage].title if span.stage in STAGE_BY_ID else span.stage
+        compile_id = f"{span.compile_id} " if span.compile_id else ""
+        frame = span.frame or ""
+        self._frames += 1
+        text = f"{_SPINNER[self._frames % len(_SPINNER)]} compiling {compile_id}{frame} — {title} ({elapsed:.1f} s)"
+        self.stream.write("\r\033[2K" + text[:120])
+        self.stream.flush()
+        self._shown = True
+
+    def clear(self) -> None:
+        if self._shown:
+            self.stream.write("\r\033[2K")
+            self.stream.flush()
+            self._shown = False

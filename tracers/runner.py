@@ -1,0 +1,133 @@
+"""Run a user script as ``__main__`` with its own argv, and report how it ended the way Python would."""
+
+from __future__ import annotations
+
+import os
+import runpy
+import signal
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+_OWN_FILES = (str(Path(__file__).parent), runpy.__file__.removesuffix("c"))
+
+
+class ScriptError(Exception):
+    """The script cannot be run at all (missing, a directory, a syntax error); one line says why."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class Terminated(BaseException):
+    """Raised in the main thread on SIGTERM, so the trace is still written."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended: status is ok, exit, error, interrupted or terminated."""
+
+    status: str
+    exit_code: int
+    error: str | None = None  # one line for the trace metadata
+    exception: BaseException | None = None
+
+
+def outcome_of(exception: BaseException | None) -> Outcome:
+    """The outcome Python itself would give for a run ended by ``exception``."""
+    if exception is None:
+        return Outcome("ok", 0)
+    if isinstance(exception, SystemExit):
+        code = _exit_code(exception)
+        return Outcome("ok" if code == 0 else "exit", code, None, exception)
+    if isinstance(exception, KeyboardInterrupt):
+        return Outcome("interrupted", 130, "interrupted by Ctrl-C", exception)
+    if isinstance(exception, Terminated):
+        return Outcome("terminated", 128 + signal.SIGTERM, "terminated by SIGTERM", exception)
+    line = f"{type(exception).__name__}: {exception}".splitlines()[0][:500]
+    return Outcome("error", 1, line, exception)
+
+
+def check_script(path: str) -> Path:
+    """Fail early, with one line, on a script that cannot run."""
+    script = Path(path)
+    if not script.exists():
+        raise ScriptError(f"{path}: no such file", 2)
+    if script.is_dir():
+        raise ScriptError(f"{path}: is a directory, not a Python script", 2)
+    try:
+        source = script.read_bytes()
+    except OSError as error:
+        raise ScriptError(f"{path}: cannot read: {error.strerror}", 2) from None
+    try:
+        compile(source, str(script), "exec")
+    except SyntaxError as error:
+        where = f"{path}:{error.lineno}" if error.lineno else path
+        raise ScriptError(f"{where}: {type(error).__name__}: {error.msg}", 1) from None
+    except ValueError as error:  # null bytes
+        raise ScriptError(f"{path}: not a Python source file ({error})", 1) from None
+    return script
+
+
+def run_script(script: Path, args: list[str]) -> Outcome:
+    """Execute the script as __main__; never raises what the script raised, returns it."""
+    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
+    sys.argv = [str(script), *args]
+    script_dir = str(script.resolve().parent)
+    if sys.path:
+        sys.path[0] = script_dir
+    else:
+        sys.path.insert(0, script_dir)
+    previous_term = _install_sigterm()
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except (SystemExit, KeyboardInterrupt, Terminated) as ending:
+        outcome = outcome_of(ending)
+        if outcome.status == "exit" and not isinstance(ending.code, int):
+            print(ending.code, file=sys.stderr)  # Python prints a non-integer exit argument
+        return outcome
+    except BaseException as error:  # the script's own failure: reported as the script's
+        print_script_traceback(error)
+        return outcome_of(error)
+    finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
+        sys.argv = saved_argv
+        if saved_path0 is not None and sys.path:
+            sys.path[0] = saved_path0
+    return outcome_of(None)
+
+
+def _exit_code(exit_: SystemExit) -> int:
+    """The status Python itself would exit with for this SystemExit."""
+    code = exit_.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code % 256
+    return 1
+
+
+def _install_sigterm() -> object | None:
+    """Turn SIGTERM into an exception, unless the script's environment already handles it."""
+    if os.name != "posix" or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return None
+
+    def raise_terminated(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    try:
+        return signal.signal(signal.SIGTERM, raise_terminated)
+    except ValueError:  # not the main thread
+        return None
+
+
+def print_script_traceback(error: BaseException) -> None:
+    """Print the traceback as Python would, starting at the script's own frames (not ours)."""
+    tb: TracebackType | None = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_OWN_FILES):
+        tb = tb.tb_next
+    print("".join(traceback.format_exception(type(error), error, tb)), end="", file=sys.stderr)

@@ -1,0 +1,102 @@
+"""One tracing session: hooks, the structured-trace collector and the recorder, installed and removed together."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from typing import Any
+
+from . import __version__
+from .artifacts import ArtifactCollector
+from .events import FORMAT_VERSION, RunInfo, Trace
+from .hooks import HookSet
+from .recorder import Listener, Recorder
+from .runner import Outcome, outcome_of
+from .stages import Target, all_targets
+
+
+def _current_compile_id() -> str | None:
+    import torch._guards
+
+    compile_id = torch._guards.CompileContext.current_compile_id()
+    return str(compile_id) if compile_id is not None else None
+
+
+class TraceSession:
+    """Context manager: ``with TraceSession() as session: ...; trace = session.trace``.
+
+    Every patch is undone on exit, whether the body returns, raises or is interrupted.
+    """
+
+    def __init__(self, targets: Iterable[Target] | None = None, *, keep_code: bool = True,
+                 device: str = "cpu", cache_mode: str = "warm", command: list[str] | None = None,
+                 listeners: Iterable[Listener] = ()):
+        self.recorder = Recorder(compile_id=_current_compile_id)
+        self.recorder.listeners.extend(listeners)
+        self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
+        self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
+        self.info = _run_info(device, cache_mode, command or [])
+        self._entered = False
+
+    def __enter__(self) -> TraceSession:
+        self.start()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is not None and self.info.status == "running":
+            self.finish(outcome_of(exc))
+        self.stop()
+
+    def start(self) -> None:
+        self.collector.attach()
+        self.hooks.install()
+        self._entered = True
+
+    def stop(self) -> None:
+        """Remove everything; safe to call twice."""
+        if not self._entered:
+            return
+        self._entered = False
+        self.recorder.active = False
+        self.info.warnings.extend(self.hooks.uninstall())
+        self.info.warnings.extend(self.collector.detach())
+        if self.recorder.close_open_spans():
+            self.info.warnings.append("some compile steps were still running when the run ended")
+        self.info.targets_hooked = sorted(set(self.hooks.hooked))
+        # A target whose module was never imported was not needed by this program: not missing.
+        self.info.targets_missing = dict(self.hooks.missing)
+        self.info.dropped_records = dict(sorted(self.collector.dropped.items()))
+        if self.info.status == "running":
+            self.info.status = "ok"
+            self.info.exit_code = 0
+
+    def finish(self, outcome: Outcome) -> None:
+        """Record how the run ended."""
+        self.info.status = outcome.status
+        self.info.exit_code = outcome.exit_code
+        self.info.error = outcome.error
+
+    @property
+    def trace(self) -> Trace:
+        return Trace(self.info, self.recorder.spans, self.recorder.artifacts)
+
+
+def _run_info(device: str, cache_mode: str, command: list[str]) -> RunInfo:
+    from . import env
+
+    facts = env.torch_facts()
+    return RunInfo(
+        format_version=FORMAT_VERSION,
+        tool_version=__version__,
+        torch_version=facts["torch_version"],
+        torch_git_sha=facts["torch_git_sha"],
+        python=facts["python"],
+        platform=facts["platform"],
+        device=device,
+        device_name=env.device_description(device),
+        cache_mode=cache_mode,
+        command=command,
+        started_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        cuda=facts["cuda"],
+    )
+

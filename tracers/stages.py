@@ -1,0 +1,148 @@
+"""The stages table: the torch.compile pipeline in order, and the entry points that mark each stage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """One entry point, written ``module:qualname`` so the module is never ambiguous."""
+
+    module: str
+    qualname: str
+    stage: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.module}:{self.qualname}"
+
+    @property
+    def dotted(self) -> str:
+        return f"{self.module}.{self.qualname}"
+
+    @property
+    def short(self) -> str:
+        """The last two parts of the dotted name, e.g. ``Scheduler.fuse_nodes``."""
+        parts = self.qualname.split(".")
+        return ".".join(parts[-2:]) if len(parts) > 1 else f"{self.module.rsplit('.', 1)[-1]}.{parts[0]}"
+
+    @property
+    def source_path(self) -> str:
+        """The defining file inside a torch tree, e.g. ``torch/_dynamo/convert_frame.py``."""
+        return self.module.replace(".", "/") + ".py"
+
+
+@dataclass(frozen=True)
+class Stage:
+    id: str
+    title: str
+    chapter: str  # the docs page (docs/<chapter>.md) that explains this stage
+    targets: tuple[Target, ...]
+
+
+def _stage(stage_id: str, title: str, chapter: str, *names: str) -> Stage:
+    targets = []
+    for name in names:
+        module, _, qualname = name.partition(":")
+        targets.append(Target(module, qualname, stage_id))
+    return Stage(stage_id, title, chapter, tuple(targets))
+
+
+# Order is pipeline order. Entry points are chosen to be called once per compile step, never
+# once per call of the compiled program, so the tracer costs nothing on the hot path.
+STAGES: tuple[Stage, ...] = (
+    _stage(
+        "entry", "torch.compile entry", "entry",
+        "torch:compile",
+        "torch._dynamo.eval_frame:_optimize",
+        "torch._dynamo.eval_frame:_TorchDynamoContext.__call__",
+    ),
+    _stage(
+        "frame", "Frame evaluation (PEP 523)", "frame-evaluation",
+        "torch._dynamo.convert_frame:ConvertFrame.__call__",
+        "torch._dynamo.convert_frame:ConvertFrameAssert.__call__",
+        "torch._dynamo.convert_frame:_compile",
+        "torch._dynamo.convert_frame:compile_frame",
+        "torch._dynamo.convert_frame:trace_frame",
+    ),
+    _stage(
+        "bytecode", "Bytecode tracing", "bytecode-tracing",
+        "torch._dynamo.symbolic_convert:InstructionTranslatorBase.run",
+    ),
+    _stage(
+        "guards", "Guards", "guards",
+        "torch._dynamo.guards:CheckFunctionManager.__init__",
+    ),
+    _stage(
+        "graph", "FX graph and backend call", "fx-graphs",
+        "torch._dynamo.output_graph:OutputGraph.compile_subgraph",
+        "torch._dynamo.output_graph:OutputGraph.compile_and_call_fx_graph",
+        "torch._dynamo.output_graph:OutputGraph.call_user_compiler",
+    ),
+    _stage(
+        "aot", "AOTAutograd", "aot-autograd",
+        "torch._dynamo.backends.common:AotAutograd.__call__",
+        "torch._functorch.aot_autograd:aot_module_simplified",
+        "torch._functorch.aot_autograd:create_aot_state",
+        "torch._functorch._aot_autograd.graph_compile:aot_stage1_graph_capture",
+        "torch._functorch._aot_autograd.graph_compile:aot_stage2_compile",
+    ),
+    _stage(
+        "partition", "Partitioner", "aot-autograd",
+        "torch._functorch.partitioners:min_cut_rematerialization_partition",
+    ),
+    _stage(
+        "inductor", "Inductor entry", "inductor",
+        "torch._inductor.compile_fx:compile_fx",
+        "torch._inductor.compile_fx:compile_fx_inner",
+        "torch._inductor.compile_fx:fx_codegen_and_compile",
+    ),
+    _stage(
+        "lowering", "Lowering to Inductor IR", "inductor",
+        "torch._inductor.graph:GraphLowering.run",
+    ),
+    _stage(
+        "scheduling", "Scheduling and fusion", "scheduling",
+        "torch._inductor.scheduler:Scheduler.__init__",
+        "torch._inductor.scheduler:Scheduler.fuse_nodes",
+        "torch._inductor.scheduler:Scheduler.codegen",
+    ),
+    _stage(
+        "cpp", "C++ codegen", "cpp-codegen",
+        "torch._inductor.codegen.cpp:CppScheduling.codegen_node",
+    ),
+    _stage(
+        "triton", "Triton codegen", "triton-codegen",
+        "torch._inductor.codegen.simd:SIMDScheduling.codegen_node",
+        "torch._inductor.codegen.triton:TritonKernel.codegen_kernel",
+    ),
+    _stage(
+        "wrapper", "Wrapper code", "wrapper",
+        "torch._inductor.codegen.wrapper:PythonWrapperCodegen.generate",
+    ),
+    _stage(
+        "load", "Module load", "wrapper",
+        "torch._inductor.graph:GraphLowering.compile_to_module",
+    ),
+    _stage(
+        "cache", "Caches", "caches",
+        "torch._inductor.codecache:FxGraphCache.load_with_key",
+        "torch._functorch._aot_autograd.autograd_cache:AOTAutogradCache.try_load",
+    ),
+    _stage(
+        "cudagraphs", "CUDA graphs", "cuda-graphs",
+        "torch._inductor.cudagraph_trees:cudagraphify_impl",
+        "torch._inductor.cudagraph_trees:CUDAGraphTreeManager.record_function",
+    ),
+)
+
+STAGE_BY_ID: dict[str, Stage] = {stage.id: stage for stage in STAGES}
+STAGE_ORDER: dict[str, int] = {stage.id: index for index, stage in enumerate(STAGES)}
+
+
+def all_targets() -> tuple[Target, ...]:
+    return tuple(target for stage in STAGES for target in stage.targets)
+
+
+TARGET_BY_NAME: dict[str, Target] = {target.name: target for target in all_targets()}

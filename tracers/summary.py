@@ -1,0 +1,146 @@
+"""The terminal summary of a trace: stage tree, compiles, breaks, recompiles, caches and gaps."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from .analysis import TraceFacts, TreeNode
+from .events import Trace
+from .stages import STAGE_BY_ID
+
+_WIDTH = 100
+
+
+class Style:
+    """ANSI styling, switched off when the stream is not a terminal or NO_COLOR is set."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\033[{code}m{text}\033[0m" if self.enabled else text
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+    def dim(self, text: str) -> str:
+        return self._wrap("2", text)
+
+    def red(self, text: str) -> str:
+        return self._wrap("31", text)
+
+    def green(self, text: str) -> str:
+        return self._wrap("32", text)
+
+    def yellow(self, text: str) -> str:
+        return self._wrap("33", text)
+
+
+def style_for(stream: object) -> Style:
+    isatty = getattr(stream, "isatty", lambda: False)
+    return Style(bool(isatty()) and "NO_COLOR" not in os.environ)
+
+
+def format_duration(ns: int) -> str:
+    seconds = ns / 1e9
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds * 1e6:.0f} µs"
+
+
+def _tree_lines(nodes: list[TreeNode], style: Style, prefix: str = "", root: bool = True) -> Iterator[str]:
+    for index, node in enumerate(nodes):
+        last = index == len(nodes) - 1
+        connector = "" if root else ("└─ " if last else "├─ ")
+        notes = []
+        if node.errors:
+            notes.append(style.red(f"{node.errors} raised"))
+        if node.unfinished:
+            notes.append(style.yellow("unfinished"))
+        left = f"{prefix}{connector}{node.label}"
+        line = f"  {left:<58}{format_duration(node.total_ns):>10} {node.calls:>4}×  {style.dim(f'{node.stage:<10}')}"
+        yield line + ("  " + "  ".join(notes) if notes else "")
+        child_prefix = prefix if root else prefix + ("   " if last else "│  ")
+        yield from _tree_lines(node.children, style, child_prefix, root=False)
+
+
+def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | None = None) -> str:
+    info = trace.info
+    lines: list[str] = []
+    status = {"ok": style.green("ok"), "exit": style.yellow(f"exit {info.exit_code}"),
+              "error": style.red("script raised"), "interrupted": style.yellow("interrupted"),
+              "terminated": style.yellow("terminated")}.get(info.status, info.status)
+    lines.append(style.bold("torch.compile trace") + f" — torch {info.torch_version}, {info.device}"
+                 f" ({info.device_name}), cache {info.cache_mode} — {status}")
+    if info.error:
+        lines.append(f"  {style.red(info.error)}")
+
+    lines.append("")
+    if not trace.spans:
+        lines.append("  Nothing was compiled: the script never reached torch.compile's pipeline.")
+    else:
+        lines.append(style.bold("Stage tree") + style.dim("  (total time, calls, stage)"))
+        lines.extend(_tree_lines(facts.roots, style))
+        lines.append("")
+        lines.append(style.bold("Time per stage") + style.dim("  (outermost calls only)"))
+        for stage_id, ns in facts.stage_time_ns.items():
+            title = STAGE_BY_ID[stage_id].title if stage_id in STAGE_BY_ID else stage_id
+            lines.append(f"  {title:<32}{format_duration(ns):>10} {facts.stage_calls[stage_id]:>5}×")
+
+    if facts.compiles:
+        lines.append("")
+        lines.append(style.bold("Compiles") + style.dim("  (one per frame compile id)"))
+        for compile in facts.compiles:
+            parts = [f"{compile.compile_id:<6}", f"{compile.frame or '?':<40}"]
+            parts.append(f"{compile.graphs} graph{'s' if compile.graphs != 1 else ''}")
+            if compile.op_count is not None:
+                parts.append(f"{compile.op_count} ops")
+            if compile.guard_count is not None:
+                parts.append(f"{compile.guard_count} guards")
+            hits = [f"{event.cache} {event.outcome}" for event in compile.cache]
+            if hits:
+                parts.append(", ".join(hits))
+            lines.append("  " + "  ".join(parts))
+            if compile.user_frame:
+                lines.append(style.dim(f"         called from {compile.user_frame}"))
+            if compile.skipped:
+                lines.append(style.dim(f"         skipped thanks to the cache: {', '.join(compile.skipped)}"))
+
+    lines.append("")
+    lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "
+                 f"{len(facts.graph_breaks)}   {style.bold('Recompiles')} {len(facts.recompiles)}   "
+                 f"{style.bold('Cache')} " + _cache_line(facts))
+    for graph_break in facts.graph_breaks:
+        lines.append(f"  break  [{graph_break.compile_id}] {graph_break.location}: {_clip(graph_break.reason)}")
+    for recompile in facts.recompiles:
+        reasons = "; ".join(recompile.reasons) or "?"
+        lines.append(f"  recompile [{recompile.compile_id}] {_clip(reasons)}")
+
+    if info.targets_missing:
+        lines.append("")
+        lines.append(style.yellow(f"Targets this torch lacks ({len(info.targets_missing)}):"))
+        for name, why in sorted(info.targets_missing.items()):
+            lines.append(f"  {name}: {why}")
+    for warning in info.warnings:
+        lines.append(style.yellow(f"warning: {warning}"))
+    if written:
+        lines.append("")
+        for path in written:
+            lines.append(f"Trace written to {path}  {style.dim('(open it in https://ui.perfetto.dev)')}")
+    return "\n".join(lines)
+
+
+def _cache_line(facts: TraceFacts) -> str:
+    parts = []
+    for cache, counts in facts.cache_counts.items():
+        if counts:
+            parts.append(f"{cache} " + " ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())))
+    return "; ".join(parts) if parts else "not consulted"
+
+
+def _clip(text: str, width: int = _WIDTH - 20) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,108 @@
+"""`python -m tracers trace`: run a script under the tracer, write the trace, print the summary."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .analysis import analyze
+from .cachemode import cache_mode
+from .chrome import write_atomic
+from .progress import Progress
+from .runner import ScriptError, check_script, outcome_of, run_script
+from .summary import render, style_for
+
+
+class UsageError(Exception):
+    """Bad input that stops us before the script runs; the message is one line, exit code 2."""
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    script: str
+    args: list[str]
+    device: str = "cpu"
+    cache: str = "cold"
+    out: str = "traces"
+    keep_code: bool = True
+    quiet: bool = False
+
+
+def trace_path(options: TraceOptions) -> Path:
+    return Path(options.out) / f"{Path(options.script).stem}-{options.device}-{options.cache}.json"
+
+
+def _check_writable(directory: Path) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".write-check-"):
+            pass
+    except OSError as error:
+        raise UsageError(f"--out {directory}: cannot write there ({error.strerror or error})") from None
+
+
+def _prepare_device(device: str) -> None:
+    import torch
+
+    if device == "cuda":
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda: no CUDA GPU is available to this torch "
+                             f"({torch.__version__}, built with CUDA {torch.version.cuda or 'none'})")
+        # Scripts written for the CPU then allocate on the GPU without edits.
+        torch.set_default_device("cuda")
+
+
+def run_trace(options: TraceOptions) -> int:
+    """The whole command; returns the process exit code (the script's own)."""
+    try:
+        script = check_script(options.script)
+    except ScriptError as error:
+        print(f"trace: {error}", file=sys.stderr)
+        return error.exit_code
+    path = trace_path(options)
+    _check_writable(path.parent)
+
+    with cache_mode(options.cache):
+        _prepare_device(options.device)  # imports torch after the cache switches are set
+        from .session import TraceSession
+
+        progress = Progress(sys.stderr)
+        command = [sys.executable, "-m", "tracers", "trace", options.script, *options.args]
+        session = TraceSession(keep_code=options.keep_code, device=options.device,
+                               cache_mode=options.cache, command=command, listeners=[progress])
+        outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
+        session.start()
+        try:
+            outcome = run_script(script, options.args)
+        finally:
+            # Ctrl-C must not cut the trace in half: hold it off while we finish up.
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+            try:
+                session.finish(outcome)
+                session.stop()
+                progress.clear()
+                trace = session.trace
+                write_atomic(trace, path)
+                if options.quiet:
+                    print(path, file=sys.stderr)
+                else:
+                    print(render(trace, analyze(trace), style_for(sys.stderr), [str(path)]), file=sys.stderr)
+            finally:
+                signal.signal(signal.SIGINT, previous)
+
+    if outcome.status == "interrupted":
+        print("trace: interrupted; the partial trace above was written", file=sys.stderr)
+        _die_by_sigint()
+    return outcome.exit_code
+
+
+def _die_by_sigint() -> None:
+    """End the way Python does on an unhandled Ctrl-C: killed by SIGINT, so the shell sees 130."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGINT)
