@@ -67,7 +67,8 @@ class RunInfo:
     exit_code: int | None = None
     error: str | None = None
     targets_hooked: list[str] = field(default_factory=list)
-    targets_missing: dict[str, str] = field(default_factory=dict)  # target -> why
+    targets_missing: dict[str, str] = field(default_factory=dict)  # target -> why this torch lacks it
+    targets_not_imported: list[str] = field(default_factory=list)  # their module was never loaded
     dropped_records: dict[str, int] = field(default_factory=dict)  # structured-trace names not kept
     warnings: list[str] = field(default_factory=list)
     cuda: str = ""

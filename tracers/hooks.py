@@ -224,6 +224,21 @@ class HookSet:
                 target = next(replaced[id(v)].__tracers_target__ for v in kwdefaults.values() if id(v) in replaced)
                 self._apply(function, "__kwdefaults__", kwdefaults, new_kw, target, "default")
 
+    def unreached_modules(self) -> dict[str, str]:
+        """Targets whose module was never imported: missing if this torch has no such module,
+        otherwise simply not needed by the program (reported as such, not as missing)."""
+        import importlib.util
+
+        result = {}
+        for module_name, targets in getattr(self, "_waiting", {}).items():
+            try:
+                exists = importlib.util.find_spec(module_name) is not None
+            except (ImportError, ValueError):
+                exists = False
+            for target in targets:
+                result[target.name] = "not imported by this program" if exists else f"no module {module_name}"
+        return result
+
     # -- undo -----------------------------------------------------------------------------
     def uninstall(self) -> list[str]:
         """Undo every patch, newest first; returns warnings for patches someone else replaced."""

@@ -63,8 +63,13 @@ class TraceSession:
         if self.recorder.close_open_spans():
             self.info.warnings.append("some compile steps were still running when the run ended")
         self.info.targets_hooked = sorted(set(self.hooks.hooked))
-        # A target whose module was never imported was not needed by this program: not missing.
-        self.info.targets_missing = dict(self.hooks.missing)
+        missing = dict(self.hooks.missing)
+        for target, why in self.hooks.unreached_modules().items():
+            if why == "not imported by this program":
+                self.info.targets_not_imported.append(target)
+            else:
+                missing[target] = why
+        self.info.targets_missing = missing
         self.info.dropped_records = dict(sorted(self.collector.dropped.items()))
         if self.info.status == "running":
             self.info.status = "ok"

@@ -94,15 +94,19 @@ def run_trace(options: TraceOptions) -> int:
             finally:
                 signal.signal(signal.SIGINT, previous)
 
-    if outcome.status == "interrupted":
-        print("trace: interrupted; the partial trace above was written", file=sys.stderr)
-        _die_by_sigint()
+    if outcome.status in _DEATH_SIGNALS:
+        print(f"trace: {outcome.error}; the partial trace was written to {path}", file=sys.stderr)
+        _die_by(_DEATH_SIGNALS[outcome.status])
     return outcome.exit_code
 
 
-def _die_by_sigint() -> None:
-    """End the way Python does on an unhandled Ctrl-C: killed by SIGINT, so the shell sees 130."""
+_DEATH_SIGNALS = {"interrupted": signal.SIGINT, "terminated": signal.SIGTERM}
+
+
+def _die_by(signum: int) -> None:
+    """End the way Python does on an unhandled Ctrl-C or SIGTERM: killed by that signal, so the
+    parent sees the same status as without the tracer (130 or 143 in a shell)."""
     sys.stdout.flush()
     sys.stderr.flush()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGINT)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)

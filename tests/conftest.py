@@ -1,0 +1,72 @@
+"""Shared fixtures: each example is traced once per test session, in a fresh process, through the CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tracers.analysis import TraceFacts, analyze
+from tracers.chrome import load
+from tracers.events import Trace
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "docs" / "examples"
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+
+
+@dataclass(frozen=True)
+class CliRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    trace_path: Path | None
+
+    def trace(self) -> Trace:
+        assert self.trace_path is not None and self.trace_path.exists(), self.stderr
+        return load(self.trace_path)
+
+    def facts(self) -> TraceFacts:
+        return analyze(self.trace())
+
+
+def run_python(args: list[str], env: dict[str, str] | None = None, timeout: float = 600,
+               cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", **(env or {})}
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=environment, capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def run_trace(script: Path | str, out: Path, *options: str, script_args: tuple[str, ...] = (),
+              env: dict[str, str] | None = None) -> CliRun:
+    result = run_python(["-m", "tracers", "trace", "--out", str(out), *options, str(script), *script_args], env=env)
+    device = next((options[i + 1] for i, o in enumerate(options) if o == "--device"), "cpu")
+    cache = next((options[i + 1] for i, o in enumerate(options) if o == "--cache"), "cold")
+    path = out / f"{Path(script).stem}-{device}-{cache}.json"
+    return CliRun(result.returncode, result.stdout, result.stderr, path if path.exists() else None)
+
+
+@pytest.fixture(scope="session")
+def mlp_cold(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
+    """The MLP through Inductor with caches off: the one full cold compile of the suite."""
+    return run_trace(EXAMPLES / "mlp.py", tmp_path_factory.mktemp("mlp-cold"))
+
+
+@pytest.fixture(scope="session")
+def mlp_warm_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[CliRun, CliRun]:
+    """The MLP twice with caches on and one shared cache dir: the second run hits the caches."""
+    cache_dir = tmp_path_factory.mktemp("inductor-cache")
+    env = {"TORCHINDUCTOR_CACHE_DIR": str(cache_dir)}
+    first = run_trace(EXAMPLES / "mlp.py", tmp_path_factory.mktemp("warm-1"), "--cache", "warm", env=env)
+    second = run_trace(EXAMPLES / "mlp.py", tmp_path_factory.mktemp("warm-2"), "--cache", "warm", env=env)
+    return first, second
+
+
+@pytest.fixture(scope="session")
+def graph_breaks(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
+    """Graph breaks and recompiles, with aot_eager (no C++ compile)."""
+    return run_trace(EXAMPLES / "graph_breaks.py", tmp_path_factory.mktemp("breaks"))
