@@ -1,0 +1,127 @@
+"""The command line: ``python -m walkthrough lock`` and ``python -m walkthrough verify``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from walkthrough.lock import DEFAULT_LOCK, LockError, compute_lock, read_lock, stage_hooks, stale_reasons, write_lock
+from walkthrough.pages import PageError, scan_docs
+from walkthrough.source import SourceError, TorchSource, open_source
+from walkthrough.symbols import resolver_for
+
+DEFAULT_DOCS = Path("docs")
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported in one line, exit status 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m walkthrough", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    lock = commands.add_parser("lock", help="refresh the lock file for the reference torch")
+    lock.add_argument("--against", default="installed", metavar="SOURCE",
+                      help="torch tree to lock against: installed (default), VERSION, WHEEL or DIR")
+    lock.add_argument("--lock", type=Path, default=DEFAULT_LOCK, help=f"lock file (default {DEFAULT_LOCK})")
+    lock.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="docs dir to scan (default docs)")
+    lock.add_argument("--check", action="store_true", help="do not write: exit 1 when the lock is stale")
+    verify = commands.add_parser("verify", help="check the walkthrough against another torch release")
+    verify.add_argument("--against", default="installed", metavar="SOURCE",
+                        help="installed (default), a version such as 2.15.0 (fetched with pip), a wheel or a dir")
+    verify.add_argument("--baseline", default="auto", metavar="SOURCE",
+                        help="the locked release's tree, for diffs and hints (default: installed if it is "
+                             "the locked release, else fetched)")
+    verify.add_argument("--lock", type=Path, default=DEFAULT_LOCK, help=f"lock file (default {DEFAULT_LOCK})")
+    verify.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
+    verify.add_argument("--markdown", type=Path, metavar="FILE", help="also write the report as markdown")
+    verify.add_argument("--no-diff-text", action="store_true",
+                        help="markdown report with diff sizes and links only (no torch code in it)")
+    verify.add_argument("--diffs", action="store_true", help="print the diffs of CHANGED entries in the terminal")
+    return parser
+
+
+def _reference() -> str:
+    from tracers.env import REFERENCE_TORCH
+
+    return REFERENCE_TORCH
+
+
+def cmd_lock(args: argparse.Namespace) -> int:
+    source = open_source(args.against)
+    if source.base_version != _reference():
+        raise UsageError(f"the lock is written for the reference torch {_reference()} (tracers/env.py); "
+                         f"{args.against} is torch {source.version}")
+    if not args.docs.is_dir():
+        raise UsageError(f"{args.docs}: no docs directory (run from the repository root, or pass --docs)")
+    current = compute_lock(resolver_for(source), scan_docs(args.docs), stage_hooks())
+    if args.check:
+        reasons = stale_reasons(read_lock(args.lock), current)
+        for reason in reasons:
+            print(f"stale: {reason}")
+        print(f"{args.lock}: {'stale' if reasons else 'up to date'}")
+        return 1 if reasons else 0
+    write_lock(current, args.lock)
+    print(f"{args.lock}: {len(current.symbols)} symbols, {len(current.excerpts)} excerpts, "
+          f"{len(current.facts)} facts locked against torch {current.torch_version} "
+          f"(git {current.git_version[:12]})")
+    return 0
+
+
+def _baseline(spec: str, lock_version: str, lock_git: str) -> TorchSource | None:
+    """The locked release's tree: diffs and similarity hints need its old code."""
+    if spec != "auto":
+        return open_source(spec)
+    try:
+        installed = open_source("installed")
+        if installed.base_version == lock_version.split("+")[0] and installed.git_version == lock_git:
+            return installed
+    except SourceError:
+        pass
+    try:
+        return open_source(lock_version.split("+")[0])
+    except SourceError as exc:
+        print(f"note: no tree of the locked torch ({exc}); diffs and similarity hints are left out", file=sys.stderr)
+        return None
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from walkthrough import report as reports
+    from walkthrough.verify import verify
+
+    lock = read_lock(args.lock)
+    target = open_source(args.against)
+    baseline = _baseline(args.baseline, lock.torch_version, lock.git_version)
+    result = verify(lock, resolver_for(target), resolver_for(baseline) if baseline else None, stage_hooks())
+    print(reports.terminal(result, diffs=args.diffs))
+    if args.json:
+        _write(args.json, reports.to_json(result))
+    if args.markdown:
+        _write(args.markdown, reports.markdown(result, diff_text=not args.no_diff_text))
+    return result.exit_code
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write ({exc.strerror})") from None
+    print(f"wrote {path}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return cmd_lock(args) if args.command == "lock" else cmd_verify(args)
+    except (UsageError, SourceError, LockError, PageError, ValueError) as exc:
+        print(f"walkthrough: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("walkthrough: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The Sphinx side, kept thin: the torch-excerpt directive, the torch-symbol and torch-fact roles, the lock check."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.errors import SphinxError
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from tracers.env import source_url
+from walkthrough import __version__
+from walkthrough.excerpt import ExcerptError, build, parse_spec
+from walkthrough.facts import Claim, evaluate, evaluate_live
+from walkthrough.lock import LOCK_COMMAND, LockError, compute_lock, read_lock, stage_hooks, stale_reasons
+from walkthrough.pages import EXCERPT_DIRECTIVE, FACT_ROLE, SYMBOL_ROLE, PageError, role_target, scan_docs
+from walkthrough.render import render_excerpt, symbol_url
+from walkthrough.source import SourceError, open_source
+from walkthrough.symbols import Resolver, SymbolNotFound, resolver_for
+
+STATIC = Path(__file__).parent / "static"
+_RESOLVERS: dict[str, Resolver] = {}
+
+
+class WalkthroughError(SphinxError):
+    category = "walkthrough error"
+
+
+def _resolver(config) -> Resolver:  # noqa: ANN001 - a Sphinx Config
+    spec = config.walkthrough_torch
+    if spec not in _RESOLVERS:
+        try:
+            _RESOLVERS[spec] = resolver_for(open_source(spec))
+        except SourceError as exc:
+            raise WalkthroughError(str(exc)) from None
+    return _RESOLVERS[spec]
+
+
+class TorchExcerpt(SphinxDirective):
+    """``{torch-excerpt} module:qualname`` with :start:/:end:/:emphasize:/:caption: and callout lines."""
+
+    required_arguments = 1
+    has_content = True
+    option_spec = {"start": directives.unchanged, "end": directives.unchanged,
+                   "emphasize": directives.unchanged, "caption": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        options = {key: value or "" for key, value in self.options.items()}
+        try:
+            spec = parse_spec(self.arguments[0], options, list(self.content))
+            excerpt = build(_resolver(self.config), spec)
+        except (ValueError, SymbolNotFound, ExcerptError) as exc:
+            raise WalkthroughError(f"{self.env.docname}:{self.lineno}: {exc}") from None
+        return [nodes.raw("", render_excerpt(excerpt), format="html")]
+
+
+class TorchSymbol(SphinxRole):
+    """``{torch-symbol}`module:qualname``` (or ``title <module:qualname>``): a link to its exact lines."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        title, target = role_target(self.text)
+        resolver = _resolver(self.config)
+        try:
+            symbol = resolver.resolve(target)
+        except (ValueError, SymbolNotFound) as exc:
+            raise WalkthroughError(f"{self.env.docname}:{self.lineno}: {exc}") from None
+        label = title or target.partition(":")[2]
+        reference = nodes.reference("", "", internal=False, classes=["wt-symbol"],
+                                    refuri=symbol_url(symbol, resolver.source.git_version))
+        reference += nodes.literal(label, label)
+        return [reference], []
+
+
+class TorchFact(SphinxRole):
+    """``{torch-fact}`dotted.name == literal```: shows the value, and fails the build when torch disagrees."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        title, text = role_target(self.text)
+        where = f"{self.env.docname}:{self.lineno}"
+        resolver = _resolver(self.config)
+        try:
+            claim = Claim.parse(text)
+        except ValueError as exc:
+            raise WalkthroughError(f"{where}: {exc}") from None
+        result = evaluate(resolver, claim)
+        if result.status == "unknown" and self.config.walkthrough_torch == "installed":
+            result = evaluate_live(claim, result)  # not a literal: ask the installed torch itself
+        if not result.holds:
+            detail = f"torch {resolver.version} has {result.actual}" if result.actual else result.reason
+            raise WalkthroughError(f"{where}: fact {claim.text} is false: {detail}")
+        label = title or claim.expected_text
+        node: nodes.Element = nodes.literal(label, label, classes=["wt-fact"])
+        if result.line:
+            reference = nodes.reference("", "", internal=False, classes=["wt-fact-link"],
+                                        refuri=source_url(result.path, result.line, None,
+                                                          resolver.source.git_version))
+            reference += node
+            node = reference
+        return [node], []
+
+
+def check_lock(app: Sphinx) -> None:
+    """Fail the build when the lock no longer matches the pages and the torch they are built from."""
+    if not app.config.walkthrough_lock:
+        return
+    path = Path(app.srcdir, app.config.walkthrough_lock)
+    hooks = stage_hooks() if app.config.walkthrough_stage_hooks else []
+    try:
+        current = compute_lock(_resolver(app.config), scan_docs(Path(app.srcdir)), hooks)
+        reasons = stale_reasons(read_lock(path), current)
+    except (LockError, PageError) as exc:
+        raise WalkthroughError(str(exc)) from None
+    if reasons:
+        shown = "; ".join(reasons[:5]) + (f"; and {len(reasons) - 5} more" if len(reasons) > 5 else "")
+        raise WalkthroughError(f"{path.name} is stale ({shown}): run {LOCK_COMMAND}")
+
+
+def _add_static(app: Sphinx, config) -> None:  # noqa: ANN001 - a Sphinx Config
+    config.html_static_path.append(str(STATIC))
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_config_value("walkthrough_torch", "installed", "env", [str])
+    app.add_config_value("walkthrough_lock", "walkthrough.lock.json", "env", [str])
+    app.add_config_value("walkthrough_stage_hooks", True, "env", [bool])
+    app.add_directive(EXCERPT_DIRECTIVE, TorchExcerpt)
+    app.add_role(SYMBOL_ROLE, TorchSymbol())
+    app.add_role(FACT_ROLE, TorchFact())
+    app.add_css_file("walkthrough.css")
+    app.connect("config-inited", _add_static)
+    app.connect("builder-inited", check_lock)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,60 @@
+"""HTML for excerpts and symbol links: Pygments-highlighted, real line numbers, everything escaped."""
+
+from __future__ import annotations
+
+from html import escape
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+from tracers.env import source_url
+from walkthrough.excerpt import Excerpt
+from walkthrough.symbols import Symbol
+
+
+def _highlighted_lines(code: str) -> list[str]:
+    """One HTML fragment per source line: Pygments closes its spans at each line end."""
+    html = highlight(code, PythonLexer(stripnl=False, ensurenl=False), HtmlFormatter(nowrap=True))
+    lines = html.split("\n")
+    if lines and lines[-1] == "" and len(lines) > code.count("\n") + 1:
+        lines.pop()
+    return lines
+
+
+def excerpt_url(excerpt: Excerpt) -> str:
+    return source_url(excerpt.path, excerpt.start, excerpt.end, excerpt.git_version)
+
+
+def symbol_url(symbol: Symbol, git_version: str) -> str:
+    return source_url(symbol.path, symbol.start, symbol.end, git_version)
+
+
+def render_excerpt(excerpt: Excerpt) -> str:
+    """The excerpt as one HTML block: header (path, span, version, link), numbered code, callout notes."""
+    callout_at = {}
+    for callout in excerpt.callouts:
+        callout_at.setdefault(callout.line, []).append(callout.number)
+    emphasized = set(excerpt.emphasized)
+    rows = []
+    for offset, fragment in enumerate(_highlighted_lines(excerpt.code)):
+        number = excerpt.start + offset
+        line_url = source_url(excerpt.path, number, None, excerpt.git_version)
+        classes = "wt-line wt-emph" if number in emphasized else "wt-line"
+        marks = "".join(f'<span class="wt-callout" data-callout="{n}">{n}</span>'
+                        for n in callout_at.get(number, []))
+        rows.append(f'<span class="{classes}"><a class="wt-lineno" href="{escape(line_url)}">{number}</a>'
+                    f'<span class="wt-code">{fragment}</span>{marks}</span>')
+    span = f"lines {excerpt.start}–{excerpt.end}" if excerpt.end != excerpt.start else f"line {excerpt.start}"
+    header = (f'<div class="wt-header"><a class="wt-path" href="{escape(excerpt_url(excerpt))}">'
+              f'{escape(excerpt.path)}</a> <span class="wt-span">{span}</span> '
+              f'<span class="wt-version">torch {escape(excerpt.torch_version)}</span></div>')
+    caption = (f'<div class="wt-caption">{escape(excerpt.spec.caption)}</div>'
+               if excerpt.spec.caption else "")
+    notes = ""
+    if excerpt.callouts:
+        items = "".join(f'<li value="{c.number}" data-line="{c.line}">{escape(c.note)}</li>'
+                        for c in excerpt.callouts)
+        notes = f'<ol class="wt-notes">{items}</ol>'
+    return (f'<div class="wt-excerpt" data-symbol="{escape(excerpt.spec.target)}">{header}{caption}'
+            f'<div class="highlight"><pre>{"".join(row + chr(10) for row in rows)}</pre></div>{notes}</div>')

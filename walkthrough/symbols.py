@@ -1,0 +1,370 @@
+"""Resolve ``module:qualname`` to a file and line span in a torch tree, statically, with ast."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import hashlib
+from dataclasses import dataclass
+from functools import cached_property
+
+from walkthrough.source import TorchSource
+
+DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+_DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_PROPERTY_DECORATORS = {"property", "cached_property", "abstractproperty"}
+_ACCESSORS = {"setter", "getter", "deleter"}
+
+
+class SymbolNotFound(Exception):
+    """A qualified name that does not resolve; ``reason`` says where the lookup stopped."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """One definition in one torch tree, with the hashes that verify compares."""
+
+    name: str  # module:qualname, as asked for
+    path: str  # e.g. torch/_dynamo/convert_frame.py
+    start: int  # first line, decorators included
+    end: int  # last line
+    kind: str  # function | method | property | class
+    text: str  # the raw lines start..end
+    normalized: str  # ast.unparse without docstrings: comments and layout do not count
+    defined_in: str = ""  # module:qualname of the base class's definition when inherited
+
+    @property
+    def hash(self) -> str:
+        return digest(self.normalized)
+
+    @property
+    def raw_hash(self) -> str:
+        return digest(self.text)
+
+    @property
+    def inherited(self) -> bool:
+        return bool(self.defined_in)
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """``torch._dynamo.convert_frame:_compile`` → module, qualname; a usage error when malformed."""
+    module, sep, qualname = name.partition(":")
+    if not sep or not module or not qualname or not all(p.isidentifier() for p in module.split(".")) \
+            or not all(p.isidentifier() for p in qualname.split(".")):
+        raise ValueError(f"{name!r}: expected module:qualname, e.g. torch._dynamo.convert_frame:_compile")
+    return module, qualname
+
+
+def strip_docstrings(node: ast.AST) -> ast.AST:
+    """A copy of the tree without docstrings, so that editing one never counts as a code change."""
+    node = copy.deepcopy(node)
+    for child in ast.walk(node):
+        if isinstance(child, (*_DEF_TYPES, ast.Module)) and child.body:
+            first = child.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                child.body = child.body[1:] or [ast.Pass()]
+    return node
+
+
+def normalize(nodes: list[DefNode]) -> str:
+    return "\n".join(ast.unparse(strip_docstrings(node)) for node in nodes)
+
+
+def _first_line(node: DefNode) -> int:
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+
+
+def _decorator_names(node: DefNode) -> list[str]:
+    names = []
+    for dec in node.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        names.append(ast.unparse(target))
+    return names
+
+
+def _is_accessor(node: DefNode) -> bool:
+    """``@name.setter`` and friends: the later halves of a property."""
+    return any(d.rsplit(".", 1)[-1] in _ACCESSORS and d.split(".")[0] == node.name
+               for d in _decorator_names(node))
+
+
+def _is_property(node: DefNode) -> bool:
+    return any(d.rsplit(".", 1)[-1] in _PROPERTY_DECORATORS for d in _decorator_names(node)) or _is_accessor(node)
+
+
+def _walk_body(body: list[ast.stmt]):
+    """Statements of a scope, looking through if/try/with blocks (conditional definitions)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.If, ast.Try, ast.With, ast.AsyncWith)) or type(stmt).__name__ == "TryStar":
+            for field in ("body", "orelse", "finalbody"):
+                yield from _walk_body(getattr(stmt, field, []))
+            for handler in getattr(stmt, "handlers", []):
+                yield from _walk_body(handler.body)
+
+
+def find_definition(body: list[ast.stmt], name: str) -> list[DefNode]:
+    """The definition(s) of ``name`` in one scope: the last one wins, a property keeps all its accessors."""
+    defs = [s for s in _walk_body(body) if isinstance(s, _DEF_TYPES) and s.name == name]
+    if not defs:
+        return []
+    group = [defs[-1]]
+    index = len(defs) - 2
+    while index >= 0 and _is_accessor(group[0]):
+        group.insert(0, defs[index])
+        index -= 1
+    return group
+
+
+@dataclass(frozen=True)
+class _Found:
+    module: str
+    qualname: str
+    nodes: tuple[DefNode, ...]
+    owner_is_class: bool
+
+
+class Resolver:
+    """Static lookups in one torch tree; parsed modules are cached."""
+
+    def __init__(self, source: TorchSource) -> None:
+        self.source = source
+        self._trees: dict[str, ast.Module | None] = {}
+
+    @cached_property
+    def version(self) -> str:
+        return self.source.version
+
+    def module_path(self, module: str) -> str | None:
+        """The file that defines a module: ``a/b.py`` or ``a/b/__init__.py``."""
+        base = module.replace(".", "/")
+        for path in (f"{base}.py", f"{base}/__init__.py"):
+            if self.source.read(path) is not None:
+                return path
+        return None
+
+    def parse(self, path: str) -> ast.Module | None:
+        if path not in self._trees:
+            text = self.source.read(path)
+            try:
+                self._trees[path] = None if text is None else ast.parse(text)
+            except (SyntaxError, ValueError):
+                self._trees[path] = None
+        return self._trees[path]
+
+    def lines(self, path: str) -> list[str]:
+        return (self.source.read(path) or "").splitlines()
+
+    def resolve(self, name: str) -> Symbol:
+        """The definition of ``module:qualname``; raises SymbolNotFound with the reason."""
+        module, qualname = split_name(name)
+        found = self._lookup(module, qualname, name)
+        path = self.module_path(found.module)
+        assert path is not None  # _lookup only returns definitions it parsed
+        nodes = list(found.nodes)
+        start, end = _first_line(nodes[0]), nodes[-1].end_lineno or nodes[-1].lineno
+        text = "\n".join(self.lines(path)[start - 1:end])
+        if isinstance(nodes[0], ast.ClassDef):
+            kind = "class"
+        elif found.owner_is_class:
+            kind = "property" if _is_property(nodes[0]) else "method"
+        else:
+            kind = "function"
+        defined = f"{found.module}:{found.qualname}"
+        return Symbol(name, path, start, end, kind, text, normalize(nodes),
+                      defined_in="" if defined == name else defined)
+
+    def _lookup(self, module: str, qualname: str, name: str) -> _Found:
+        path = self.module_path(module)
+        if path is None:
+            raise SymbolNotFound(name, f"module {module} is not in torch {self.version}")
+        tree = self.parse(path)
+        if tree is None:
+            raise SymbolNotFound(name, f"{path} does not parse")
+        body: list[ast.stmt] = tree.body
+        owner: ast.ClassDef | None = None
+        owner_module, owner_qual = module, ""
+        parts = qualname.split(".")
+        for index, part in enumerate(parts):
+            nodes = find_definition(body, part)
+            if not nodes and owner is not None:
+                # Not in the class body: an inherited name is reported as such, never as the subclass's.
+                base = self._find_in_bases(owner_module, owner, part, set())
+                if base is None:
+                    raise SymbolNotFound(name, f"{owner_qual} has no {part} (not defined nor inherited in torch)")
+                rest = ".".join(parts[index + 1:])
+                if rest:
+                    base_module, base_qual, _ = base
+                    return self._lookup(base_module, f"{base_qual}.{rest}", name)
+                base_module, base_qual, base_nodes = base
+                return _Found(base_module, base_qual, tuple(base_nodes), True)
+            if not nodes:
+                where = owner_qual or module
+                raise SymbolNotFound(name, f"{where} defines no {part}")
+            node = nodes[-1]
+            current = f"{owner_qual}.{part}" if owner_qual else part
+            if index == len(parts) - 1:
+                return _Found(module, qualname, tuple(nodes), owner is not None)
+            if not isinstance(node, ast.ClassDef):
+                raise SymbolNotFound(name, f"{current} is a function, not a class")
+            owner, owner_qual, body = node, current, node.body
+        raise SymbolNotFound(name, "empty qualname")
+
+    def _find_in_bases(self, module: str, cls: ast.ClassDef, attr: str, seen: set[tuple[str, str]]):
+        """Depth-first over the bases that live in torch: (module, qualname, nodes) of ``attr``."""
+        for base in cls.bases:
+            target = self.resolve_class(module, base)
+            if target is None:
+                continue
+            base_module, base_qual, base_cls = target
+            if (base_module, base_qual) in seen:
+                continue
+            seen.add((base_module, base_qual))
+            nodes = find_definition(base_cls.body, attr)
+            if nodes:
+                return base_module, f"{base_qual}.{attr}", nodes
+            deeper = self._find_in_bases(base_module, base_cls, attr, seen)
+            if deeper is not None:
+                return deeper
+        return None
+
+    def resolve_class(self, module: str, expr: ast.expr, depth: int = 0):
+        """Where a base-class expression points inside torch: (module, qualname, ClassDef) or None."""
+        if depth > 8:
+            return None
+        if isinstance(expr, ast.Subscript):  # Generic[T], SomeBase[int]
+            expr = expr.value
+        dotted = _dotted(expr)
+        if dotted is None:
+            return None
+        head, *rest = dotted.split(".")
+        binding = self._binding(module, head)
+        if binding is None:
+            return None
+        kind, target = binding
+        if kind == "class":
+            if rest:
+                return None
+            return target
+        if kind == "module":
+            return self._class_in_module(f"{target}.{'.'.join(rest)}" if rest else target, depth)
+        if kind == "name":  # imported from a module, maybe re-exported: follow it
+            from_module, original = target
+            full = ".".join([original, *rest])
+            return self._class_by_path(from_module, full, depth + 1)
+        return None
+
+    def _class_in_module(self, dotted: str, depth: int):
+        """``pkg.mod.Class`` (or ``pkg.mod.Outer.Inner``): split at the longest module prefix in the tree."""
+        parts = dotted.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:cut])
+            if self.module_path(module) is not None:
+                return self._class_by_path(module, ".".join(parts[cut:]), depth + 1)
+        return None
+
+    def _class_by_path(self, module: str, qualname: str, depth: int):
+        head, *rest = qualname.split(".")
+        path = self.module_path(module)
+        tree = self.parse(path) if path else None
+        if tree is None:
+            return None
+        nodes = find_definition(tree.body, head)
+        if nodes and isinstance(nodes[-1], ast.ClassDef):
+            cls, qual = nodes[-1], head
+            for part in rest:
+                inner = find_definition(cls.body, part)
+                if not inner or not isinstance(inner[-1], ast.ClassDef):
+                    return None
+                cls, qual = inner[-1], f"{qual}.{part}"
+            return module, qual, cls
+        # Not defined here: maybe imported (a re-export in a package __init__).
+        expr = ast.parse(qualname, mode="eval").body
+        return self.resolve_class(module, expr, depth + 1)
+
+    def _binding(self, module: str, name: str):
+        """What a top-level name means in a module: a class, a module, or a name imported from one."""
+        path = self.module_path(module)
+        tree = self.parse(path) if path else None
+        if tree is None:
+            return None
+        nodes = find_definition(tree.body, name)
+        if nodes and isinstance(nodes[-1], ast.ClassDef):
+            return "class", (module, name, nodes[-1])
+        is_package = path.endswith("/__init__.py")
+        for stmt in _walk_body(tree.body):
+            if isinstance(stmt, ast.ImportFrom):
+                source_module = _absolute(module, is_package, stmt.module, stmt.level)
+                for alias in stmt.names:
+                    if (alias.asname or alias.name) == name:
+                        submodule = f"{source_module}.{alias.name}"
+                        if self.module_path(submodule) is not None:
+                            return "module", submodule
+                        return "name", (source_module, alias.name)
+            elif isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname == name:
+                        return "module", alias.name
+                    if alias.asname is None and alias.name.split(".")[0] == name:
+                        return "module", name
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                    and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == name:
+                # An alias such as ``Base = _Base``: follow it once.
+                dotted = _dotted(stmt.value)
+                if dotted and dotted.split(".")[0] != name:
+                    inner = self.resolve_class(module, stmt.value)
+                    if inner is not None:
+                        return "class", inner
+        return None
+
+
+def _dotted(expr: ast.expr) -> str | None:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        inner = _dotted(expr.value)
+        return None if inner is None else f"{inner}.{expr.attr}"
+    return None
+
+
+def _absolute(module: str, is_package: bool, target: str | None, level: int) -> str:
+    """The absolute module of ``from <level dots><target> import ...`` written inside ``module``."""
+    if level == 0:
+        return target or ""
+    parts = module.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    return ".".join([*parts, target] if target else parts)
+
+
+def iter_definitions(tree: ast.Module):
+    """Every function and class in a module with its qualname (no function locals), in file order."""
+    def walk(body: list[ast.stmt], prefix: str, in_class: bool):
+        for stmt in _walk_body(body):
+            if isinstance(stmt, _DEF_TYPES):
+                qual = f"{prefix}.{stmt.name}" if prefix else stmt.name
+                yield qual, stmt, in_class
+                if isinstance(stmt, ast.ClassDef):
+                    yield from walk(stmt.body, qual, True)
+    yield from walk(tree.body, "", False)
+
+
+def resolver_for(source: TorchSource) -> Resolver:
+    """One cached resolver per source object, so parsed modules are shared by every caller."""
+    resolver = getattr(source, "_walkthrough_resolver", None)
+    if resolver is None:
+        resolver = Resolver(source)
+        source._walkthrough_resolver = resolver  # type: ignore[attr-defined]
+    return resolver
