@@ -65,3 +65,23 @@ def bench(session: nox.Session) -> None:
     """Measure the tracer's overhead and trace size; writes benchmarks/RESULTS.md."""
     _install(session)
     session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+@nox.session
+def verify(session: nox.Session) -> None:
+    """Check excerpts, hook targets and facts against a release: nox -s verify -- 2.15.0 (or a wheel, a dir).
+
+    Prints the table; writes build/verify/<release>.md and .json. Exit 1 means something drifted.
+    """
+    _install(session)
+    target, *extra = session.posargs or ["installed"]
+    stem = ROOT / "build" / "verify" / Path(target).name.removesuffix(".whl")
+    session.run("python", "-m", "walkthrough", "verify", "--against", target,
+                "--markdown", f"{stem}.md", "--json", f"{stem}.json", *extra)
+
+
+@nox.session
+def lock(session: nox.Session) -> None:
+    """Refresh docs/walkthrough.lock.json against the reference torch (after editing pages or the stages table)."""
+    _install(session)
+    session.run("python", "-m", "walkthrough", "lock", *session.posargs)
