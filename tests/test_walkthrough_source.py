@@ -17,13 +17,13 @@ args = sys.argv[1:]
 spec = next(a for a in args if a.startswith("torch=="))
 dest = pathlib.Path(args[args.index("-d") + 1])
 version = spec.split("==")[1]
-if version != "9.9.9":
+if not version.startswith("9."):
     print("ERROR: Could not find a version that satisfies the requirement " + spec)
     print("ERROR: No matching distribution found for " + spec)
     sys.exit(1)
 with zipfile.ZipFile(dest / f"torch-{version}-py3-none-any.whl", "w") as z:
     z.writestr("torch/__init__.py", "")
-    z.writestr("torch/version.py", "__version__ = '9.9.9'\\ngit_version = '" + "b" * 40 + "'\\n")
+    z.writestr("torch/version.py", f"__version__ = '{version}'\\ngit_version = '" + "b" * 40 + "'\\n")
 print("Saved", dest)
 '''
 
@@ -78,6 +78,12 @@ def test_version_is_fetched_once_into_the_cache(fake_pip, monkeypatch, capsys):
     assert "fetching torch 9.9.9" in capsys.readouterr().err
     monkeypatch.setattr(source, "PIP_COMMAND", ["/nonexistent/pip"])  # a second open must not download
     assert open_source("9.9.9").version == "9.9.9"
+
+
+def test_short_version_is_the_same_release(fake_pip, monkeypatch):
+    assert open_source("9.8").version == "9.8.0"
+    monkeypatch.setattr(source, "PIP_COMMAND", ["/nonexistent/pip"])
+    assert open_source("9.8.0").version == "9.8.0"  # one cached wheel for both spellings
 
 
 def test_unknown_version_says_what_pip_said(fake_pip):

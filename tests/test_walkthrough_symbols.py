@@ -75,6 +75,7 @@ def test_conditional_definition_last_one_wins(tree):
     (f"{M}:nothing", "torch._pipeline.driver defines no nothing"),
     (f"{M}:entry.inner", "entry is a function, not a class"),
     (f"{M}:Compiler.absent", "Compiler has no absent (not defined nor inherited in torch)"),
+    (f"{M}:Compiler.mode", "Compiler.mode is bound by an assignment, not a def or class"),
 ])
 def test_missing_names_say_why(tree, name, reason):
     with pytest.raises(SymbolNotFound) as info:

@@ -158,7 +158,9 @@ def open_source(spec: str, *, fetch: bool = True) -> TorchSource:
     if spec.endswith(".whl") or os.sep in spec:
         raise SourceError(f"{spec}: no such file or directory")
     if VERSION_RE.match(spec):
-        return WheelSource(fetch_wheel(spec, allow_download=fetch), origin=spec)
+        # 2.15 and 2.15.0 are one release (PEP 440); one spelling keeps one cached wheel.
+        version = f"{spec}.0" if spec.count(".") == 1 else spec
+        return WheelSource(fetch_wheel(version, allow_download=fetch), origin=spec)
     raise SourceError(f"{spec!r}: not 'installed', a directory, a wheel file or a torch version like 2.15.0")
 
 
@@ -184,7 +186,7 @@ def fetch_wheel(version: str, *, allow_download: bool = True) -> Path:
         args = [*PIP_COMMAND, "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
                 "--progress-bar", "off", f"torch=={version}", "-d", scratch]
         result = _run_with_progress(args, f"fetching torch {version} with pip download")
-        wheels = sorted(Path(scratch).glob(f"torch-{version}-*.whl"))
+        wheels = sorted(Path(scratch).glob("torch-*.whl"))
         if result.returncode != 0 or not wheels:
             raise SourceError(f"torch {version}: pip download failed: {_pip_reason(result.stdout)}")
         final = target / wheels[0].name

@@ -197,6 +197,10 @@ class Resolver:
         parts = qualname.split(".")
         for index, part in enumerate(parts):
             nodes = find_definition(body, part)
+            if not nodes and _assigned(body, part):
+                # e.g. ``__call__ = _call_impl``: a binding, not a definition with lines of its own.
+                where = owner_qual or module
+                raise SymbolNotFound(name, f"{where}.{part} is bound by an assignment, not a def or class")
             if not nodes and owner is not None:
                 # Not in the class body: an inherited name is reported as such, never as the subclass's.
                 base = self._find_in_bases(owner_module, owner, part, set())
@@ -326,6 +330,15 @@ class Resolver:
                     if inner is not None:
                         return "class", inner
         return None
+
+
+def _assigned(body: list[ast.stmt], name: str) -> bool:
+    for stmt in _walk_body(body):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+            stmt, ast.AnnAssign) and stmt.value is not None else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+    return False
 
 
 def _dotted(expr: ast.expr) -> str | None:
