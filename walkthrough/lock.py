@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from walkthrough.excerpt import ExcerptError, ExcerptSpec, build
-from walkthrough.facts import Claim, evaluate
+from walkthrough.facts import evaluate
 from walkthrough.pages import PageRefs
 from walkthrough.symbols import Resolver, SymbolNotFound
 

@@ -73,7 +73,7 @@ class _Verifier:
         self.lock, self.target, self.baseline = lock, target, baseline
         self.symbol_findings: dict[str, Finding] = {}
 
-    def _baseline_symbol(self, name: str) -> Symbol | None:
+    def baseline_symbol(self, name: str) -> Symbol | None:
         if self.baseline is None:
             return None
         try:
@@ -81,8 +81,9 @@ class _Verifier:
         except SymbolNotFound:
             return None
 
-    def _label(self, resolver: Resolver | None, file: str, version: str = "") -> str:
-        return f"{version or (resolver.version if resolver else '?')}/{file}"
+    @staticmethod
+    def _label(resolver: Resolver | None, file: str) -> str:
+        return f"{resolver.version if resolver else '?'}/{file}"
 
     def symbol(self, entry: SymbolEntry) -> Finding:
         old = Place(entry.file, entry.start, entry.end)
@@ -90,7 +91,7 @@ class _Verifier:
         try:
             new = self.target.resolve(entry.qualname)
         except SymbolNotFound as exc:
-            before = self._baseline_symbol(entry.qualname)
+            before = self.baseline_symbol(entry.qualname)
             hints = find_successors(self.target, entry.qualname, entry.file,
                                     before.normalized if before else "", entry.kind)
             return Finding(**base, status="MISSING", new=None, note=exc.reason, successors=hints)
@@ -101,7 +102,7 @@ class _Verifier:
             status = "SAME" if place == old else "MOVED"
             note = "" if new.raw_hash == entry.raw_hash else "comments, docstrings or layout differ"
             return Finding(**base, status=status, new=place, note=note)
-        before = self._baseline_symbol(entry.qualname)
+        before = self.baseline_symbol(entry.qualname)
         diff = unified(before.normalized, new.normalized, self._label(self.baseline, entry.file),
                        self._label(self.target, new.path)) if before else ""
         note = f"now defined in {new.defined_in}" if new.defined_in != entry.defined_in else ""
@@ -171,7 +172,7 @@ def verify(lock: Lock, target: Resolver, baseline: Resolver | None,
             entries.append(by_name.pop(name))
             continue
         # A target added to the table after the lock was written: take its old place from the baseline.
-        before = verifier._baseline_symbol(name)
+        before = verifier.baseline_symbol(name)
         if before is None:
             entries.append(SymbolEntry(name, "", 0, 0, "function", "", "", chapters=(chapter,), uses=("hook",)))
         else:
