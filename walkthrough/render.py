@@ -36,7 +36,7 @@ def render_excerpt(excerpt: Excerpt) -> str:
     for callout in excerpt.callouts:
         callout_at.setdefault(callout.line, []).append(callout.number)
     emphasized = set(excerpt.emphasized)
-    rows = []
+    rows = []  # block-level spans, so no newline between them (a <pre> would show it as a blank line)
     for offset, fragment in enumerate(_highlighted_lines(excerpt.code)):
         number = excerpt.start + offset
         line_url = source_url(excerpt.path, number, None, excerpt.git_version)
@@ -57,4 +57,4 @@ def render_excerpt(excerpt: Excerpt) -> str:
                         for c in excerpt.callouts)
         notes = f'<ol class="wt-notes">{items}</ol>'
     return (f'<div class="wt-excerpt" data-symbol="{escape(excerpt.spec.target)}">{header}{caption}'
-            f'<div class="highlight"><pre>{"".join(row + chr(10) for row in rows)}</pre></div>{notes}</div>')
+            f'<div class="highlight"><pre>{"".join(rows)}</pre></div>{notes}</div>')
