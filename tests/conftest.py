@@ -69,4 +69,4 @@ def mlp_warm_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[CliRun, Cli
 @pytest.fixture(scope="session")
 def graph_breaks(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
     """Graph breaks and recompiles, with aot_eager (no C++ compile)."""
-    return run_trace(EXAMPLES / "graph_breaks.py", tmp_path_factory.mktemp("breaks"))
+    return run_trace(EXAMPLES / "graph_breaks.py", tmp_path_factory.mktemp("breaks"), script_args=("aot_eager",))

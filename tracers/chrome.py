@@ -60,11 +60,18 @@ def write_atomic(trace: Trace, path: Path) -> Path:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(data)
+        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a trace is an ordinary file
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def load(path: Path) -> Trace:

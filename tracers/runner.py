@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
-_OWN_FILES = (str(Path(__file__).parent), runpy.__file__.removesuffix("c"))
+# Frames of the machinery that starts the script (ours and runpy's, frozen or not): not the script's.
+_OWN_FILES = (str(Path(__file__).parent), runpy.__file__.removesuffix("c"), "<frozen runpy>")
 
 
 class ScriptError(Exception):

@@ -14,7 +14,7 @@ def scale_and_report(x: torch.Tensor) -> torch.Tensor:
 
 
 def main() -> None:
-    backend = sys.argv[1] if len(sys.argv) > 1 else "aot_eager"
+    backend = sys.argv[1] if len(sys.argv) > 1 else "inductor"  # e.g. aot_eager to skip code generation
     torch.manual_seed(0)
     compiled = torch.compile(scale_and_report, backend=backend)
     first = compiled(torch.randn(16))
