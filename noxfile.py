@@ -1,4 +1,4 @@
-"""nox sessions: tests, trace, record, verify and bench, all against the reference torch."""
+"""nox sessions: tests, docs, trace, record, verify, lock and bench, all against the reference torch."""
 
 from __future__ import annotations
 
@@ -45,18 +45,25 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session
+def docs(session: nox.Session) -> None:
+    """Build the site into build/html (warnings are errors; reads recorded traces, compiles nothing)."""
+    _install(session, "docs")
+    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "-c", ".", "docs", "build/html", *session.posargs)
+
+
+@nox.session
 def trace(session: nox.Session) -> None:
     """Trace a script through torch.compile: nox -s trace -- SCRIPT [ARGS...] [--device cuda] [--cache warm]."""
     if not session.posargs:
         session.error("usage: nox -s trace -- SCRIPT [SCRIPT ARGS...]  (see python -m tracers trace --help)")
-    _install(session, "pretty")
+    _install(session)
     session.run("python", "-m", "tracers", "trace", *session.posargs)
 
 
 @nox.session
 def record(session: nox.Session) -> None:
     """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/."""
-    _install(session, "pretty")
+    _install(session)
     session.run("python", "-m", "tracers", "record", *session.posargs)
 
 

@@ -1,0 +1,1 @@
+"""Benchmarks run by `nox -s bench`; never part of the tests."""

@@ -1,0 +1,19 @@
+"""benchmarks/RESULTS.md: each benchmark owns one delimited section and rewrites only that."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+def write_section(name: str, text: str) -> None:
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    block = f"{start}\n{text.strip()}\n{end}"
+    current = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    if start in current and end in current:
+        before, rest = current.split(start, 1)
+        current = before + block + rest.split(end, 1)[1]
+    else:
+        current = current.rstrip("\n") + "\n\n" + block + "\n"
+    RESULTS.write_text(current)

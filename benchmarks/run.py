@@ -1,0 +1,26 @@
+"""Run every benchmark in turn (what `nox -s bench` does); each updates its own section of RESULTS.md."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BENCHMARKS = [
+    [str(HERE / "tracer_overhead.py")],
+    [str(HERE / "verify_speed.py"), "2.15.0"],
+]
+
+
+def main() -> int:
+    for command in BENCHMARKS:
+        print(f"== {Path(command[0]).name} {' '.join(command[1:])}", file=sys.stderr, flush=True)
+        status = subprocess.run([sys.executable, *command, *sys.argv[1:]]).returncode
+        if status != 0:
+            return status
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
