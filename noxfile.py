@@ -27,7 +27,8 @@ REFERENCE_TORCH = _reference_torch()
 
 def _install(session: nox.Session, *extras: str) -> None:
     """The reference torch plus this project; says which torch the session runs against."""
-    session.install(f"torch=={REFERENCE_TORCH}")
+    # numpy beside torch, as in any real torch environment (torch warns on import without it).
+    session.install(f"torch=={REFERENCE_TORCH}", "numpy")
     spec = f".[{','.join(extras)}]" if extras else "."
     session.install("-e", spec)
     session.run(

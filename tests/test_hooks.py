@@ -242,3 +242,21 @@ def test_modules_imported_later_are_patched_on_import_and_left_clean():
     result = run_python(["-c", _POST_IMPORT_CHECK])
     assert result.returncode == 0, result.stderr
     assert "post-import ok" in result.stdout
+
+
+def test_compiled_results_are_identical_with_and_without_the_tracer():
+    def run() -> list[torch.Tensor]:
+        torch._dynamo.reset()
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(6, 12), torch.nn.GELU(), torch.nn.Linear(12, 3))
+        compiled = torch.compile(model, backend="aot_eager")
+        x = torch.randn(5, 6)
+        out = compiled(x)
+        out.square().sum().backward()
+        return [out.detach(), *(p.grad for p in model.parameters())]
+
+    plain = run()
+    with TraceSession() as session:
+        traced = run()
+    assert session.recorder.spans
+    assert all(torch.equal(a, b) for a, b in zip(plain, traced))

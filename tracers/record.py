@@ -17,13 +17,13 @@ def public_version(version: str) -> str:
 
 
 def record(examples: list[str], device: str, out_root: Path = TRACES_DIR) -> int:
-    import torch
-
     if not examples:
         examples = [str(path) for path in sorted(EXAMPLES_DIR.glob("*.py"))]
     if not examples:
         print(f"record: no examples found in {EXAMPLES_DIR}/", file=sys.stderr)
         return 2
+    import torch  # only now: the checks above must answer fast and without torch's import noise
+
     out_dir = out_root / device / public_version(torch.__version__)
     print(f"Recording {len(examples)} example(s) with torch {torch.__version__} on {device} into {out_dir}/",
           file=sys.stderr)
