@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import platform
-import re
 import statistics
 import subprocess
 import sys
@@ -15,8 +14,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
-START, END = "<!-- verify-speed:start -->", "<!-- verify-speed:end -->"
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.results import RESULTS, write_section  # noqa: E402
+
 BUDGET_S = 15.0
 
 
@@ -29,17 +30,6 @@ def _run_once(wheel: Path, out: Path) -> tuple[float, dict]:
     if result.returncode not in (0, 1):
         sys.exit(f"verify failed ({result.returncode}): {result.stderr.strip()}")
     return elapsed, json.loads(out.read_text())
-
-
-def write_section(text: str) -> None:
-    """Replace only this benchmark's delimited section; other sections of RESULTS.md are left alone."""
-    block = f"{START}\n{text.rstrip()}\n{END}"
-    current = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    if START in current and END in current:
-        current = re.sub(re.escape(START) + r".*?" + re.escape(END), lambda _: block, current, flags=re.S)
-    else:
-        current = current.rstrip() + "\n\n" + block + "\n"
-    RESULTS.write_text(current if current.endswith("\n") else current + "\n")
 
 
 def main() -> int:
@@ -78,7 +68,7 @@ def main() -> int:
     )
     print(text)
     if not args.no_write:
-        write_section(text)
+        write_section("verify-speed", text)
         print(f"updated {RESULTS.relative_to(ROOT)}")
     return 0
 

@@ -31,7 +31,19 @@ def device_description(device: str) -> str:
         import torch
 
         return torch.cuda.get_device_name(0)
-    return platform.processor() or platform.machine()
+    return _cpu_model() or platform.processor() or platform.machine()
+
+
+def _cpu_model() -> str:
+    """The CPU's marketing name on Linux (platform.processor() is often empty there)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
 
 
 def source_url(path: str, start: int, end: int | None = None, git_sha: str = "") -> str:

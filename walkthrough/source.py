@@ -228,5 +228,7 @@ def _run_with_progress(args: list[str], label: str) -> subprocess.CompletedProce
         if spinner:
             spinner.join()
     outcome = "done" if result.returncode == 0 else "failed"
-    sys.stderr.write(f"\r{label} ... {outcome} ({time.monotonic() - started:.0f}s)\n")
+    # On a terminal the line is redrawn in place; in a log, the first half is already there.
+    prefix = f"\r{label} ..." if tty else ""
+    sys.stderr.write(f"{prefix} {outcome} ({time.monotonic() - started:.0f}s)\n")
     return result
