@@ -260,3 +260,21 @@ def test_compiled_results_are_identical_with_and_without_the_tracer():
         traced = run()
     assert session.recorder.spans
     assert all(torch.equal(a, b) for a, b in zip(plain, traced))
+
+
+def test_regions_a_script_marks_hold_the_compile_steps_they_caused():
+    from tracers import region
+
+    with region("outside any trace"):
+        pass  # no session: nothing to record, nothing raised
+    with TraceSession() as session:
+        with region("first call"):
+            _compile_once()
+        with region("second call"):
+            _compile_once()  # cached: no compile steps inside
+    spans = session.recorder.spans
+    first, second = (s for s in spans if s.stage == "user")
+    assert (first.target, second.target) == ("user:first call", "user:second call")
+    children = {s.target for s in spans if s.parent == first.id}
+    assert "torch._dynamo.convert_frame:ConvertFrame.__call__" in children
+    assert not [s for s in spans if s.parent == second.id]

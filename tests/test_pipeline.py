@@ -191,7 +191,7 @@ def test_trace_file_is_chrome_trace_event_json(mlp_cold):
         assert {"ph", "name", "pid", "tid"} <= event.keys()
         if event["ph"] == "X":
             assert isinstance(event["ts"], (int, float)) and event["dur"] >= 0
-            assert event["cat"] in STAGE_ORDER
+            assert event["cat"] in STAGE_ORDER or event["cat"] == "user"
         elif event["ph"] == "i":
             assert event["s"] == "t" and event["cat"].startswith("artifact.")
         else:

@@ -6,7 +6,7 @@ import datetime
 from collections.abc import Iterable
 from typing import Any
 
-from . import __version__
+from . import __version__, regions
 from .artifacts import ArtifactCollector
 from .events import FORMAT_VERSION, RunInfo, Trace
 from .hooks import HookSet
@@ -50,6 +50,7 @@ class TraceSession:
     def start(self) -> None:
         self.collector.attach()
         self.hooks.install()
+        regions.activate(self.recorder)
         self._entered = True
 
     def stop(self) -> None:
@@ -57,6 +58,7 @@ class TraceSession:
         if not self._entered:
             return
         self._entered = False
+        regions.deactivate(self.recorder)
         self.recorder.active = False
         self.info.warnings.extend(self.hooks.uninstall())
         self.info.warnings.extend(self.collector.detach())

@@ -37,7 +37,7 @@ class Target:
 class Stage:
     id: str
     title: str
-    chapter: str  # the docs page (docs/<chapter>.md) that explains this stage
+    chapter: str  # the docs page that explains this stage: docs/<chapter>.md (may not exist yet)
     targets: tuple[Target, ...]
 
 
@@ -53,13 +53,13 @@ def _stage(stage_id: str, title: str, chapter: str, *names: str) -> Stage:
 # once per call of the compiled program, so the tracer costs nothing on the hot path.
 STAGES: tuple[Stage, ...] = (
     _stage(
-        "entry", "torch.compile entry", "entry",
+        "entry", "torch.compile entry", "chapters/01-entry",
         "torch:compile",
         "torch._dynamo.eval_frame:_optimize",
         "torch._dynamo.eval_frame:_TorchDynamoContext.__call__",
     ),
     _stage(
-        "frame", "Frame evaluation (PEP 523)", "frame-evaluation",
+        "frame", "Frame evaluation (PEP 523)", "chapters/02-frame-evaluation",
         "torch._dynamo.convert_frame:ConvertFrame.__call__",
         "torch._dynamo.convert_frame:ConvertFrameAssert.__call__",
         "torch._dynamo.convert_frame:_compile",
@@ -67,21 +67,21 @@ STAGES: tuple[Stage, ...] = (
         "torch._dynamo.convert_frame:trace_frame",
     ),
     _stage(
-        "bytecode", "Bytecode tracing", "bytecode-tracing",
+        "bytecode", "Bytecode tracing", "chapters/03-bytecode-tracing",
         "torch._dynamo.symbolic_convert:InstructionTranslatorBase.run",
     ),
     _stage(
-        "guards", "Guards", "guards",
+        "guards", "Guards", "chapters/04-guards",
         "torch._dynamo.guards:CheckFunctionManager.__init__",
     ),
     _stage(
-        "graph", "FX graph and backend call", "fx-graphs",
+        "graph", "FX graph and backend call", "chapters/07-fx-graphs-and-backends",
         "torch._dynamo.output_graph:OutputGraph.compile_subgraph",
         "torch._dynamo.output_graph:OutputGraph.compile_and_call_fx_graph",
         "torch._dynamo.output_graph:OutputGraph.call_user_compiler",
     ),
     _stage(
-        "aot", "AOTAutograd", "aot-autograd",
+        "aot", "AOTAutograd", "chapters/08-aot-autograd",
         "torch._dynamo.backends.common:AotAutograd.__call__",
         "torch._functorch.aot_autograd:aot_module_simplified",
         "torch._functorch.aot_autograd:create_aot_state",
@@ -89,49 +89,49 @@ STAGES: tuple[Stage, ...] = (
         "torch._functorch._aot_autograd.graph_compile:aot_stage2_compile",
     ),
     _stage(
-        "partition", "Partitioner", "aot-autograd",
+        "partition", "Partitioner", "chapters/08-aot-autograd",
         "torch._functorch.partitioners:min_cut_rematerialization_partition",
     ),
     _stage(
-        "inductor", "Inductor entry", "inductor",
+        "inductor", "Inductor entry", "chapters/09-inductor",
         "torch._inductor.compile_fx:compile_fx",
         "torch._inductor.compile_fx:compile_fx_inner",
         "torch._inductor.compile_fx:fx_codegen_and_compile",
     ),
     _stage(
-        "lowering", "Lowering to Inductor IR", "inductor",
+        "lowering", "Lowering to Inductor IR", "chapters/09-inductor",
         "torch._inductor.graph:GraphLowering.run",
     ),
     _stage(
-        "scheduling", "Scheduling and fusion", "scheduling",
+        "scheduling", "Scheduling and fusion", "chapters/10-scheduling",
         "torch._inductor.scheduler:Scheduler.__init__",
         "torch._inductor.scheduler:Scheduler.fuse_nodes",
         "torch._inductor.scheduler:Scheduler.codegen",
     ),
     _stage(
-        "cpp", "C++ codegen", "cpp-codegen",
+        "cpp", "C++ codegen", "chapters/11-cpp-codegen",
         "torch._inductor.codegen.cpp:CppScheduling.codegen_node",
     ),
     _stage(
-        "triton", "Triton codegen", "triton-codegen",
+        "triton", "Triton codegen", "chapters/12-triton-codegen",
         "torch._inductor.codegen.simd:SIMDScheduling.codegen_node",
         "torch._inductor.codegen.triton:TritonKernel.codegen_kernel",
     ),
     _stage(
-        "wrapper", "Wrapper code", "wrapper",
+        "wrapper", "Wrapper code", "chapters/13-wrapper",
         "torch._inductor.codegen.wrapper:PythonWrapperCodegen.generate",
     ),
     _stage(
-        "load", "Module load", "wrapper",
+        "load", "Module load", "chapters/13-wrapper",
         "torch._inductor.graph:GraphLowering.compile_to_module",
     ),
     _stage(
-        "cache", "Caches", "caches",
+        "cache", "Caches", "chapters/14-caches",
         "torch._inductor.codecache:FxGraphCache.load_with_key",
         "torch._functorch._aot_autograd.autograd_cache:AOTAutogradCache.try_load",
     ),
     _stage(
-        "cudagraphs", "CUDA graphs", "cuda-graphs",
+        "cudagraphs", "CUDA graphs", "chapters/15-cuda-graphs",
         "torch._inductor.cudagraph_trees:cudagraphify_impl",
         "torch._inductor.cudagraph_trees:CUDAGraphTreeManager.record_function",
     ),

@@ -1,0 +1,45 @@
+"""Named regions a script marks itself (``with region("first call"):``), shown beside the compile steps."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from .recorder import Recorder
+from .stages import Target
+
+USER_STAGE = "user"
+_active: list[Recorder] = []  # recorders of the tracing sessions now running, outermost first
+
+
+def activate(recorder: Recorder) -> None:
+    _active.append(recorder)
+
+
+def deactivate(recorder: Recorder) -> None:
+    if recorder in _active:
+        _active.remove(recorder)
+
+
+@contextlib.contextmanager
+def region(name: str) -> Iterator[None]:
+    """Record the enclosed code as a span named ``name``; does nothing when no trace is running.
+
+    Scripts that should also run without this package can fall back to
+    ``contextlib.nullcontext``, which takes the same single argument.
+    """
+    recorders = [recorder for recorder in _active if recorder.active]
+    if not recorders:
+        yield
+        return
+    target = Target(USER_STAGE, name, USER_STAGE)
+    spans = [(recorder, recorder.enter(target, ())) for recorder in recorders]
+    error: BaseException | None = None
+    try:
+        yield
+    except BaseException as raised:
+        error = raised
+        raise
+    finally:
+        for recorder, span in reversed(spans):
+            recorder.exit(span, error)
