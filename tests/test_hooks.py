@@ -271,10 +271,10 @@ def test_regions_a_script_marks_hold_the_compile_steps_they_caused():
         with region("first call"):
             _compile_once()
         with region("second call"):
-            _compile_once()  # cached: no compile steps inside
+            _compile_once()  # the frame is cached: only the torch.compile wrapper call is inside
     spans = session.recorder.spans
     first, second = (s for s in spans if s.stage == "user")
     assert (first.target, second.target) == ("user:first call", "user:second call")
     children = {s.target for s in spans if s.parent == first.id}
     assert "torch._dynamo.convert_frame:ConvertFrame.__call__" in children
-    assert not [s for s in spans if s.parent == second.id]
+    assert {s.stage for s in spans if s.parent == second.id} == {"entry"}  # torch.compile itself, no compile
