@@ -1,4 +1,4 @@
-"""Command line: ``python -m tracers trace SCRIPT ...`` and ``python -m tracers record``."""
+"""Command line: ``python -m tracers trace SCRIPT ...``, ``record`` and ``diff A.json B.json``."""
 
 from __future__ import annotations
 
@@ -35,6 +35,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     record.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
+
+    diff = commands.add_parser(
+        "diff", help="compare two traces stage by stage",
+        description="Show which stages and targets ran in one trace and not the other, time per stage side "
+                    "by side, and the generated kernels (e.g. CPU vs CUDA, cold vs warm, two torch releases).",
+    )
+    diff.add_argument("a", metavar="A.json")
+    diff.add_argument("b", metavar="B.json")
     return parser
 
 
@@ -51,9 +59,27 @@ def main(argv: list[str] | None = None) -> int:
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)
             return 2
+    if options.command == "diff":
+        return _diff(options.a, options.b)
     from .record import record
 
     return record(options.examples, options.device)
+
+
+def _diff(path_a: str, path_b: str) -> int:
+    from pathlib import Path
+
+    from .chrome import TraceFileError, load
+    from .diff import diff, render_diff
+    from .summary import style_for
+
+    try:
+        a, b = load(Path(path_a)), load(Path(path_b))
+    except TraceFileError as error:
+        print(f"diff: {error}", file=sys.stderr)
+        return 2
+    print(render_diff(diff(a, b), style_for(sys.stdout)))
+    return 0
 
 
 if __name__ == "__main__":

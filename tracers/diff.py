@@ -1,0 +1,114 @@
+"""The stage diff of two traces: which stages and targets ran in one and not the other, time per stage, code."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .analysis import TraceFacts, analyze
+from .events import Trace
+from .stages import STAGE_BY_ID, STAGE_ORDER
+from .summary import Style, format_duration
+
+# Kernel names as Inductor writes them into its output code: cpp_fused_* on the CPU, triton_* on the GPU.
+_KERNEL = re.compile(r"\b(cpp_fused_\w+|triton_(?:poi|per|red|tem|for)_\w+)\b")
+
+
+@dataclass(frozen=True)
+class StageRow:
+    stage: str
+    a_ns: int | None  # None: the stage never ran in that trace
+    b_ns: int | None
+    a_calls: int
+    b_calls: int
+
+
+@dataclass(frozen=True)
+class TraceDiff:
+    a_label: str
+    b_label: str
+    stages: tuple[StageRow, ...]
+    only_a: tuple[str, ...]  # targets that fired only in A
+    only_b: tuple[str, ...]
+    counts: tuple[tuple[str, int, int], ...]  # (what, in A, in B)
+    kernels_a: tuple[str, ...]
+    kernels_b: tuple[str, ...]
+
+
+def label(trace: Trace) -> str:
+    info = trace.info
+    return f"{info.device} · torch {info.torch_version} · cache {info.cache_mode}"
+
+
+def kernels(trace: Trace) -> tuple[str, ...]:
+    """Distinct kernel names defined in the generated code, in order of appearance."""
+    seen: dict[str, None] = {}
+    for artifact in trace.artifacts:
+        if artifact.kind == "code" and artifact.payload:
+            for name in _KERNEL.findall(artifact.payload):
+                seen.setdefault(name, None)
+    return tuple(seen)
+
+
+def _counts(facts: TraceFacts) -> dict[str, int]:
+    return {
+        "frame compiles": len(facts.compiles),
+        "graphs": facts.graph_count,
+        "graph breaks": len(facts.graph_breaks),
+        "recompiles": len(facts.recompiles),
+        "cache hits": sum(counts["hit"] for counts in facts.cache_counts.values()),
+    }
+
+
+def diff(a: Trace, b: Trace) -> TraceDiff:
+    facts_a, facts_b = analyze(a), analyze(b)
+    stages = sorted(set(facts_a.stage_time_ns) | set(facts_b.stage_time_ns),
+                    key=lambda stage: STAGE_ORDER.get(stage, len(STAGE_ORDER)))
+    rows = tuple(
+        StageRow(stage, facts_a.stage_time_ns.get(stage), facts_b.stage_time_ns.get(stage),
+                 facts_a.stage_calls.get(stage, 0), facts_b.stage_calls.get(stage, 0))
+        for stage in stages
+    )
+    counts_a, counts_b = _counts(facts_a), _counts(facts_b)
+    return TraceDiff(
+        a_label=label(a), b_label=label(b), stages=rows,
+        only_a=tuple(sorted(facts_a.fired - facts_b.fired)),
+        only_b=tuple(sorted(facts_b.fired - facts_a.fired)),
+        counts=tuple((what, counts_a[what], counts_b[what]) for what in counts_a),
+        kernels_a=kernels(a), kernels_b=kernels(b),
+    )
+
+
+def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", "B")) -> str:
+    a, b = names
+    lines = [style.bold("Stage diff"), f"  {a}: {result.a_label}", f"  {b}: {result.b_label}", ""]
+    lines.append(f"  {'stage':<32}{a:>12}{b:>12}   ratio")
+    for row in result.stages:
+        title = STAGE_BY_ID[row.stage].title if row.stage in STAGE_BY_ID else row.stage
+        a_text = format_duration(row.a_ns) if row.a_ns is not None else "—"
+        b_text = format_duration(row.b_ns) if row.b_ns is not None else "—"
+        if row.a_ns is None:
+            note = style.yellow(f"only in {b}")
+        elif row.b_ns is None:
+            note = style.yellow(f"only in {a}")
+        else:
+            note = f"{row.b_ns / row.a_ns:.2f}×" if row.a_ns else ""
+        lines.append(f"  {title:<32}{a_text:>12}{b_text:>12}   {note}")
+    lines.append("")
+    lines.append(f"  {'':<32}{a:>12}{b:>12}")
+    for what, count_a, count_b in result.counts:
+        marker = "" if count_a == count_b else style.yellow("  differs")
+        lines.append(f"  {what:<32}{count_a:>12}{count_b:>12}{marker}")
+    for side, only in ((a, result.only_a), (b, result.only_b)):
+        if only:
+            lines.append("")
+            lines.append(f"Ran only in {side}:")
+            lines.extend(f"  {target}" for target in only)
+    if result.kernels_a or result.kernels_b:
+        lines.append("")
+        lines.append("Generated kernels:")
+        lines.append(f"  {a}: {len(result.kernels_a)}  " + ", ".join(result.kernels_a[:6])
+                     + (" …" if len(result.kernels_a) > 6 else ""))
+        lines.append(f"  {b}: {len(result.kernels_b)}  " + ", ".join(result.kernels_b[:6])
+                     + (" …" if len(result.kernels_b) > 6 else ""))
+    return "\n".join(lines)
