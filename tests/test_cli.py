@@ -146,6 +146,26 @@ def test_record_traces_each_example_into_the_versioned_folder(tmp_path):
     assert json.loads(written[0].read_text())["traceEvents"]
 
 
+def test_record_warm_primes_the_caches_with_one_untraced_run_first(tmp_path):
+    runs = tmp_path / "runs.txt"
+    script = tmp_path / "tiny.py"
+    script.write_text(
+        "import os, torch\n"
+        f"open({str(runs)!r}, 'a').write(os.environ['TORCHINDUCTOR_CACHE_DIR'] + '\\n')\n"
+        "print(torch.compile(lambda x: x + 1, backend='eager')(torch.ones(2)))\n"
+    )
+    code = (
+        "import sys; from pathlib import Path; from tracers.record import record; "
+        f"sys.exit(record([{str(script)!r}], 'cpu', Path({str(tmp_path / 'traces')!r}), cache='warm'))"
+    )
+    result = run_python(["-c", code])
+    assert result.returncode == 0, result.stderr
+    priming, traced = runs.read_text().splitlines()
+    assert priming == traced, "both runs share one cache dir"
+    written = list((tmp_path / "traces" / "cpu").glob("*/tiny-cpu-warm.json"))
+    assert len(written) == 1 and load(written[0]).info.cache_mode == "warm"
+
+
 def test_record_refuses_an_empty_example_dir(tmp_path):
     result = run_python(["-m", "tracers", "record"], cwd=tmp_path)
     assert result.returncode == 2

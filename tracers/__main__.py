@@ -34,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
                     "into docs/_traces/<device>/<torch version>/.",
     )
     record.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    record.add_argument("--cache", choices=MODES, default="cold",
+                        help="warm: run each example once first (own fresh cache dir), then trace the second run")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
 
     diff = commands.add_parser(
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         return _diff(options.a, options.b)
     from .record import record
 
-    return record(options.examples, options.device)
+    return record(options.examples, options.device, cache=options.cache)
 
 
 def _diff(path_a: str, path_b: str) -> int:

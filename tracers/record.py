@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,7 +18,9 @@ def public_version(version: str) -> str:
     return version.split("+", 1)[0]
 
 
-def record(examples: list[str], device: str, out_root: Path = TRACES_DIR) -> int:
+def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache: str = "cold") -> int:
+    """Trace each example in a fresh process. ``cache="warm"`` first runs the example once untraced with
+    an empty cache dir of its own, so the recorded run finds every cache filled."""
     if not examples:
         examples = [str(path) for path in sorted(EXAMPLES_DIR.glob("*.py"))]
     if not examples:
@@ -25,15 +29,22 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR) -> int
     import torch  # only now: the checks above must answer fast and without torch's import noise
 
     out_dir = out_root / device / public_version(torch.__version__)
-    print(f"Recording {len(examples)} example(s) with torch {torch.__version__} on {device} into {out_dir}/",
-          file=sys.stderr)
+    print(f"Recording {len(examples)} example(s) {cache} with torch {torch.__version__} on {device} "
+          f"into {out_dir}/", file=sys.stderr)
     failures = 0
     for index, example in enumerate(examples, 1):
         print(f"[{index}/{len(examples)}] {example} …", end="", file=sys.stderr, flush=True)
         started = time.monotonic()
-        command = [sys.executable, "-m", "tracers", "trace", "--quiet", "--cache", "cold",
-                   "--device", device, "--out", str(out_dir), example]
-        result = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        with tempfile.TemporaryDirectory(prefix="tracers-record-cache-") as cache_dir:
+            env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir,
+                   "TRITON_CACHE_DIR": os.path.join(cache_dir, "triton")}
+            result = None
+            if cache == "warm":
+                result = _run([sys.executable, example], env, device)
+            if result is None or result.returncode == 0:
+                command = [sys.executable, "-m", "tracers", "trace", "--quiet", "--cache", cache,
+                           "--device", device, "--out", str(out_dir), example]
+                result = _run(command, env)
         elapsed = time.monotonic() - started
         if result.returncode == 0:
             print(f" ok ({elapsed:.1f} s)", file=sys.stderr)
@@ -42,3 +53,16 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR) -> int
             last = (result.stderr.strip().splitlines() or ["no output"])[-1]
             print(f" failed with exit {result.returncode} ({elapsed:.1f} s): {last}", file=sys.stderr)
     return 1 if failures else 0
+
+
+def _run(command: list[str], env: dict[str, str], device: str | None = None) -> subprocess.CompletedProcess[str]:
+    if device == "cuda":
+        # The priming run must compile for the same device the traced run will use.
+        command = [sys.executable, "-c", _PRIME_ON_CUDA, *command[1:]]
+    return subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+
+
+_PRIME_ON_CUDA = (
+    "import runpy, sys, torch; torch.set_default_device('cuda'); sys.argv = sys.argv[1:]; "
+    "runpy.run_path(sys.argv[0], run_name='__main__')"
+)
