@@ -1,0 +1,96 @@
+"""The artifacts torch emitted (graphs, guards, reasons, code), grouped by compile id and highlighted."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexer import Lexer
+from pygments.lexers import JsonLexer, PythonLexer, TextLexer
+
+from tracers.analysis import TraceFacts
+from tracers.events import Artifact, Span
+
+from .text import esc, size, target_label
+
+# Generated code is Python (C++ kernels sit inside it as strings); bytecode listings read fine too.
+_PYTHON_KINDS = {"graph", "code", "bytecode"}
+_HEAVY_METADATA = {"stack"}  # the whole Python stack of a shape symbol: kilobytes of torch internals
+
+
+def select(artifacts: list[Artifact], wanted: tuple[str, ...], compile_id: str | None) -> list[Artifact]:
+    """Artifacts whose kind or torch name is wanted, optionally of one compile only."""
+    chosen = set(wanted)
+    return [artifact for artifact in artifacts
+            if (artifact.kind in chosen or artifact.name in chosen)
+            and (compile_id is None or artifact.compile_id == compile_id)]
+
+
+def compile_sort_key(compile_id: str | None) -> tuple[int, ...]:
+    if compile_id is None:
+        return (1 << 30,)
+    return tuple(int(part) if part.isdigit() else 0 for part in compile_id.lstrip("!").replace("_", "/").split("/"))
+
+
+def _lexer(artifact: Artifact, text_is_metadata: bool) -> Lexer:
+    if text_is_metadata:
+        return JsonLexer()
+    return PythonLexer() if artifact.kind in _PYTHON_KINDS else TextLexer()
+
+
+def _text(artifact: Artifact) -> tuple[str, bool]:
+    """The text to show and whether it is the metadata (records such as shapes carry no payload)."""
+    if artifact.payload:
+        return artifact.payload, False
+    metadata = {key: value for key, value in artifact.metadata.items() if key not in _HEAVY_METADATA}
+    return (json.dumps(metadata, indent=1, default=str), True) if metadata else ("", False)
+
+
+def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) -> str:
+    text, is_metadata = _text(artifact)
+    note = ""
+    if len(text) > max_chars:
+        note = (f'<p class="wt-note">Cut at {max_chars:,} of {len(text):,} characters: '
+                f'the trace file has the whole text.</p>')
+        text = text[:max_chars]
+    if text:
+        body = highlight(text, _lexer(artifact, is_metadata), HtmlFormatter(nowrap=True))
+        body = f'<div class="highlight"><pre>{body}</pre></div>'
+    elif artifact.payload_size:
+        body = '<p class="wt-note">Not kept in this trace (recorded with --no-code).</p>'
+    else:
+        body = '<p class="wt-note">Torch emitted this record without content.</p>'
+    span = spans.get(artifact.span) if artifact.span is not None else None
+    during = (f' <span class="wt-muted">during</span> <code>{esc(target_label(span.target))}</code>'
+              if span else "")
+    length = artifact.payload_size or len(text)
+    return (f'<details class="wt-artifact" data-artifact="{artifact.id}" data-kind="{esc(artifact.kind)}">'
+            f'<summary><code class="wt-artifact-name">{esc(artifact.name)}</code> '
+            f'<span class="wt-kind">{esc(artifact.kind)}</span>{during} '
+            f'<span class="wt-muted">{esc(size(length))}</span></summary>{note}{body}</details>')
+
+
+def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int) -> str:
+    if not artifacts:
+        return '<div class="wt-trace-artifacts wt-trace-empty">No matching artifacts in this trace.</div>'
+    by_span = {span.id: span for span in spans}
+    frames = {compile_facts.compile_id: compile_facts.frame for compile_facts in facts.compiles}
+    groups: dict[str | None, list[Artifact]] = defaultdict(list)
+    for artifact in artifacts:
+        groups[artifact.compile_id].append(artifact)
+    # One compile: its artifacts are the point, show the list. Many: a list of compiles first.
+    open_attr = " open" if len(groups) == 1 else ""
+    sections = []
+    for compile_id in sorted(groups, key=compile_sort_key):
+        items = groups[compile_id]
+        frame = frames.get(compile_id) if compile_id else None
+        heading = f"compile {esc(compile_id)}" if compile_id else "outside any compile"
+        if frame:
+            heading += f' <span class="wt-frame">{esc(frame)}</span>'
+        body = "".join(render_artifact(artifact, by_span, max_chars) for artifact in items)
+        sections.append(f'<details class="wt-compile" data-compile="{esc(compile_id or "")}"{open_attr}>'
+                        f'<summary>{heading} <span class="wt-muted">{len(items)} artifact'
+                        f'{"s" if len(items) != 1 else ""}</span></summary>{body}</details>')
+    return f'<div class="wt-trace-artifacts">{"".join(sections)}</div>'

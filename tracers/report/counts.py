@@ -1,0 +1,49 @@
+"""The counts block: compiles, graphs, graph breaks, recompiles and cache outcomes, with their reasons."""
+
+from __future__ import annotations
+
+from tracers.analysis import TraceFacts
+
+from .palette import stage_title
+from .text import esc
+
+MAX_REASONS = 8  # a page shows the first few; the artifacts and the trace file have them all
+
+
+def cache_totals(facts: TraceFacts) -> tuple[int, int]:
+    hits = sum(counter["hit"] for counter in facts.cache_counts.values())
+    misses = sum(counter["miss"] for counter in facts.cache_counts.values())
+    return hits, misses
+
+
+def render_counts(facts: TraceFacts, cache_mode: str = "") -> str:
+    hits, misses = cache_totals(facts)
+    cache_detail = "; ".join(f"{cache}: {counter['hit']} hit, {counter['miss']} miss"
+                             + (f", {counter['bypass']} bypass" if counter["bypass"] else "")
+                             for cache, counter in facts.cache_counts.items())
+    cells = [
+        ("compiles", len(facts.compiles), "frame compiles (compile ids)"),
+        ("graphs", facts.graph_count, "FX graphs Dynamo produced"),
+        ("graph breaks", len(facts.graph_breaks), "places Dynamo stopped the graph and resumed in Python"),
+        ("recompiles", len(facts.recompiles), "compiles caused by failed guards"),
+        ("cache hits", hits, cache_detail),
+        ("cache misses", misses, cache_detail),
+    ]
+    items = "".join(f'<li data-count="{esc(name)}" title="{esc(hint)}"><strong>{value}</strong> {esc(name)}</li>'
+                    for name, value, hint in cells)
+    notes = []
+    if cache_mode == "cold" and not hits + misses:
+        notes.append("Cold run: torch's compile caches were off, so every stage ran.")
+    for compile_facts in facts.compiles:
+        if compile_facts.skipped:
+            skipped = ", ".join(stage_title(stage) for stage in compile_facts.skipped)
+            notes.append(f"Compile {compile_facts.compile_id}: a cache hit skipped {skipped}.")
+    reasons = [f"Graph break ({brk.compile_id or '?'}) at {brk.location}: {brk.reason}" for brk in facts.graph_breaks]
+    reasons += [f"Recompile {rec.compile_id or '?'}: {'; '.join(rec.reasons) or 'no reason recorded'}"
+                for rec in facts.recompiles]
+    shown = "".join(f"<li>{esc(reason)}</li>" for reason in reasons[:MAX_REASONS])
+    if len(reasons) > MAX_REASONS:
+        shown += f'<li class="wt-muted">and {len(reasons) - MAX_REASONS} more (see the artifacts)</li>'
+    return (f'<div class="wt-trace-counts"><ul class="wt-count-list">{items}</ul>'
+            + "".join(f'<p class="wt-note">{esc(note)}</p>' for note in notes)
+            + (f'<ul class="wt-reasons">{shown}</ul>' if shown else "") + "</div>")

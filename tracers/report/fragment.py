@@ -1,0 +1,85 @@
+"""One recorded trace as an HTML fragment: header, counts, timeline, call tree and artifacts."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from tracers.analysis import TraceFacts, analyze
+from tracers.events import Trace
+
+from .artifacts import render_artifacts, select
+from .counts import render_counts
+from .options import Links, RenderOptions
+from .text import esc
+from .timeline import render_timeline
+from .tree import render_tree
+from .versions import check_version
+
+STYLESHEET = "trace.css"
+
+
+def stylesheet() -> str:
+    """The CSS the fragment needs (pages also need a Pygments style for the code)."""
+    return files(__package__).joinpath("static", STYLESHEET).read_text(encoding="utf-8")
+
+
+def stylesheet_path() -> str:
+    return str(files(__package__).joinpath("static", STYLESHEET))
+
+
+def render_header(trace: Trace, options: RenderOptions = RenderOptions(), links: Links = Links()) -> str:
+    """What was recorded, with which torch (marked when it is not the reference), where and how it ended."""
+    info = trace.info
+    version = check_version(info.torch_version, options.reference_torch, options.expected_torch)
+    version_classes = "wt-trace-version" + ("" if version.is_reference else " wt-not-reference")
+    version_text = f"torch {info.torch_version}"
+    if not version.is_reference:
+        version_text += f" · not the reference {options.reference_torch}"
+    facts = [f'<span class="{version_classes}" title="torch git {esc(info.torch_git_sha or "unknown")}">'
+             f'{esc(version_text)}</span>']
+    device = info.device + (f" ({info.device_name})" if info.device_name else "")
+    facts.append(f"<span>{esc(device)}</span>")
+    facts.append(f"<span>{esc(info.cache_mode)} caches</span>")
+    facts.append(f"<span>Python {esc(info.python)}</span>")
+    if info.status != "ok":
+        ended = info.status + (f": {info.error}" if info.error else "")
+        facts.append(f'<span class="wt-flag">run ended: {esc(ended)}</span>')
+    title = f'<span class="wt-trace-title">{esc(options.title)}</span> ' if options.title else ""
+    download = ""
+    if links.download_url:
+        download = (f' <a class="wt-download" href="{esc(links.download_url)}" download>trace JSON</a>'
+                    ' <span class="wt-muted">(open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</span>')
+    caption = f'<div class="wt-caption">{esc(options.caption)}</div>' if options.caption else ""
+    missing = ""
+    if info.targets_missing:
+        names = ", ".join(sorted(info.targets_missing))
+        missing = f'<p class="wt-note">This torch lacks some hooked entry points: {esc(names)}.</p>'
+    return (f'<div class="wt-trace-header">{title}{" · ".join(facts)}{download}</div>{caption}{missing}')
+
+
+def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
+                options: RenderOptions = RenderOptions()) -> str:
+    """The parts asked for, in the order asked for."""
+    facts = facts if facts is not None else analyze(trace)
+    rendered = []
+    for part in options.parts:
+        if part == "timeline":
+            html = render_timeline(trace.spans, facts, links)
+        elif part == "tree":
+            html = render_tree(trace.spans, links, options.open_stages)
+        elif part == "counts":
+            html = render_counts(facts, trace.info.cache_mode)
+        elif part == "artifacts":
+            chosen = select(trace.artifacts, options.artifacts, options.compile_id)
+            html = render_artifacts(chosen, trace.spans, facts, options.max_payload_chars)
+        else:
+            raise ValueError(f"unknown part {part!r}")
+        rendered.append(f'<section class="wt-trace-part" data-part="{part}">{html}</section>')
+    return "".join(rendered)
+
+
+def render_fragment(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
+                    options: RenderOptions = RenderOptions()) -> str:
+    """The whole block, self-contained but for the stylesheet: for pages that link the trace themselves."""
+    return (f'<div class="wt-trace">{render_header(trace, options, links)}'
+            f'{render_body(trace, facts, links, options)}</div>')

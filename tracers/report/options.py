@@ -1,0 +1,56 @@
+"""What to render and where links go: the renderer's inputs besides the trace, as plain dataclasses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tracers.env import REFERENCE_TORCH
+
+PARTS = ("timeline", "tree", "counts", "artifacts")
+# Artifact kinds a reader can ask for; the recorder also keeps metrics, frame and error records.
+ARTIFACT_KINDS = ("graph", "guards", "break", "recompile", "code", "bytecode", "cache", "shapes")
+DEFAULT_ARTIFACTS = ("graph", "guards", "break", "recompile", "code")
+
+
+def _no_link(_: str) -> str | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Links:
+    """Where spans point: the chapter of a stage, torch's source of a target, the trace file itself.
+
+    Callables, so the renderer needs no Sphinx: the docs build resolves chapters among the pages that
+    exist and targets in the torch it builds with; the personal page may link to the public site.
+    """
+
+    chapter_url: Callable[[str], str | None] = _no_link  # stage id -> URL
+    source_url: Callable[[str], str | None] = _no_link  # target name (module:qualname) -> URL
+    download_url: str | None = None  # the Perfetto-compatible JSON; None: the caller links it itself
+
+
+@dataclass(frozen=True)
+class RenderOptions:
+    parts: tuple[str, ...] = PARTS
+    artifacts: tuple[str, ...] = DEFAULT_ARTIFACTS  # artifact kinds or torch's names
+    compile_id: str | None = None  # only this compile's artifacts
+    open_stages: frozenset[str] | None = None  # tree nodes of these stages start open; None: top two levels
+    caption: str = ""
+    title: str = ""  # what was traced, e.g. the example's name
+    reference_torch: str = REFERENCE_TORCH
+    expected_torch: frozenset[str] = field(default_factory=frozenset)  # other releases this trace may have
+    max_payload_chars: int = 20_000  # longer artifacts are cut, with a note: the trace file has them whole
+
+
+def split_list(text: str) -> tuple[str, ...]:
+    """``a, b c`` -> ``("a", "b", "c")``: directive options accept commas and spaces."""
+    return tuple(item for item in text.replace(",", " ").split() if item)
+
+
+def parse_parts(text: str) -> tuple[str, ...]:
+    parts = split_list(text)
+    unknown = [part for part in parts if part not in PARTS]
+    if unknown or not parts:
+        raise ValueError(f"unknown part(s) {', '.join(unknown) or '(none given)'}; choose from {', '.join(PARTS)}")
+    return parts

@@ -1,0 +1,43 @@
+"""Find a recorded example trace in ``<root>/<device>/<release>/<stem>-<device>-<cache>.json``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tracers.record import public_version
+
+DEVICES = ("cpu", "cuda")
+CACHE_MODES = ("cold", "warm")
+
+
+@dataclass(frozen=True)
+class Recording:
+    device: str
+    release: str  # the folder it was filed under
+    path: Path
+
+
+def file_name(stem: str, device: str, cache: str) -> str:
+    return f"{stem}-{device}-{cache}.json"
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    """Order release folders numerically (2.10.0 after 2.9.1); anything after the numbers is ignored."""
+    match = re.match(r"\d+(?:\.\d+)*", release)
+    return tuple(int(part) for part in match.group().split(".")) if match else ()
+
+
+def find_recording(root: Path, stem: str, device: str, cache: str, reference: str) -> Recording | None:
+    """The reference release's recording if there is one, else the newest release that has one."""
+    name = file_name(stem, device, cache)
+    device_dir = root / device
+    if not device_dir.is_dir():
+        return None
+    releases = [folder.name for folder in device_dir.iterdir() if (folder / name).is_file()]
+    if not releases:
+        return None
+    reference = public_version(reference)
+    release = reference if reference in releases else max(releases, key=release_key)
+    return Recording(device, release, device_dir / release / name)

@@ -1,0 +1,68 @@
+"""The stage timeline as inline SVG: one bar per span, x by start, width by duration, row by depth."""
+
+from __future__ import annotations
+
+from tracers.analysis import TraceFacts
+from tracers.events import Span
+
+from .options import Links
+from .palette import colour, stage_sort_key, stage_title
+from .text import duration, esc, span_title
+
+WIDTH = 1000  # viewBox units; the SVG stretches to the column, so only ratios matter
+ROW = 12
+GAP = 2
+MIN_BAR = 0.6  # the shortest calls would vanish at true width; keep them visible as slivers
+
+
+def _rows(spans: list[Span]) -> dict[int, int]:
+    """Row of each span: its depth, with threads stacked in bands so their bars never overlap."""
+    by_thread: dict[int, list[Span]] = {}
+    for span in spans:
+        by_thread.setdefault(span.thread_id, []).append(span)
+    rows: dict[int, int] = {}
+    offset = 0
+    for thread_spans in by_thread.values():  # first-seen order: the main thread first
+        for span in thread_spans:
+            rows[span.id] = offset + span.depth
+        offset += max(span.depth for span in thread_spans) + 1
+    return rows
+
+
+def render_timeline(spans: list[Span], facts: TraceFacts, links: Links) -> str:
+    if not spans:
+        return '<div class="wt-trace-timeline wt-trace-empty">No compile step was recorded.</div>'
+    origin = min(span.start_ns for span in spans)
+    total = max(max((span.end_ns or span.start_ns) for span in spans) - origin, 1)
+    rows = _rows(spans)
+    height = (max(rows.values()) + 1) * (ROW + GAP)
+    bars = []
+    for span in spans:
+        x = (span.start_ns - origin) / total * WIDTH
+        width = max(span.duration_ns / total * WIDTH, MIN_BAR)
+        y = rows[span.id] * (ROW + GAP)
+        classes = "wt-bar" + (" wt-bar-error" if span.error or span.unfinished else "")
+        bar = (f'<rect class="{classes}" data-span="{span.id}" x="{x:.2f}" y="{y}" width="{width:.2f}" '
+               f'height="{ROW}" fill="{colour(span.stage)}"><title>{esc(span_title(span, stage_title(span.stage)))}'
+               f'</title></rect>')
+        chapter = links.chapter_url(span.stage)
+        bars.append(f'<a href="{esc(chapter)}">{bar}</a>' if chapter else bar)
+    svg = (f'<svg class="wt-trace-svg" viewBox="0 0 {WIDTH} {height}" preserveAspectRatio="none" '
+           f'width="100%" height="{height}" role="img" aria-label="Timeline of {len(spans)} compile steps">'
+           f'{"".join(bars)}</svg>')
+    axis = (f'<div class="wt-trace-axis"><span>0</span><span>{esc(duration(total))}</span></div>')
+    return f'<div class="wt-trace-timeline">{svg}{axis}{render_legend(facts, links)}</div>'
+
+
+def render_legend(facts: TraceFacts, links: Links) -> str:
+    """The stages that ran, in pipeline order, each with its colour and time (outermost calls only)."""
+    items = []
+    for stage in sorted(facts.stage_calls, key=stage_sort_key):
+        name = esc(stage_title(stage))
+        chapter = links.chapter_url(stage)
+        label = f'<a href="{esc(chapter)}">{name}</a>' if chapter else name
+        calls = facts.stage_calls[stage]
+        items.append(f'<li data-stage="{esc(stage)}"><span class="wt-swatch" style="background:{colour(stage)}">'
+                     f'</span>{label} <span class="wt-muted">{esc(duration(facts.stage_time_ns.get(stage, 0)))}'
+                     f' · {calls} call{"s" if calls != 1 else ""}</span></li>')
+    return f'<ul class="wt-trace-legend">{"".join(items)}</ul>'

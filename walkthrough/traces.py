@@ -1,0 +1,184 @@
+"""The Sphinx side of recorded traces, kept thin: the torch-trace directive, its tabs, download and links."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.errors import NoUri
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+
+from tracers.analysis import analyze
+from tracers.chrome import TraceFileError, load
+from tracers.env import REFERENCE_TORCH, source_url
+from tracers.events import Trace
+from tracers.regions import USER_STAGE
+from tracers.report import Links, RenderOptions, check_version, render_body, render_header, stylesheet_path
+from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
+from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
+from tracers.stages import STAGE_BY_ID
+from walkthrough import __version__
+from walkthrough.directives import WalkthroughError, _resolver
+from walkthrough.symbols import SymbolNotFound
+
+TRACE_DIRECTIVE = "torch-trace"
+DEVICE_LABELS = {"cpu": "CPU", "cuda": "CUDA"}
+SYNC_GROUP = "torch-trace-device"  # every trace's tabs on a page switch together
+logger = logging.getLogger(__name__)
+_SOURCE_URLS: dict[tuple[str, str], str | None] = {}  # (walkthrough_torch, target) -> link; resolving parses files
+
+
+def _choice(values: tuple[str, ...]):  # noqa: ANN202 - a docutils option converter
+    return lambda argument: directives.choice(argument, values)
+
+
+class TorchTrace(SphinxDirective):
+    """``{torch-trace} stem`` with :device:, :cache:, :parts:, :artifacts:, :compile:, :open:, :caption:."""
+
+    required_arguments = 1
+    has_content = False
+    option_spec = {
+        "device": _choice((*DEVICES, "both")),
+        "cache": _choice(CACHE_MODES),
+        "parts": directives.unchanged_required,
+        "artifacts": directives.unchanged_required,
+        "compile": directives.unchanged_required,
+        "open": directives.unchanged_required,
+        "caption": directives.unchanged,
+    }
+
+    @property
+    def where(self) -> str:
+        return f"{self.env.docname}:{self.lineno}"
+
+    def run(self) -> list[nodes.Node]:
+        stem = self.arguments[0]
+        device = self.options.get("device", "both")
+        cache = self.options.get("cache", "cold")
+        devices = DEVICES if device == "both" else (device,)
+        root = Path(self.env.srcdir, self.config.walkthrough_traces)
+        recordings = [found for name in devices if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH))]
+        if not recordings:
+            pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}.json"
+            raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")
+        blocks = [(recording, self._block(recording, stem)) for recording in recordings]
+        if device != "both":
+            return [blocks[0][1]]
+        return [_tab_set(blocks)]
+
+    def _options(self, recording: Recording, stem: str) -> RenderOptions:
+        declared = self.config.walkthrough_trace_versions.get(recording.device)
+        try:
+            parts = parse_parts(self.options["parts"]) if "parts" in self.options else RenderOptions.parts
+        except ValueError as exc:
+            raise WalkthroughError(f"{self.where}: :parts: {exc}") from None
+        opened = self.options.get("open")
+        unknown = [stage for stage in split_list(opened or "") if stage not in STAGE_BY_ID and stage != USER_STAGE]
+        if unknown:
+            raise WalkthroughError(f"{self.where}: :open: unknown stage id(s) {', '.join(unknown)}; "
+                                   f"choose from {', '.join(STAGE_BY_ID)}")
+        return RenderOptions(
+            parts=parts,
+            artifacts=split_list(self.options.get("artifacts", "")) or DEFAULT_ARTIFACTS,
+            compile_id=self.options.get("compile"),
+            open_stages=frozenset(split_list(opened)) if opened else None,
+            caption=self.options.get("caption") or "",
+            title=stem,
+            expected_torch=frozenset([declared] if declared else []),
+        )
+
+    def _load(self, recording: Recording) -> Trace:
+        self.env.note_dependency(str(recording.path))
+        try:
+            return load(recording.path)
+        except TraceFileError as exc:
+            raise WalkthroughError(f"{self.where}: {exc}") from None
+
+    def _block(self, recording: Recording, stem: str) -> nodes.Element:
+        options = self._options(recording, stem)
+        trace = self._load(recording)
+        version = check_version(trace.info.torch_version, REFERENCE_TORCH, options.expected_torch)
+        if not version.expected:
+            logger.warning(f"trace {recording.path.name} ({recording.device}) was {version.message}; declare "
+                           f"the release in walkthrough_trace_versions or re-record it",
+                           type="walkthrough", subtype="trace_version", location=(self.env.docname, self.lineno))
+        links = Links(chapter_url=self._chapter_url, source_url=self._source_url)
+        block = nodes.container(classes=["wt-trace"])
+        block += nodes.raw("", render_header(trace, options, links), format="html")
+        block += self._download(recording)
+        block += nodes.raw("", render_body(trace, analyze(trace), links, options), format="html")
+        return block
+
+    def _download(self, recording: Recording) -> nodes.paragraph:
+        """A link to the JSON through Sphinx's download mechanism: it copies the file into _downloads/."""
+        doc_dir = Path(self.env.doc2path(self.env.docname)).parent
+        target = Path(os.path.relpath(recording.path, doc_dir)).as_posix()
+        name = recording.path.name
+        reference = addnodes.download_reference("", "", nodes.literal(name, name), reftarget=target,
+                                                refdoc=self.env.docname, refexplicit=True, reftype="download",
+                                                refdomain="", refwarn=False)
+        hint = nodes.inline("", " — the trace file; open it in ", classes=["wt-muted"])
+        hint += nodes.reference("ui.perfetto.dev", "ui.perfetto.dev", refuri="https://ui.perfetto.dev")
+        return nodes.paragraph("", "Download ", reference, hint, classes=["wt-trace-download"])
+
+    def _chapter_url(self, stage_id: str) -> str | None:
+        """The stage's chapter, only once that page exists (many are still to be written)."""
+        stage = STAGE_BY_ID.get(stage_id)
+        if stage is None or stage.chapter not in self.env.found_docs:
+            return None
+        try:
+            return self.env.app.builder.get_relative_uri(self.env.docname, stage.chapter)
+        except NoUri:
+            return None
+
+    def _source_url(self, target: str) -> str | None:
+        """Torch's lines of a recorded target in the torch this site is built from; None if it lacks it."""
+        if target.startswith(f"{USER_STAGE}:"):
+            return None  # a region the script marked: its code is the user's, not torch's
+        key = (self.config.walkthrough_torch, target)
+        if key not in _SOURCE_URLS:
+            resolver = _resolver(self.config)
+            try:
+                symbol = resolver.resolve(target)
+            except (SymbolNotFound, ValueError):
+                _SOURCE_URLS[key] = None
+            else:
+                _SOURCE_URLS[key] = source_url(symbol.path, symbol.start, symbol.end, resolver.source.git_version)
+        return _SOURCE_URLS[key]
+
+
+def _tab_set(blocks: list[tuple[Recording, nodes.Element]]) -> nodes.Element:
+    """sphinx-design's tab-set, built as its directives build it, so MyST and rST pages get the same."""
+    from sphinx_design.shared import create_component
+
+    tab_set = create_component("tab-set", classes=["sd-tab-set"])
+    for recording, block in blocks:
+        label_text = DEVICE_LABELS.get(recording.device, recording.device)
+        label = nodes.rubric(label_text, label_text, classes=["sd-tab-label"])
+        label["sync_id"] = recording.device
+        label["sync_group"] = SYNC_GROUP
+        content = create_component("tab-content", classes=["sd-tab-content"], children=[block])
+        tab_set += create_component("tab-item", classes=["sd-tab-item"], children=[label, content])
+    return tab_set
+
+
+def _add_static(app: Sphinx, config) -> None:  # noqa: ANN001 - a Sphinx Config
+    config.html_static_path.append(str(Path(stylesheet_path()).parent))
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("walkthrough")  # the torch tree that source links resolve in
+    app.setup_extension("sphinx_design")  # tabs for CPU / CUDA
+    app.add_config_value("walkthrough_traces", "_traces", "env", [str])
+    # Releases other than the reference that traces of a device may have been recorded with, e.g.
+    # {"cuda": "2.11.0"} when CUDA traces come from a GPU machine with another torch.
+    app.add_config_value("walkthrough_trace_versions", {}, "env", [dict])
+    app.add_directive(TRACE_DIRECTIVE, TorchTrace)
+    app.add_css_file(Path(stylesheet_path()).name)
+    app.connect("config-inited", _add_static)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
