@@ -1,0 +1,309 @@
+"""The trace renderer on the recorded traces in docs/_traces: bars, tree nesting, counts, artifacts, links, escaping."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygments")
+
+from tracers.analysis import analyze  # noqa: E402
+from tracers.chrome import load  # noqa: E402
+from tracers.env import REFERENCE_TORCH  # noqa: E402
+from tracers.events import Artifact, RunInfo, Span, Trace  # noqa: E402
+from tracers.report import Links, RenderOptions, check_version, render_body, render_fragment, render_header  # noqa: E402
+from tracers.report.options import parse_parts, split_list  # noqa: E402
+from tracers.report.recorded import find_recording, release_key  # noqa: E402
+from tracers.report.tree import children_by_parent  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDED = sorted((ROOT / "docs" / "_traces").glob("*/*/*.json"))
+MLP = ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "mlp-cpu-cold.json"
+BREAKS = ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "graph_breaks-cpu-cold.json"
+
+
+class Elements(HTMLParser):
+    """Every start tag with its attributes and the data-span of the tree node it sits in."""
+
+    VOID = {"input", "br", "img", "meta", "link", "hr"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.stack: list[tuple[str, dict[str, str | None]]] = []
+        self.node_parent: dict[int, int | None] = {}  # tree node span id -> enclosing node's span id
+        self.open_nodes: dict[int, bool] = {}
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        self.tags.append((tag, attributes))
+        classes = (attributes.get("class") or "").split()
+        if "wt-node" in classes:
+            enclosing = next((int(a["data-span"]) for t, a in reversed(self.stack)
+                              if "wt-node" in (a.get("class") or "").split()), None)
+            span = int(attributes["data-span"])
+            self.node_parent[span] = enclosing
+            self.open_nodes[span] = "open" in attributes
+        if tag not in self.VOID:
+            self.stack.append((tag, attributes))
+
+    def handle_endtag(self, tag: str) -> None:
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def find(self, tag: str, cls: str | None = None) -> list[dict[str, str | None]]:
+        return [a for t, a in self.tags if t == tag and (cls is None or cls in (a.get("class") or "").split())]
+
+
+def parse(html: str) -> Elements:
+    parser = Elements()
+    parser.feed(html)
+    parser.close()
+    assert not parser.stack, f"unclosed elements: {[t for t, _ in parser.stack][:5]}"
+    return parser
+
+
+@pytest.fixture(scope="module", params=[path.relative_to(ROOT).as_posix() for path in RECORDED])
+def recorded(request) -> Trace:
+    return load(ROOT / request.param)
+
+
+def test_there_are_recorded_traces_of_both_devices():
+    assert {path.parts[-3] for path in RECORDED} >= {"cpu", "cuda"}
+
+
+def test_one_bar_per_span_coloured_by_stage_with_hover_text(recorded):
+    page = parse(render_body(recorded, options=RenderOptions(parts=("timeline",))))
+    rects = page.find("rect")
+    assert sorted(int(rect["data-span"]) for rect in rects) == sorted(span.id for span in recorded.spans)
+    by_id = {span.id: span for span in recorded.spans}
+    fills = {}
+    for rect in rects:
+        span = by_id[int(rect["data-span"])]
+        assert float(rect["width"]) > 0 and 0 <= float(rect["x"]) <= 1000
+        fills.setdefault(span.stage, set()).add(rect["fill"])
+    assert all(len(colours) == 1 for colours in fills.values())  # one colour per stage
+    assert len({next(iter(c)) for c in fills.values()}) == len(fills)  # and different stages differ
+    html = render_body(recorded, options=RenderOptions(parts=("timeline",)))
+    assert html.count("<title>") == len(recorded.spans)
+    first = recorded.spans[-1]
+    assert f"<title>{first.target}" in html  # the hover names the target (escaped text is identical here)
+    legend = page.find("li")
+    assert [item["data-stage"] for item in legend] == list(analyze(recorded).stage_calls)
+
+
+def test_bars_start_and_grow_with_time():
+    trace = load(MLP)
+    page = parse(render_body(trace, options=RenderOptions(parts=("timeline",))))
+    rect = {int(r["data-span"]): r for r in page.find("rect")}
+    spans = sorted(trace.spans, key=lambda s: s.start_ns)
+    assert float(rect[spans[0].id]["x"]) == 0
+    later = [s for s in spans if s.start_ns > spans[0].start_ns]
+    assert float(rect[later[-1].id]["x"]) > float(rect[later[0].id]["x"])
+    longest = max(trace.spans, key=lambda s: s.duration_ns)
+    assert float(rect[longest.id]["width"]) == max(float(r["width"]) for r in rect.values())
+    deeper = next(s for s in trace.spans if s.depth == 3)
+    assert float(rect[deeper.id]["y"]) > float(rect[next(s for s in trace.spans if s.depth == 0).id]["y"])
+
+
+def test_tree_nesting_matches_span_nesting(recorded):
+    page = parse(render_body(recorded, options=RenderOptions(parts=("tree",))))
+    known = {span.id for span in recorded.spans}
+    expected = {span.id: span.parent if span.parent in known else None for span in recorded.spans}
+    assert page.node_parent == expected
+    roots, children = children_by_parent(recorded.spans)
+    # Leaves are plain rows; only calls with callees can open.
+    details = {int(a["data-span"]) for a in page.find("details", "wt-node")}
+    assert details == set(children)
+
+
+def test_tree_opens_top_two_levels_by_default_and_named_stages_on_request():
+    trace = load(BREAKS)
+    depth_of = {}
+    for span in trace.spans:
+        parent = depth_of.get(span.parent, -1) if span.parent is not None else -1
+        depth_of[span.id] = parent + 1
+    page = parse(render_body(trace, options=RenderOptions(parts=("tree",))))
+    for span, is_open in page.open_nodes.items():
+        if span in {int(a["data-span"]) for a in page.find("details", "wt-node")}:
+            assert is_open == (depth_of[span] < 2), span
+    page = parse(render_body(trace, options=RenderOptions(parts=("tree",), open_stages=frozenset({"lowering"}))))
+    by_id = {span.id: span for span in trace.spans}
+    lowering = [span for span in trace.spans if span.stage == "lowering"]
+    assert lowering
+    for span in lowering:  # every node on the way to a lowering step is open
+        parent = span.parent
+        while parent is not None:
+            assert page.open_nodes[parent], by_id[parent].target
+            parent = by_id[parent].parent
+    guards = [s.id for s in trace.spans if s.stage == "guards" and s.id in page.open_nodes]
+    assert not any(page.open_nodes[s] for s in guards)
+
+
+def test_counts_match_the_analysis(recorded):
+    facts = analyze(recorded)
+    page = parse(render_body(recorded, facts, options=RenderOptions(parts=("counts",))))
+    html = render_body(recorded, facts, options=RenderOptions(parts=("counts",)))
+    shown = dict(re.findall(r'data-count="([^"]+)"[^>]*><strong>(\d+)</strong>', html))
+    assert page.find("li")
+    hits = sum(c["hit"] for c in facts.cache_counts.values())
+    misses = sum(c["miss"] for c in facts.cache_counts.values())
+    assert shown == {"compiles": str(len(facts.compiles)), "graphs": str(facts.graph_count),
+                     "graph breaks": str(len(facts.graph_breaks)), "recompiles": str(len(facts.recompiles)),
+                     "cache hits": str(hits), "cache misses": str(misses)}
+
+
+def test_graph_break_and_recompile_reasons_are_listed():
+    trace = load(BREAKS)
+    facts = analyze(trace)
+    assert facts.graph_breaks and facts.recompiles
+    html = render_body(trace, facts, options=RenderOptions(parts=("counts",)))
+    assert "Failed to trace builtin operator" in html
+    assert "size mismatch at index 0" in html
+
+
+def test_artifacts_grouped_by_compile_highlighted_and_collapsed():
+    trace = load(BREAKS)
+    facts = analyze(trace)
+    html = render_body(trace, facts, options=RenderOptions(parts=("artifacts",)))
+    page = parse(html)
+    groups = [a["data-compile"] for a in page.find("details", "wt-compile")]
+    assert groups == [c.compile_id for c in facts.compiles]  # in compile order
+    items = page.find("details", "wt-artifact")
+    kinds = {a["data-kind"] for a in items}
+    assert kinds == {"graph", "guards", "break", "recompile", "code"}  # the default selection
+    assert not any("open" in a for a in items)  # collapsed by default
+    assert not any("open" in a for a in page.find("details", "wt-compile"))  # many compiles: a list first
+    assert '<span class="k">def</span>' in html or '<span class="kn">' in html  # Pygments ran on Python
+    assert "during</span> <code>OutputGraph.compile_and_call_fx_graph</code>" in html  # tied to its span
+
+
+def test_artifacts_by_name_kind_and_compile_id():
+    trace = load(BREAKS)
+    options = RenderOptions(parts=("artifacts",), artifacts=("dynamo_output_graph", "shapes"), compile_id="0/1")
+    page = parse(render_body(trace, options=options))
+    items = page.find("details", "wt-artifact")
+    chosen = [a for a in trace.artifacts if a.compile_id == "0/1" and (a.name == "dynamo_output_graph"
+                                                                          or a.kind == "shapes")]
+    assert sorted(int(a["data-artifact"]) for a in items) == sorted(a.id for a in chosen)
+    assert any(a.kind == "shapes" for a in chosen)
+    assert [a["data-compile"] for a in page.find("details", "wt-compile")] == ["0/1"]
+    assert "open" in page.find("details", "wt-compile")[0]  # a single compile opens its list
+    html = render_body(trace, options=options)
+    assert "_run_module_as_main" not in html  # shape records drop torch's own stack
+
+
+def test_long_payloads_are_cut_with_a_note():
+    trace = load(MLP)
+    guards = next(a for a in trace.artifacts if a.kind == "guards")
+    limit = 500
+    html = render_body(trace, options=RenderOptions(parts=("artifacts",), artifacts=("guards",),
+                                                    max_payload_chars=limit))
+    assert f"Cut at {limit:,} of {len(guards.payload):,} characters" in html
+    assert guards.payload[limit:limit + 200].strip().splitlines()[-1] not in html
+
+
+def _evil_trace() -> Trace:
+    evil = '<script>alert("x")</script>'
+    info = RunInfo(format_version=1, tool_version="0", torch_version=f'9.9.9"{evil}', torch_git_sha=evil,
+                   python=evil, platform=evil, device="cpu", device_name=evil, cache_mode=evil, command=[evil],
+                   started_at="", status="error", error=evil, targets_missing={evil: evil})
+    spans = [
+        Span(1, None, f"user:{evil}", "user", 1, "main", 0, 0, 1_000_000, compile_id=evil, frame=evil),
+        Span(2, 1, f'torch.{evil}:"quoted"', evil, 1, "main", 1, 10, 500_000, compile_id=evil, error=evil),
+        Span(3, 2, "torch._inductor.graph:GraphLowering.run", "lowering", 1, "main", 2, 20, 100_000),
+    ]
+    artifacts = [
+        Artifact(1, "graph", evil, evil, 2, 1, 30, {"k": evil}, payload=f"def f():\n    return '{evil}'\n"),
+        Artifact(2, "break", "dynamo_graph_break_reason", evil, 2, 1, 40,
+                 {"location": evil, "reason": evil, "title": evil}, payload=evil),
+        Artifact(3, "shapes", "create_symbol", evil, None, 1, 50, {"symbol": evil}),
+        Artifact(4, "recompile", "recompile_reasons", evil, None, 1, 60, {"reasons": [evil]}, payload=evil),
+    ]
+    return Trace(info, spans, artifacts)
+
+
+def test_everything_from_the_trace_is_escaped():
+    trace = _evil_trace()
+    links = Links(chapter_url=lambda stage: f'/c/{stage}"x', source_url=lambda target: f"/s/{target}",
+                  download_url='/d/"<script>.json')
+    options = RenderOptions(artifacts=("graph", "break", "shapes", "recompile"), caption='<script>"cap"',
+                            title="<script>", open_stages=frozenset({"lowering"}))
+    html = render_fragment(trace, links=links, options=options)
+    assert "<script" not in html
+    assert "&lt;script&gt;" in html and "&quot;" in html
+    page = parse(html)  # well formed: no attribute was broken out of
+    assert len(page.find("rect")) == 3
+    # no attribute value was broken out of: only the renderer's own attribute names appear
+    names = {name for _, attrs in page.tags for name in attrs}
+    assert names <= {"class", "data-span", "data-stage", "data-count", "data-part", "data-compile", "data-artifact",
+                     "data-kind", "href", "title", "style", "open", "x", "y", "width", "height", "fill", "viewbox",
+                     "preserveaspectratio", "role", "aria-label", "download"}, names
+    text = "".join(page.text)
+    assert '<script>alert("x")</script>' in text  # shown to the reader as text
+
+
+def test_links_to_chapters_and_source_where_the_callables_give_them():
+    trace = load(MLP)
+    chapters = {"frame": "chapters/02-frame-evaluation.html"}
+    sources = {"torch._dynamo.convert_frame:_compile": "https://example.org/convert_frame.py#L1-L9"}
+    links = Links(chapter_url=chapters.get, source_url=sources.get)
+    html = render_body(trace, links=links)
+    page = parse(html)
+    hrefs = [a["href"] for a in page.find("a")]
+    frame_spans = sum(1 for s in trace.spans if s.stage == "frame")
+    # every frame span links its chapter from its bar and its tree row, and the legend once
+    assert hrefs.count(chapters["frame"]) == 2 * frame_spans + 1
+    assert hrefs.count(sources["torch._dynamo.convert_frame:_compile"]) == sum(
+        1 for s in trace.spans if s.target == "torch._dynamo.convert_frame:_compile")
+    assert set(hrefs) == set(chapters.values()) | set(sources.values())  # nothing else is linked
+    unlinked = parse(render_body(trace))
+    assert not unlinked.find("a")
+
+
+def test_header_shows_the_version_and_marks_other_releases():
+    trace = load(MLP)
+    header = render_header(trace)
+    assert f"torch {trace.info.torch_version}" in header and "wt-not-reference" not in header
+    old = dataclasses.replace(trace, info=dataclasses.replace(trace.info, torch_version="2.9.1+cpu"))
+    header = render_header(old, links=Links(download_url="mlp.json"))
+    assert "wt-not-reference" in header and "torch 2.9.1+cpu · not the reference" in header
+    assert 'href="mlp.json"' in header and "ui.perfetto.dev" in header
+
+
+def test_version_check_accepts_the_reference_and_declared_releases():
+    assert check_version(f"{REFERENCE_TORCH}+cpu", REFERENCE_TORCH).is_reference
+    other = check_version("2.11.0+cu130", REFERENCE_TORCH)
+    assert not other.expected and "2.11.0+cu130" in other.message
+    declared = check_version("2.11.0+cu130", REFERENCE_TORCH, {"2.11.0"})
+    assert declared.expected and not declared.is_reference
+
+
+def test_recordings_prefer_the_reference_then_the_newest(tmp_path):
+    for release in ("2.9.0", "2.10.0", REFERENCE_TORCH):
+        folder = tmp_path / "cpu" / release
+        folder.mkdir(parents=True)
+        (folder / "a-cpu-cold.json").write_text("{}")
+        if release != REFERENCE_TORCH:
+            (folder / "b-cpu-cold.json").write_text("{}")
+    assert find_recording(tmp_path, "a", "cpu", "cold", REFERENCE_TORCH).release == REFERENCE_TORCH
+    assert find_recording(tmp_path, "b", "cpu", "cold", REFERENCE_TORCH).release == "2.10.0"
+    assert find_recording(tmp_path, "b", "cpu", "warm", REFERENCE_TORCH) is None
+    assert find_recording(tmp_path, "a", "cuda", "cold", REFERENCE_TORCH) is None
+    assert release_key("2.10.0") > release_key("2.9.1")
+
+
+def test_option_lists():
+    assert split_list("graph, guards  code") == ("graph", "guards", "code")
+    assert parse_parts("tree,counts") == ("tree", "counts")
+    with pytest.raises(ValueError, match="unknown part"):
+        parse_parts("tree, flames")
