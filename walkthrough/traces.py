@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -29,6 +30,9 @@ from walkthrough.symbols import SymbolNotFound
 TRACE_DIRECTIVE = "torch-trace"
 DEVICE_LABELS = {"cpu": "CPU", "cuda": "CUDA"}
 SYNC_GROUP = "torch-trace-device"  # every trace's tabs on a page switch together
+RAW_CLASS = "wt-trace-html"
+CHAPTER_PLACEHOLDER = "torch-trace-chapter:"  # survives HTML escaping; resolved per builder at write time
+_PLACEHOLDER = re.compile(re.escape(CHAPTER_PLACEHOLDER) + r"([\w./-]+)")
 logger = logging.getLogger(__name__)
 _SOURCE_URLS: dict[tuple[str, str], str | None] = {}  # (walkthrough_torch, target) -> link; resolving parses files
 
@@ -54,7 +58,9 @@ class TorchTrace(SphinxDirective):
 
     @property
     def where(self) -> str:
-        return f"{self.env.docname}:{self.lineno}"
+        """``chapters/01-entry.md:12``: the page's file, as an author finds it."""
+        source, line = self.get_source_info()
+        return f"{os.path.relpath(source, self.env.srcdir) if source else self.env.docname}:{line}"
 
     def run(self) -> list[nodes.Node]:
         stem = self.arguments[0]
@@ -109,9 +115,10 @@ class TorchTrace(SphinxDirective):
                            type="walkthrough", subtype="trace_version", location=(self.env.docname, self.lineno))
         links = Links(chapter_url=self._chapter_url, source_url=self._source_url)
         block = nodes.container(classes=["wt-trace"])
-        block += nodes.raw("", render_header(trace, options, links), format="html")
+        block += nodes.raw("", render_header(trace, options, links), format="html", classes=[RAW_CLASS])
         block += self._download(recording)
-        block += nodes.raw("", render_body(trace, analyze(trace), links, options), format="html")
+        block += nodes.raw("", render_body(trace, analyze(trace), links, options), format="html",
+                           classes=[RAW_CLASS])
         return block
 
     def _download(self, recording: Recording) -> nodes.paragraph:
@@ -127,14 +134,14 @@ class TorchTrace(SphinxDirective):
         return nodes.paragraph("", "Download ", reference, hint, classes=["wt-trace-download"])
 
     def _chapter_url(self, stage_id: str) -> str | None:
-        """The stage's chapter, only once that page exists (many are still to be written)."""
+        """The stage's chapter, only once that page exists (many are still to be written).
+
+        A placeholder for now: the builder turns it into a relative URL when the page is written.
+        """
         stage = STAGE_BY_ID.get(stage_id)
         if stage is None or stage.chapter not in self.env.found_docs:
             return None
-        try:
-            return self.env.app.builder.get_relative_uri(self.env.docname, stage.chapter)
-        except NoUri:
-            return None
+        return f"{CHAPTER_PLACEHOLDER}{stage.chapter}"
 
     def _source_url(self, target: str) -> str | None:
         """Torch's lines of a recorded target in the torch this site is built from; None if it lacks it."""
@@ -167,6 +174,20 @@ def _tab_set(blocks: list[tuple[Recording, nodes.Element]]) -> nodes.Element:
     return tab_set
 
 
+def resolve_chapter_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Chapter placeholders in trace HTML -> URLs relative to the page, as this builder spells them."""
+
+    def url(match: re.Match[str]) -> str:
+        try:
+            return app.builder.get_relative_uri(docname, match[1])
+        except NoUri:
+            return "#"
+    for raw in list(doctree.findall(nodes.raw)):
+        if RAW_CLASS in raw["classes"] and CHAPTER_PLACEHOLDER in raw.astext():
+            raw.replace_self(nodes.raw("", _PLACEHOLDER.sub(url, raw.astext()), format="html",
+                                       classes=raw["classes"]))
+
+
 def _add_static(app: Sphinx, config) -> None:  # noqa: ANN001 - a Sphinx Config
     config.html_static_path.append(str(Path(stylesheet_path()).parent))
 
@@ -181,4 +202,5 @@ def setup(app: Sphinx) -> dict:
     app.add_directive(TRACE_DIRECTIVE, TorchTrace)
     app.add_css_file(Path(stylesheet_path()).name)
     app.connect("config-inited", _add_static)
+    app.connect("doctree-resolved", resolve_chapter_links)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
