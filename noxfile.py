@@ -57,7 +57,7 @@ def trace(session: nox.Session) -> None:
     """Trace a script through torch.compile: nox -s trace -- SCRIPT [ARGS...] [--device cuda] [--cache warm]."""
     if not session.posargs:
         session.error("usage: nox -s trace -- SCRIPT [SCRIPT ARGS...]  (see python -m tracers trace --help)")
-    _install(session)
+    _install(session, "deep")
     session.run("python", "-m", "tracers", "trace", *session.posargs)
 
 

@@ -25,6 +25,9 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--no-code", dest="keep_code", action="store_false",
                        help="leave generated code out of the trace file")
     trace.add_argument("--quiet", action="store_true", help="print only the trace's path, no summary")
+    trace.add_argument("--deep", nargs="?", const=100.0, type=float, default=None, metavar="MIN_US",
+                       help="also record Python function calls of at least MIN_US microseconds (default 100) "
+                            "with viztracer, on their own track of the same file")
     trace.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     trace.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments for the script")
 
@@ -56,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return run_trace(TraceOptions(
                 script=options.script, args=options.args, device=options.device, cache=options.cache,
-                out=options.out, keep_code=options.keep_code, quiet=options.quiet,
+                out=options.out, keep_code=options.keep_code, quiet=options.quiet, deep_min_us=options.deep,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)

@@ -9,9 +9,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .events import FORMAT_VERSION, Artifact, RunInfo, Span, Trace
+from .events import FORMAT_VERSION, Artifact, DeepEvent, RunInfo, Span, Trace
 
 TOOL_KEY = "torch_compile_walkthrough"  # marks files written by this tool
+DEEP_CATEGORY = "python"  # deep-mode function calls, kept apart from the stage spans
 
 
 class TraceFileError(Exception):
@@ -20,7 +21,8 @@ class TraceFileError(Exception):
 
 def to_chrome(trace: Trace) -> dict[str, Any]:
     pid = os.getpid()
-    origin = min([s.start_ns for s in trace.spans] + [a.ts_ns for a in trace.artifacts], default=0)
+    origin = min([s.start_ns for s in trace.spans] + [a.ts_ns for a in trace.artifacts]
+                 + [d.start_ns for d in trace.deep_events], default=0)
 
     def us(ns: int) -> float:
         return round((ns - origin) / 1000, 3)
@@ -44,6 +46,15 @@ def to_chrome(trace: Trace) -> dict[str, Any]:
             "ts": us(artifact.ts_ns), "pid": pid, "tid": artifact.thread_id,
             "args": {"artifact": artifact.id, "compile_id": artifact.compile_id, "span": artifact.span},
         })
+    if trace.deep_events:
+        # A second process track keeps torch.compile's stages readable above the function calls.
+        deep_pid = pid + 1
+        minimum = trace.info.deep_min_duration_us
+        events.append({"ph": "M", "name": "process_name", "pid": deep_pid, "tid": 0,
+                       "args": {"name": f"Python functions (viztracer, calls ≥ {minimum:g} µs)"}})
+        for deep in trace.deep_events:
+            events.append({"name": deep.name, "cat": DEEP_CATEGORY, "ph": "X", "ts": us(deep.start_ns),
+                           "dur": round(deep.duration_ns / 1000, 3), "pid": deep_pid, "tid": deep.thread_id})
     return {
         "traceEvents": events,
         "displayTimeUnit": "ms",
@@ -94,7 +105,11 @@ def load(path: Path) -> Trace:
         )
     try:
         origin = raw["otherData"].get("origin_ns", 0)
-        spans = [_span(event, origin) for event in raw["traceEvents"] if event.get("ph") == "X"]
+        spans = [_span(event, origin) for event in raw["traceEvents"]
+                 if event.get("ph") == "X" and event.get("cat") != DEEP_CATEGORY]
+        deep_events = [DeepEvent(event["name"], event["tid"], origin + round(event["ts"] * 1000),
+                                 round(event["dur"] * 1000))
+                       for event in raw["traceEvents"] if event.get("cat") == DEEP_CATEGORY]
         thread_names = {e["tid"]: e["args"]["name"] for e in raw["traceEvents"]
                         if e.get("ph") == "M" and e.get("name") == "thread_name"}
         for span in spans:
@@ -103,7 +118,7 @@ def load(path: Path) -> Trace:
         run_info = RunInfo(**{f.name: info[f.name] for f in dataclasses.fields(RunInfo) if f.name in info})
     except (KeyError, TypeError, AttributeError) as error:
         raise TraceFileError(f"{path}: trace file is damaged ({type(error).__name__}: {error})") from None
-    return Trace(run_info, spans, artifacts)
+    return Trace(run_info, spans, artifacts, deep_events)
 
 
 def _span(event: dict[str, Any], origin: int) -> Span:

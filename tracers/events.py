@@ -48,6 +48,16 @@ class Artifact:
     payload_size: int = 0  # size torch produced, kept even when the payload is dropped
 
 
+@dataclass(frozen=True, slots=True)
+class DeepEvent:
+    """One Python function call seen by deep mode (viztracer) that lasted at least its minimum."""
+
+    name: str
+    thread_id: int
+    start_ns: int  # on the recorder's clock (time.perf_counter_ns)
+    duration_ns: int
+
+
 @dataclass(slots=True)
 class RunInfo:
     """Metadata block of a trace: what ran, where, and how it ended."""
@@ -72,6 +82,7 @@ class RunInfo:
     dropped_records: dict[str, int] = field(default_factory=dict)  # structured-trace names not kept
     warnings: list[str] = field(default_factory=list)
     cuda: str = ""
+    deep_min_duration_us: float | None = None  # set when deep mode recorded Python function calls
 
 
 @dataclass(slots=True)
@@ -79,3 +90,4 @@ class Trace:
     info: RunInfo
     spans: list[Span]
     artifacts: list[Artifact]
+    deep_events: list[DeepEvent] = field(default_factory=list)

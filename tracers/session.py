@@ -8,7 +8,8 @@ from typing import Any
 
 from . import __version__, regions
 from .artifacts import ArtifactCollector
-from .events import FORMAT_VERSION, RunInfo, Trace
+from .deep import DeepTracer
+from .events import FORMAT_VERSION, DeepEvent, RunInfo, Trace
 from .hooks import HookSet
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
@@ -30,12 +31,14 @@ class TraceSession:
 
     def __init__(self, targets: Iterable[Target] | None = None, *, keep_code: bool = True,
                  device: str = "cpu", cache_mode: str = "warm", command: list[str] | None = None,
-                 listeners: Iterable[Listener] = ()):
+                 listeners: Iterable[Listener] = (), deep: DeepTracer | None = None):
         self.recorder = Recorder(compile_id=_current_compile_id)
         self.recorder.listeners.extend(listeners)
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
         self.info = _run_info(device, cache_mode, command or [])
+        self.deep = deep
+        self.deep_events: list[DeepEvent] = []
         self._entered = False
 
     def __enter__(self) -> TraceSession:
@@ -52,12 +55,17 @@ class TraceSession:
         self.hooks.install()
         regions.activate(self.recorder)
         self._entered = True
+        if self.deep is not None:
+            self.info.deep_min_duration_us = self.deep.min_duration_us
+            self.deep.start()
 
     def stop(self) -> None:
         """Remove everything; safe to call twice."""
         if not self._entered:
             return
         self._entered = False
+        if self.deep is not None:
+            self.deep_events = self.deep.stop()
         regions.deactivate(self.recorder)
         self.recorder.active = False
         self.info.warnings.extend(self.hooks.uninstall())
@@ -85,7 +93,7 @@ class TraceSession:
 
     @property
     def trace(self) -> Trace:
-        return Trace(self.info, self.recorder.spans, self.recorder.artifacts)
+        return Trace(self.info, self.recorder.spans, self.recorder.artifacts, self.deep_events)
 
 
 def _run_info(device: str, cache_mode: str, command: list[str]) -> RunInfo:

@@ -12,6 +12,7 @@ from pathlib import Path
 from .analysis import analyze
 from .cachemode import cache_mode
 from .chrome import write_atomic
+from .deep import DeepTracer, DeepUnavailable
 from .progress import Progress
 from .runner import ScriptError, check_script, outcome_of, run_script
 from .summary import render, style_for
@@ -30,6 +31,7 @@ class TraceOptions:
     out: str = "traces"
     keep_code: bool = True
     quiet: bool = False
+    deep_min_us: float | None = None  # deep mode: record Python calls at least this long
 
 
 def trace_path(options: TraceOptions) -> Path:
@@ -56,6 +58,15 @@ def _prepare_device(device: str) -> None:
         torch.set_default_device("cuda")
 
 
+def _deep_tracer(min_duration_us: float | None) -> DeepTracer | None:
+    if min_duration_us is None:
+        return None
+    try:
+        return DeepTracer(min_duration_us=min_duration_us)
+    except DeepUnavailable as error:
+        raise UsageError(str(error)) from None
+
+
 def run_trace(options: TraceOptions) -> int:
     """The whole command; returns the process exit code (the script's own)."""
     try:
@@ -70,10 +81,11 @@ def run_trace(options: TraceOptions) -> int:
         _prepare_device(options.device)  # imports torch after the cache switches are set
         from .session import TraceSession
 
+        deep = _deep_tracer(options.deep_min_us)
         progress = Progress(sys.stderr)
         command = [sys.executable, "-m", "tracers", "trace", options.script, *options.args]
         session = TraceSession(keep_code=options.keep_code, device=options.device,
-                               cache_mode=options.cache, command=command, listeners=[progress])
+                               cache_mode=options.cache, command=command, listeners=[progress], deep=deep)
         outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
         session.start()
         try:
