@@ -64,7 +64,7 @@ def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
     rendered = []
     for part in options.parts:
         if part == "timeline":
-            html = render_timeline(trace.spans, facts, links)
+            html = render_timeline(trace.spans, facts, links, trace.artifacts)
         elif part == "tree":
             html = render_tree(trace.spans, links, options.open_stages)
         elif part == "counts":

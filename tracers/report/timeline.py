@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tracers.analysis import TraceFacts
-from tracers.events import Span
+from tracers.events import Artifact, Span
 
 from .options import Links
 from .palette import colour, stage_sort_key, stage_title
@@ -29,7 +29,21 @@ def _rows(spans: list[Span]) -> dict[int, int]:
     return rows
 
 
-def render_timeline(spans: list[Span], facts: TraceFacts, links: Links) -> str:
+MARKED_KINDS = {"break": "graph break", "recompile": "recompile"}  # moments a learner looks for on the timeline
+
+
+def _marker(artifact: Artifact, x: float, height: int) -> str:
+    meta = artifact.metadata
+    if artifact.kind == "break":
+        detail = f"at {meta.get('location', '?')}: {meta.get('title') or meta.get('reason') or ''}"
+    else:
+        detail = "; ".join(str(reason) for reason in meta.get("reasons", []))
+    title = f"{MARKED_KINDS[artifact.kind]} (compile {artifact.compile_id or '?'}) {detail}".strip()
+    return (f'<line class="wt-mark wt-mark-{artifact.kind}" x1="{x:.2f}" x2="{x:.2f}" y1="0" y2="{height}">'
+            f'<title>{esc(title)}</title></line>')
+
+
+def render_timeline(spans: list[Span], facts: TraceFacts, links: Links, artifacts: list[Artifact] = ()) -> str:
     if not spans:
         return '<div class="wt-trace-timeline wt-trace-empty">No compile step was recorded.</div>'
     origin = min(span.start_ns for span in spans)
@@ -47,14 +61,17 @@ def render_timeline(spans: list[Span], facts: TraceFacts, links: Links) -> str:
                f'</title></rect>')
         chapter = links.chapter_url(span.stage)
         bars.append(f'<a href="{esc(chapter)}">{bar}</a>' if chapter else bar)
+    marked = [artifact for artifact in artifacts
+              if artifact.kind in MARKED_KINDS and origin <= artifact.ts_ns <= origin + total]
+    bars += [_marker(artifact, (artifact.ts_ns - origin) / total * WIDTH, height) for artifact in marked]
     svg = (f'<svg class="wt-trace-svg" viewBox="0 0 {WIDTH} {height}" preserveAspectRatio="none" '
            f'width="100%" height="{height}" role="img" aria-label="Timeline of {len(spans)} compile steps">'
            f'{"".join(bars)}</svg>')
     axis = (f'<div class="wt-trace-axis"><span>0</span><span>{esc(duration(total))}</span></div>')
-    return f'<div class="wt-trace-timeline">{svg}{axis}{render_legend(facts, links)}</div>'
+    return f'<div class="wt-trace-timeline">{svg}{axis}{render_legend(facts, links, {a.kind for a in marked})}</div>'
 
 
-def render_legend(facts: TraceFacts, links: Links) -> str:
+def render_legend(facts: TraceFacts, links: Links, marks: set[str] = frozenset()) -> str:
     """The stages that ran, in pipeline order, each with its colour and time (outermost calls only)."""
     items = []
     for stage in sorted(facts.stage_calls, key=stage_sort_key):
@@ -65,4 +82,7 @@ def render_legend(facts: TraceFacts, links: Links) -> str:
         items.append(f'<li data-stage="{esc(stage)}"><span class="wt-swatch" style="background:{colour(stage)}">'
                      f'</span>{label} <span class="wt-muted">{esc(duration(facts.stage_time_ns.get(stage, 0)))}'
                      f' · {calls} call{"s" if calls != 1 else ""}</span></li>')
+    for kind, name in MARKED_KINDS.items():
+        if kind in marks:
+            items.append(f'<li data-mark="{kind}"><span class="wt-swatch-mark wt-mark-{kind}"></span>{name}</li>')
     return f'<ul class="wt-trace-legend">{"".join(items)}</ul>'
