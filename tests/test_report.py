@@ -16,6 +16,7 @@ from tracers.chrome import load  # noqa: E402
 from tracers.env import REFERENCE_TORCH  # noqa: E402
 from tracers.events import Artifact, RunInfo, Span, Trace  # noqa: E402
 from tracers.report import Links, RenderOptions, check_version, render_body, render_fragment, render_header  # noqa: E402
+from tracers.report.artifacts import selection_problems  # noqa: E402
 from tracers.report.options import parse_parts, split_list  # noqa: E402
 from tracers.report.recorded import find_recording, release_key  # noqa: E402
 from tracers.report.tree import children_by_parent  # noqa: E402
@@ -320,3 +321,11 @@ def test_option_lists():
     assert parse_parts("tree,counts") == ("tree", "counts")
     with pytest.raises(ValueError, match="unknown part"):
         parse_parts("tree, flames")
+
+
+def test_selection_problems_name_typos_and_missing_compiles():
+    trace = load(BREAKS)
+    assert selection_problems([trace], ("graph", "dynamo_output_graph", "recompile_reasons"), "1/1") == []
+    problems = selection_problems([trace], ("grahp",), "3/0")
+    assert problems[0].startswith("no artifact kind or name 'grahp'")
+    assert problems[1] == "no compile '3/0' in this trace (it has 0/0, 0/1, 1/0, 1/1, 2/0, 2/1)"

@@ -41,7 +41,9 @@ def make_project(root: Path, pages: dict[str, str], versions: dict[str, str] | N
     """A MyST/rST project with its own _traces folder: ``traces`` maps a path in it to a file to copy."""
     src = root / "src"
     tree = write_tree(root / "torch-tree", files={"torch/_dynamo/__init__.py": "",
-                                                  "torch/_dynamo/convert_frame.py": CONVERT_FRAME})
+                                                  "torch/_dynamo/convert_frame.py": CONVERT_FRAME,
+                                                  # a module named like the regions' pseudo-module
+                                                  "user.py": "def warmup():\n    pass\n"})
     (src / "_traces").mkdir(parents=True)
     for relative, source in (traces or {}).items():
         target = src / "_traces" / relative
@@ -208,12 +210,30 @@ def test_a_trace_from_another_release_warns_unless_declared(tmp_path):
     assert (warnings, status) == ("", 0) and "not the reference" in (out / "index.html").read_text()
 
 
+def test_user_regions_get_no_source_link(tmp_path):
+    data = json.loads((TRACES / "cpu" / REFERENCE_TORCH / "mlp-cpu-cold.json").read_text())
+    first = next(event for event in data["traceEvents"] if event.get("ph") == "X")
+    region = {**first, "name": "warmup", "cat": "user",
+              "args": {"id": 9999, "target": "user:warmup", "stage": "user", "thread_id": first["tid"], "depth": 0}}
+    data["traceEvents"].append(region)
+    path = tmp_path / "regions.json"
+    path.write_text(json.dumps(data))
+    page = {"index.md": "# T\n\n```{torch-trace} regions\n:device: cpu\n:parts: tree\n```\n"}
+    out, warnings, status = build(make_project(tmp_path, page, traces={f"cpu/{REFERENCE_TORCH}/regions-cpu-cold.json": path}))
+    html = (out / "index.html").read_text()
+    row = re.search(r'data-span="9999">(.*?)</div>', html, re.S)[1]
+    assert "warmup" in row and "Your code" in row and "href" not in row
+    assert "convert_frame.py#L" in html  # torch's own targets in the same tree still link
+
+
 @pytest.mark.parametrize(("page", "traces", "message"), [
     ("```{torch-trace} nowhere\n```\n", {}, r"index\.md:3: no recorded trace of 'nowhere' \(cold\)"),
     ("```{torch-trace} mlp\n:device: cpu\n:cache: warm\n```\n", MLP, r"index\.md:3: no recorded trace of 'mlp' \(warm\)"),
     ("```{torch-trace} broken\n:device: cpu\n```\n", "corrupt", r"index\.md:3: .*broken-cpu-cold\.json: not valid JSON"),
     ("```{torch-trace} mlp\n:parts: tree, flames\n```\n", MLP, r"index\.md:3: :parts: unknown part\(s\) flames"),
     ("```{torch-trace} mlp\n:open: lowring\n```\n", MLP, r"index\.md:3: :open: unknown stage id\(s\) lowring"),
+    ("```{torch-trace} mlp\n:artifacts: graph, gards\n```\n", MLP, r"index\.md:3: no artifact kind or name 'gards'"),
+    ("```{torch-trace} mlp\n:compile: 0/7\n```\n", MLP, r"index\.md:3: no compile '0/7' in this trace \(it has 0/0\)"),
 ])
 def test_bad_input_is_one_clear_error_naming_page_and_line(tmp_path, page, traces, message):
     if traces == "corrupt":

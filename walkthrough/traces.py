@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from docutils import nodes
@@ -20,6 +21,7 @@ from tracers.env import REFERENCE_TORCH, source_url
 from tracers.events import Trace
 from tracers.regions import USER_STAGE
 from tracers.report import Links, RenderOptions, check_version, render_body, render_header, stylesheet_path
+from tracers.report.artifacts import selection_problems
 from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
 from tracers.stages import STAGE_BY_ID
@@ -72,13 +74,17 @@ class TorchTrace(SphinxDirective):
         if not recordings:
             pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}.json"
             raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")
-        blocks = [(recording, self._block(recording, stem)) for recording in recordings]
+        options = self._options(stem)
+        loaded = [(recording, self._load(recording)) for recording in recordings]
+        problems = selection_problems([trace for _, trace in loaded], options.artifacts, options.compile_id)
+        if problems:
+            raise WalkthroughError(f"{self.where}: {'; '.join(problems)}")
+        blocks = [(recording, self._block(recording, trace, options)) for recording, trace in loaded]
         if device != "both":
             return [blocks[0][1]]
         return [_tab_set(blocks)]
 
-    def _options(self, recording: Recording, stem: str) -> RenderOptions:
-        declared = self.config.walkthrough_trace_versions.get(recording.device)
+    def _options(self, stem: str) -> RenderOptions:
         try:
             parts = parse_parts(self.options["parts"]) if "parts" in self.options else RenderOptions.parts
         except ValueError as exc:
@@ -95,7 +101,6 @@ class TorchTrace(SphinxDirective):
             open_stages=frozenset(split_list(opened)) if opened else None,
             caption=self.options.get("caption") or "",
             title=stem,
-            expected_torch=frozenset([declared] if declared else []),
         )
 
     def _load(self, recording: Recording) -> Trace:
@@ -105,9 +110,9 @@ class TorchTrace(SphinxDirective):
         except TraceFileError as exc:
             raise WalkthroughError(f"{self.where}: {exc}") from None
 
-    def _block(self, recording: Recording, stem: str) -> nodes.Element:
-        options = self._options(recording, stem)
-        trace = self._load(recording)
+    def _block(self, recording: Recording, trace: Trace, options: RenderOptions) -> nodes.Element:
+        declared = self.config.walkthrough_trace_versions.get(recording.device)
+        options = replace(options, expected_torch=frozenset([declared] if declared else []))
         version = check_version(trace.info.torch_version, REFERENCE_TORCH, options.expected_torch)
         if not version.expected:
             logger.warning(f"trace {recording.path.name} ({recording.device}) was {version.message}; declare "

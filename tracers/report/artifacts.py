@@ -11,8 +11,9 @@ from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from tracers.analysis import TraceFacts
-from tracers.events import Artifact, Span
+from tracers.events import Artifact, Span, Trace
 
+from .options import ARTIFACT_KINDS
 from .text import esc, size, target_label
 
 # Generated code is Python (C++ kernels sit inside it as strings); bytecode listings read fine too.
@@ -26,6 +27,22 @@ def select(artifacts: list[Artifact], wanted: tuple[str, ...], compile_id: str |
     return [artifact for artifact in artifacts
             if (artifact.kind in chosen or artifact.name in chosen)
             and (compile_id is None or artifact.compile_id == compile_id)]
+
+
+def selection_problems(traces: list[Trace], wanted: tuple[str, ...], compile_id: str | None) -> list[str]:
+    """Why a selection would show nothing on purpose-blind grounds: a typo in a kind, name or compile id.
+
+    A name counts as known when any of the traces has it: CPU and CUDA runs emit different graphs.
+    """
+    names = {artifact.name for trace in traces for artifact in trace.artifacts}
+    problems = [f"no artifact kind or name {item!r} (kinds: {', '.join(ARTIFACT_KINDS)})"
+                for item in wanted if item not in ARTIFACT_KINDS and item not in names]
+    compiles = sorted({span.compile_id for trace in traces for span in trace.spans if span.compile_id}
+                      | {a.compile_id for trace in traces for a in trace.artifacts if a.compile_id},
+                      key=compile_sort_key)
+    if compile_id is not None and compile_id not in compiles:
+        problems.append(f"no compile {compile_id!r} in this trace (it has {', '.join(compiles) or 'none'})")
+    return problems
 
 
 def compile_sort_key(compile_id: str | None) -> tuple[int, ...]:
