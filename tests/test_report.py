@@ -15,7 +15,9 @@ from tracers.analysis import analyze  # noqa: E402
 from tracers.chrome import load  # noqa: E402
 from tracers.env import REFERENCE_TORCH  # noqa: E402
 from tracers.events import Artifact, RunInfo, Span, Trace  # noqa: E402
-from tracers.report import Links, RenderOptions, check_version, render_body, render_fragment, render_header  # noqa: E402
+from tracers.report import (  # noqa: E402
+    Links, RenderOptions, check_version, render_body, render_fragment, render_header, render_page,
+)
 from tracers.report.artifacts import selection_problems  # noqa: E402
 from tracers.report.options import parse_parts, split_list  # noqa: E402
 from tracers.report.recorded import find_recording, release_key  # noqa: E402
@@ -329,3 +331,13 @@ def test_selection_problems_name_typos_and_missing_compiles():
     problems = selection_problems([trace], ("grahp",), "3/0")
     assert problems[0].startswith("no artifact kind or name 'grahp'")
     assert problems[1] == "no compile '3/0' in this trace (it has 0/0, 0/1, 1/0, 1/1, 2/0, 2/1)"
+
+
+def test_a_standalone_page_carries_its_styles_and_escapes_its_title():
+    trace = load(MLP)
+    html = render_page(trace, links=Links(download_url="mlp-cpu-cold.json"), options=RenderOptions(title="<mlp>"))
+    assert html.startswith("<!DOCTYPE html>") and "<title>&lt;mlp&gt; — torch.compile trace</title>" in html
+    assert ".wt-trace-legend" in html and ".highlight .k" in html  # the trace CSS and a Pygments theme, inline
+    assert "<script" not in html and 'href="mlp-cpu-cold.json"' in html
+    page = parse(html)
+    assert len(page.find("rect")) == len(trace.spans)

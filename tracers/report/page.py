@@ -1,0 +1,28 @@
+"""A whole HTML page for one trace (the personal trace page): the fragment with its CSS inlined."""
+
+from __future__ import annotations
+
+from pygments.formatters import HtmlFormatter
+
+from tracers.analysis import TraceFacts
+from tracers.events import Trace
+
+from .fragment import render_fragment, stylesheet
+from .options import Links, RenderOptions
+from .text import esc
+
+# The docs site brings its own page styles and Pygments theme; a lone file needs a minimal version of both.
+_PAGE_CSS = ("body { font-family: system-ui, sans-serif; max-width: 72em; margin: 1.5em auto; padding: 0 1em; }\n"
+             "pre, code { font-family: ui-monospace, monospace; }\n")
+
+
+def render_page(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
+                options: RenderOptions = RenderOptions()) -> str:
+    """One self-contained file: opens from disk, no network, no JavaScript."""
+    title = options.title or " ".join(trace.info.command[-1:]) or "trace"
+    pygments_css = HtmlFormatter().get_style_defs(".highlight")
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{esc(title)} — torch.compile trace</title>'
+            f'<style>{_PAGE_CSS}{stylesheet()}{pygments_css}</style></head>'
+            f'<body>{render_fragment(trace, facts, links, options)}</body></html>\n')
