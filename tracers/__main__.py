@@ -28,6 +28,9 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--deep", nargs="?", const=100.0, type=float, default=None, metavar="MIN_US",
                        help="also record Python function calls of at least MIN_US microseconds (default 100) "
                             "with viztracer, on their own track of the same file")
+    trace.add_argument("--lines", nargs="?", const="", default=None, metavar="LOCK",
+                       help="count how often each line ran inside the hooked torch functions; with a "
+                            "walkthrough lock file (docs/walkthrough.lock.json), inside its excerpts too")
     trace.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     trace.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments for the script")
 
@@ -39,6 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     record.add_argument("--cache", choices=MODES, default="cold",
                         help="warm: run each example once first (own fresh cache dir), then trace the second run")
+    record.add_argument("--lines", nargs="?", const="docs/walkthrough.lock.json", default=None, metavar="LOCK",
+                        help="also count executed lines in the hooked functions and the lock's excerpts "
+                             "(default lock: docs/walkthrough.lock.json)")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
 
     diff = commands.add_parser(
@@ -60,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_trace(TraceOptions(
                 script=options.script, args=options.args, device=options.device, cache=options.cache,
                 out=options.out, keep_code=options.keep_code, quiet=options.quiet, deep_min_us=options.deep,
+                lines=options.lines,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)
@@ -68,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         return _diff(options.a, options.b)
     from .record import record
 
-    return record(options.examples, options.device, cache=options.cache)
+    return record(options.examples, options.device, cache=options.cache, lines_lock=options.lines)
 
 
 def _diff(path_a: str, path_b: str) -> int:

@@ -60,6 +60,8 @@ def to_chrome(trace: Trace) -> dict[str, Any]:
         "displayTimeUnit": "ms",
         "otherData": {TOOL_KEY: dataclasses.asdict(trace.info), "origin_ns": origin},
         "artifacts": [dataclasses.asdict(artifact) for artifact in trace.artifacts],
+        "executed_lines": {path: {str(line): count for line, count in lines.items()}
+                           for path, lines in trace.executed_lines.items()},
     }
 
 
@@ -116,9 +118,11 @@ def load(path: Path) -> Trace:
             span.thread_name = thread_names.get(span.thread_id, str(span.thread_id))
         artifacts = [Artifact(**item) for item in raw.get("artifacts", [])]
         run_info = RunInfo(**{f.name: info[f.name] for f in dataclasses.fields(RunInfo) if f.name in info})
-    except (KeyError, TypeError, AttributeError) as error:
+        executed_lines = {path: {int(line): count for line, count in lines.items()}
+                          for path, lines in raw.get("executed_lines", {}).items()}
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
         raise TraceFileError(f"{path}: trace file is damaged ({type(error).__name__}: {error})") from None
-    return Trace(run_info, spans, artifacts, deep_events)
+    return Trace(run_info, spans, artifacts, deep_events, executed_lines)
 
 
 def _span(event: dict[str, Any], origin: int) -> Span:

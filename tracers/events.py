@@ -83,6 +83,7 @@ class RunInfo:
     warnings: list[str] = field(default_factory=list)
     cuda: str = ""
     deep_min_duration_us: float | None = None  # set when deep mode recorded Python function calls
+    lines_recorded: bool = False  # executed lines were counted in the watched torch functions
 
 
 @dataclass(slots=True)
@@ -91,3 +92,4 @@ class Trace:
     spans: list[Span]
     artifacts: list[Artifact]
     deep_events: list[DeepEvent] = field(default_factory=list)
+    executed_lines: dict[str, dict[int, int]] = field(default_factory=dict)  # torch path -> {line: count}

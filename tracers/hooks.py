@@ -132,6 +132,8 @@ class HookSet:
         self.hooked: list[str] = []
         self._finder: _PostImportFinder | None = None
         self._lock = threading.RLock()
+        # Told about each original function once it is patched (executed-lines counting watches it).
+        self.on_patched: Callable[[Target, Callable[..., Any]], None] | None = None
 
     # -- install --------------------------------------------------------------------------
     def install(self) -> None:
@@ -192,6 +194,8 @@ class HookSet:
         wrapper = make_wrapper(function, target, self.recorder)
         self._apply(owner, attr, raw, rewrap(wrapper), target, "definition")
         self.hooked.append(target.name)
+        if self.on_patched is not None:
+            self.on_patched(target, function)
         return wrapper
 
     def _apply(self, owner: Any, attr: str, original: Any, replacement: Any, target: Target | str, how: str) -> None:

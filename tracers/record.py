@@ -18,9 +18,11 @@ def public_version(version: str) -> str:
     return version.split("+", 1)[0]
 
 
-def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache: str = "cold") -> int:
+def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache: str = "cold",
+           lines_lock: str | None = None) -> int:
     """Trace each example in a fresh process. ``cache="warm"`` first runs the example once untraced with
-    an empty cache dir of its own, so the recorded run finds every cache filled."""
+    an empty cache dir of its own, so the recorded run finds every cache filled. ``lines_lock`` also
+    counts executed lines inside the hooked functions and the spans that lock file holds."""
     if not examples:
         examples = [str(path) for path in sorted(EXAMPLES_DIR.glob("*.py"))]
     if not examples:
@@ -43,7 +45,10 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
                 result = _run([sys.executable, example], env, device)
             if result is None or result.returncode == 0:
                 command = [sys.executable, "-m", "tracers", "trace", "--quiet", "--cache", cache,
-                           "--device", device, "--out", str(out_dir), example]
+                           "--device", device, "--out", str(out_dir)]
+                if lines_lock is not None:
+                    command += ["--lines", lines_lock]
+                command.append(example)
                 result = _run(command, env)
         elapsed = time.monotonic() - started
         if result.returncode == 0:

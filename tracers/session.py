@@ -11,9 +11,16 @@ from .artifacts import ArtifactCollector
 from .deep import DeepTracer
 from .events import FORMAT_VERSION, DeepEvent, RunInfo, Trace
 from .hooks import HookSet
+from .lines import LineCounter, watch_for
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
 from .stages import Target, all_targets
+
+
+def _watch(lines: LineCounter, function: object) -> None:
+    watch = watch_for(function)  # type: ignore[arg-type]
+    if watch is not None:
+        lines.add(watch)
 
 
 def _current_compile_id() -> str | None:
@@ -31,7 +38,8 @@ class TraceSession:
 
     def __init__(self, targets: Iterable[Target] | None = None, *, keep_code: bool = True,
                  device: str = "cpu", cache_mode: str = "warm", command: list[str] | None = None,
-                 listeners: Iterable[Listener] = (), deep: DeepTracer | None = None):
+                 listeners: Iterable[Listener] = (), deep: DeepTracer | None = None,
+                 lines: LineCounter | None = None):
         self.recorder = Recorder(compile_id=_current_compile_id)
         self.recorder.listeners.extend(listeners)
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
@@ -39,6 +47,9 @@ class TraceSession:
         self.info = _run_info(device, cache_mode, command or [])
         self.deep = deep
         self.deep_events: list[DeepEvent] = []
+        self.lines = lines
+        if lines is not None:
+            self.hooks.on_patched = lambda target, function: _watch(lines, function)
         self._entered = False
 
     def __enter__(self) -> TraceSession:
@@ -51,6 +62,10 @@ class TraceSession:
         self.stop()
 
     def start(self) -> None:
+        if self.lines is not None:
+            self.info.lines_recorded = self.lines.start()
+            if not self.info.lines_recorded:
+                self.info.warnings.append(f"executed lines not recorded: {self.lines.refused}")
         self.collector.attach()
         self.hooks.install()
         regions.activate(self.recorder)
@@ -66,6 +81,8 @@ class TraceSession:
         self._entered = False
         if self.deep is not None:
             self.deep_events = self.deep.stop()
+        if self.lines is not None:
+            self.lines.stop()
         regions.deactivate(self.recorder)
         self.recorder.active = False
         self.info.warnings.extend(self.hooks.uninstall())
@@ -93,7 +110,8 @@ class TraceSession:
 
     @property
     def trace(self) -> Trace:
-        return Trace(self.info, self.recorder.spans, self.recorder.artifacts, self.deep_events)
+        lines = self.lines.result() if self.lines is not None else {}
+        return Trace(self.info, self.recorder.spans, self.recorder.artifacts, self.deep_events, lines)
 
 
 def _run_info(device: str, cache_mode: str, command: list[str]) -> RunInfo:

@@ -13,6 +13,7 @@ from .analysis import analyze
 from .cachemode import cache_mode
 from .chrome import write_atomic
 from .deep import DeepTracer, DeepUnavailable
+from .lines import LineCounter, watches_from_lock
 from .progress import Progress
 from .runner import ScriptError, check_script, outcome_of, run_script
 from .summary import render, style_for
@@ -32,6 +33,7 @@ class TraceOptions:
     keep_code: bool = True
     quiet: bool = False
     deep_min_us: float | None = None  # deep mode: record Python calls at least this long
+    lines: str | None = None  # count executed lines: "" for the hooked functions, or a lock file for more
 
 
 def trace_path(options: TraceOptions) -> Path:
@@ -67,6 +69,18 @@ def _deep_tracer(min_duration_us: float | None) -> DeepTracer | None:
         raise UsageError(str(error)) from None
 
 
+def _line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
+    """Watches the hooked functions (added as they are patched), plus the lock's spans if given."""
+    if lock is None:
+        return None, None
+    if not lock:
+        return LineCounter(), None
+    import torch
+
+    watches, warning = watches_from_lock(lock, torch.__version__)
+    return LineCounter(watches), warning
+
+
 def run_trace(options: TraceOptions) -> int:
     """The whole command; returns the process exit code (the script's own)."""
     try:
@@ -82,10 +96,14 @@ def run_trace(options: TraceOptions) -> int:
         from .session import TraceSession
 
         deep = _deep_tracer(options.deep_min_us)
+        lines, lines_warning = _line_counter(options.lines)
         progress = Progress(sys.stderr)
         command = [sys.executable, "-m", "tracers", "trace", options.script, *options.args]
         session = TraceSession(keep_code=options.keep_code, device=options.device,
-                               cache_mode=options.cache, command=command, listeners=[progress], deep=deep)
+                               cache_mode=options.cache, command=command, listeners=[progress], deep=deep,
+                               lines=lines)
+        if lines_warning:
+            session.info.warnings.append(lines_warning)
         outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
         session.start()
         try:
