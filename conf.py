@@ -12,15 +12,35 @@ from tracers.env import REFERENCE_TORCH  # noqa: E402
 
 project = "torch.compile, stage by stage"
 html_title = f"{project} — torch {REFERENCE_TORCH}"
-extensions = ["myst_parser", "walkthrough"]
+extensions = [
+    "myst_parser",
+    "sphinx_design",  # tabs for CPU / CUDA
+    "sphinx_copybutton",
+    "walkthrough",  # torch-excerpt, torch-symbol, torch-fact and the lock check
+    "walkthrough.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
+    "walkthrough.site",  # the pipeline map and each page's torch/verify banner
+]
 source_suffix = {".md": "markdown"}
-# Example programs and recorded traces are data the pages read, not pages; verify reports are
-# linked as files from the landing page once the site renders them.
-exclude_patterns = ["examples", "_traces", "verify"]
+# Example programs and recorded traces are data the pages read, not pages. The recorded verify
+# reports (docs/verify/) are pages: the banners link them.
+exclude_patterns = ["examples", "_traces"]
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
+
+html_theme = "furo"
+html_static_path = [str(ROOT / "docs" / "_static")]
+html_css_files = ["theme.css"]
+html_favicon = str(ROOT / "docs" / "_static" / "favicon.svg")  # browsers ask for one; a 404 is a console error
+# Prompts and console output are not copied: a copied block runs as is.
+copybutton_prompt_text = r"\$ |>>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = False
 
 # Excerpts and facts come from the installed torch; the build fails when the lock
 # (docs/walkthrough.lock.json) no longer matches it.
 walkthrough_torch = "installed"
 walkthrough_lock = "walkthrough.lock.json"
+walkthrough_verify_reports = "verify"
+# The torch each device's recorded traces should come from (docs/_traces/<device>/<torch>/); a trace
+# from another release builds with a warning. The GPU machine runs an older release than the reference.
+walkthrough_trace_versions = {"cuda": "2.11.0"}

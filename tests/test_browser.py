@@ -1,0 +1,159 @@
+"""A real headless Chromium loads every page of the built site: no console errors, no broken links or images.
+
+Driven with Playwright's Python package against the system's Chromium (Debian's ``chromium``); Playwright's
+own browser downloads are never used. The test installs chromium with apt-get when it can (root on Debian).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import threading
+import urllib.error
+import urllib.request
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs the test extra (playwright)")
+
+from tests.sitebuild import SiteBuild, build_site  # noqa: E402
+
+CHROMIUM_PATHS = ("chromium", "chromium-browser", "/usr/bin/chromium", "/usr/lib/chromium/chromium")
+# Flags that keep a headless Chromium from reaching out to the network (it would hang on lookups offline).
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def find_or_install_chromium() -> str:
+    for name in CHROMIUM_PATHS:
+        found = shutil.which(name)
+        if found:
+            return found
+    if os.environ.get("CHROMIUM"):
+        return os.environ["CHROMIUM"]
+    if shutil.which("apt-get") is None or os.geteuid() != 0:
+        pytest.skip("no chromium here and no way to install it: run `apt-get install -y chromium` as root "
+                    "(or set CHROMIUM to a Chromium binary)")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "--no-install-recommends", "chromium"]
+    if subprocess.run(install, env=env, capture_output=True).returncode != 0:
+        subprocess.run(["apt-get", "update"], env=env, capture_output=True)
+        result = subprocess.run(install, env=env, capture_output=True, text=True)
+        assert result.returncode == 0, f"apt-get install chromium failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}"
+    found = shutil.which("chromium")
+    assert found, "apt-get installed chromium, but no chromium binary is on PATH"
+    return found
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's signature
+        pass
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> SiteBuild:
+    build = build_site(tmp_path_factory.mktemp("site"))
+    assert build.returncode == 0, build.stderr
+    return build
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site.html)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}/"
+    httpd.shutdown()
+    thread.join()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = find_or_install_chromium()
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+def _status(url: str) -> int:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_every_page_loads_cleanly_with_working_links_and_images(site, server, browser):
+    pages = sorted(path.relative_to(site.html).as_posix() for path in site.html.rglob("*.html"))
+    assert "index.html" in pages and len(pages) >= 3
+    page = browser.new_page()
+    problems: list[str] = []
+    current = {"url": ""}
+    page.on("console", lambda msg: msg.type == "error" and problems.append(f"{current['url']}: console: {msg.text}"))
+    page.on("pageerror", lambda exc: problems.append(f"{current['url']}: JS error: {exc}"))
+    # ERR_ABORTED is a load the next navigation cancelled (the favicon, fetched after "load"), not a failure;
+    # a missing file shows up as an HTTP status below.
+    page.on("requestfailed", lambda req: req.failure != "net::ERR_ABORTED" and problems.append(
+        f"{current['url']}: failed to load {req.url}: {req.failure}"))
+    page.on("response", lambda resp: resp.status >= 400 and problems.append(
+        f"{current['url']}: HTTP {resp.status} for {resp.url}"))
+    links: dict[str, set[str]] = {}  # target URL (with fragment) -> pages linking it
+    ids: dict[str, set[str]] = {}  # page URL -> element ids, for #fragment links
+    for name in pages:
+        url = urljoin(server, name)
+        current["url"] = name
+        page.goto(url, wait_until="load", timeout=20_000)
+        found = page.evaluate("""() => ({
+            links: [...document.querySelectorAll('a[href]')].map(a => a.href),
+            ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+            broken: [...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src),
+        })""")
+        ids[url] = set(found["ids"])
+        problems += [f"{name}: broken image {src}" for src in found["broken"]]
+        for href in found["links"]:
+            if urlparse(href).netloc == urlparse(server).netloc:
+                links.setdefault(href, set()).add(name)
+    page.close()
+    for href, sources in sorted(links.items()):
+        target, fragment = urldefrag(href)
+        where = ", ".join(sorted(sources)[:3])
+        if target in ids:
+            if fragment and fragment not in ids[target]:
+                problems.append(f"{where}: link to a missing anchor {href}")
+        elif _status(target) != 200:
+            problems.append(f"{where}: broken link {href}")
+    assert not problems, "\n".join(problems)
+    assert len(links) > len(pages)  # the crawl really followed the site's navigation
+
+
+def test_call_tree_opens_on_click_and_a_chapter_screenshot(site, server, browser, tmp_path):
+    chapters = sorted(site.html.glob("chapters/*.html"))
+    with_trace = [path for path in sorted(site.html.rglob("*.html"))
+                  if 'class="wt-node"' in path.read_text(encoding="utf-8")]
+    if not with_trace:
+        pytest.skip("no page of the site has a recorded trace yet (walkthrough.traces is not in conf.py)")
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(urljoin(server, with_trace[0].relative_to(site.html).as_posix()), wait_until="load")
+    # A handle, not a locator: a locator for "closed details" would find the next one after the click.
+    summary = page.locator("details.wt-node:not([open]):has(> .wt-children > *) > summary").locator("visible=true").first.element_handle()
+    details = summary.evaluate_handle("s => s.parentElement").as_element()
+    children = details.query_selector(":scope > .wt-children")
+    assert details.evaluate("d => d.open") is False and not children.is_visible()
+    summary.click()
+    assert details.evaluate("d => d.open") is True and children.is_visible()
+
+    shown = chapters[0] if chapters else with_trace[0]
+    page.goto(urljoin(server, shown.relative_to(site.html).as_posix()), wait_until="load")
+    shot = tmp_path / f"{shown.stem}.png"
+    page.screenshot(path=str(shot), full_page=True)
+    page.close()
+    data = shot.read_bytes()
+    assert data.startswith(PNG_SIGNATURE) and len(data) > 20_000, f"{shot}: {len(data)} bytes"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert width == 1280 and height >= 900

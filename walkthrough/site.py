@@ -1,0 +1,149 @@
+"""The site shell's Sphinx side: the ``{pipeline-map}`` directive and the torch/verify banner on every torch page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util.docutils import SphinxDirective
+
+from tracers.env import GITHUB_REPO
+from walkthrough import __version__
+from walkthrough.banner import PageStatus, ReportFormatError, page_status, read_reports
+from walkthrough.directives import WalkthroughError, _resolver
+from walkthrough.lock import LockError, read_lock
+from walkthrough.pipeline import pipeline_boxes
+
+PIPELINE_DIRECTIVE = "pipeline-map"
+
+
+def _doc_link(target: str, text: str, classes: list[str]) -> addnodes.pending_xref:
+    """A link to another page by docname, resolved (and checked) by Sphinx when the page is written."""
+    link = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + target,
+                                 refexplicit=True, refwarn=True)
+    link += nodes.inline(text, text, classes=classes)
+    return link
+
+
+class PipelineMap(SphinxDirective):
+    """``{pipeline-map}``: the stages of tracers/stages.py in order, each box linked to its chapter once written."""
+
+    def run(self) -> list[nodes.Node]:
+        self.env.wt_pipeline_docs = getattr(self.env, "wt_pipeline_docs", set()) | {self.env.docname}
+        steps = nodes.enumerated_list(classes=["wt-pipeline"])
+        for box in pipeline_boxes(self.env.found_docs):
+            item = nodes.list_item(classes=["wt-stage"] + ([] if box.linked else ["wt-stage-todo"]))
+            head = nodes.paragraph(classes=["wt-stage-head"])
+            head += nodes.inline(str(box.number), str(box.number), classes=["wt-stage-number"])
+            if box.linked:
+                head += _doc_link(box.chapter, box.title, ["wt-stage-title"])
+            else:
+                head += nodes.inline(box.title, box.title, classes=["wt-stage-title"])
+            item += head
+            entry = nodes.paragraph(classes=["wt-stage-entry"])
+            for index, name in enumerate(box.entry_points):
+                if index:
+                    entry += nodes.Text(" ")
+                entry += nodes.literal(name, name)
+            item += entry
+            if not box.linked:
+                item += nodes.paragraph("chapter to come", "chapter to come", classes=["wt-stage-note"])
+            steps += item
+        figure = nodes.container(classes=["wt-pipeline-map"])
+        figure += nodes.rubric("The pipeline, stage by stage", "The pipeline, stage by stage")
+        figure += steps
+        return [figure]
+
+
+def _status(app: Sphinx, docname: str) -> PageStatus | None:
+    """The banner's data for one page, computed from the lock and the recorded verify reports."""
+    lock_path = Path(app.srcdir, app.config.walkthrough_lock)
+    reports_dir = Path(app.srcdir, app.config.walkthrough_verify_reports)
+    try:
+        lock = read_lock(lock_path)
+        reports = read_reports(reports_dir)
+    except (LockError, ReportFormatError) as exc:
+        raise WalkthroughError(str(exc)) from None
+    resolver = _resolver(app.config)
+    status = page_status(lock, docname, reports, resolver.version, resolver.source.git_version)
+    if status is not None:
+        # Re-read the page when the data its banner shows changes.
+        app.env.note_dependency(str(lock_path))
+        for report in reports:
+            app.env.note_dependency(str(reports_dir / f"{report.release}.md"))
+    return status
+
+
+def _banner(app: Sphinx, status: PageStatus) -> nodes.container:
+    base = status.torch_version.split("+", 1)[0]
+    line = nodes.paragraph(classes=["wt-banner-source"])
+    line += nodes.Text("Source excerpts from ")
+    line += nodes.strong(f"torch {status.torch_version}", f"torch {status.torch_version}")
+    if status.git_version:
+        short = status.git_version[:10]
+        line += nodes.Text(" (git ")
+        commit = nodes.reference("", "", refuri=f"{GITHUB_REPO}/tree/{status.git_version}", internal=False)
+        commit += nodes.literal(short, short)
+        line += commit
+        line += nodes.Text(")")
+    verify = nodes.paragraph(classes=["wt-banner-verify"])
+    verify += nodes.Text(f"verify: {status.entries} entries locked and current for torch {base}")
+    reports_dir = app.config.walkthrough_verify_reports.strip("/")
+    for release in status.releases:
+        verify += nodes.Text(" · ")
+        docname = f"{reports_dir}/{release.release}"
+        if docname in app.env.found_docs:
+            verify += _doc_link(docname, release.release, ["wt-banner-release"])
+        else:
+            verify += nodes.inline(release.release, release.release, classes=["wt-banner-release"])
+        verify += nodes.inline(f": {release.text}", f": {release.text}",
+                               classes=["wt-drift" if release.drifted else "wt-holds"])
+    banner = nodes.container(classes=["wt-banner"])
+    banner += line
+    banner += verify
+    return banner
+
+
+def add_banner(app: Sphinx, doctree: nodes.document) -> None:
+    """Put the banner under the page's title, on every page whose torch content is in the lock."""
+    if not app.config.walkthrough_lock:
+        return  # no lock, nothing to say about verify status
+    status = _status(app, app.env.docname)
+    if status is None:
+        return
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is not None and section.children and isinstance(section[0], nodes.title):
+        section.insert(1, _banner(app, status))
+    else:
+        doctree.insert(0, _banner(app, status))
+
+
+def _outdated(app: Sphinx, env: BuildEnvironment, added: set[str], changed: set[str],
+              removed: set[str]) -> list[str]:
+    """A page with the pipeline map links chapters only once they exist: re-read it when pages come or go."""
+    if added or removed:
+        return sorted(getattr(env, "wt_pipeline_docs", set()) - removed)
+    return []
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    getattr(env, "wt_pipeline_docs", set()).discard(docname)
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    env.wt_pipeline_docs = getattr(env, "wt_pipeline_docs", set()) | getattr(other, "wt_pipeline_docs", set())
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("walkthrough")  # the lock check, the resolver and the static folder
+    app.add_config_value("walkthrough_verify_reports", "verify", "env", [str])
+    app.add_directive(PIPELINE_DIRECTIVE, PipelineMap)
+    app.add_css_file("site.css")
+    app.connect("doctree-read", add_banner)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
