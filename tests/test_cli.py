@@ -113,13 +113,14 @@ def test_summary_reports_tree_breaks_recompiles_and_where_the_file_went(graph_br
     assert "Graph breaks 4" in summary and "Recompiles 3" in summary
     assert "graph_breaks.py:10: Failed to trace builtin operator" in summary
     assert "size mismatch at index 0. expected 16, actual 32" in summary
-    assert f"Trace written to {graph_breaks.trace_path}" in summary
+    assert f"Written {graph_breaks.trace_path}" in summary
+    assert f"Written {graph_breaks.trace_path.with_suffix('.html')}" in summary
 
 
 def test_no_code_and_quiet(tmp_path):
     run = run_trace(EXAMPLES / "graph_breaks.py", tmp_path, "--quiet", "--no-code", script_args=("aot_eager",))
     assert run.returncode == 0
-    assert run.stderr.strip().splitlines()[-1] == str(run.trace_path)
+    assert run.stderr.strip().splitlines()[-2:] == [str(run.trace_path), str(run.trace_path.with_suffix(".html"))]
     assert "Stage tree" not in run.stderr
 
 

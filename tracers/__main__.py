@@ -1,4 +1,4 @@
-"""Command line: ``python -m tracers trace SCRIPT ...``, ``record`` and ``diff A.json B.json``."""
+"""Command line: ``python -m tracers trace SCRIPT ...``, ``report``, ``diff``, ``record``."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--lines", nargs="?", const="", default=None, metavar="LOCK",
                        help="count how often each line ran inside the hooked torch functions; with a "
                             "walkthrough lock file (docs/walkthrough.lock.json), inside its excerpts too")
+    trace.add_argument("--open", action="store_true", help="open the trace's HTML page in a browser afterwards")
+    trace.add_argument("--site", metavar="URL_OR_DIR",
+                       help="walkthrough site the page's chapter links point to (default: build/html if built)")
     trace.add_argument("script", metavar="SCRIPT", help="the Python script to run")
     trace.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments for the script")
 
@@ -46,6 +49,19 @@ def _parser() -> argparse.ArgumentParser:
                         help="also count executed lines in the hooked functions and the lock's excerpts "
                              "(default lock: docs/walkthrough.lock.json)")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
+
+    report = commands.add_parser(
+        "report", help="render a saved trace as an HTML page",
+        description="Write TRACE.html (stage timeline, call tree, counts, graphs, guards, break and recompile "
+                    "reasons, generated code; spans link to the walkthrough's chapters and torch's source at "
+                    "the commit the trace was recorded with). Works offline; any trace this tool wrote, "
+                    "including ones recorded on another machine.",
+    )
+    report.add_argument("trace_file", metavar="TRACE.json")
+    report.add_argument("--out", metavar="DIR", help="where the page goes (default: beside the trace)")
+    report.add_argument("--open", action="store_true", help="open the page in a browser")
+    report.add_argument("--site", metavar="URL_OR_DIR",
+                        help="walkthrough site for chapter links (default: build/html if built)")
 
     diff = commands.add_parser(
         "diff", help="compare two traces stage by stage",
@@ -66,13 +82,15 @@ def main(argv: list[str] | None = None) -> int:
             return run_trace(TraceOptions(
                 script=options.script, args=options.args, device=options.device, cache=options.cache,
                 out=options.out, keep_code=options.keep_code, quiet=options.quiet, deep_min_us=options.deep,
-                lines=options.lines,
+                lines=options.lines, open_page=options.open, site=options.site,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)
             return 2
     if options.command == "diff":
         return _diff(options.a, options.b)
+    if options.command == "report":
+        return _report(options.trace_file, options.out, options.open, options.site)
     from .record import record
 
     return record(options.examples, options.device, cache=options.cache, lines_lock=options.lines)
@@ -91,6 +109,28 @@ def _diff(path_a: str, path_b: str) -> int:
         print(f"diff: {error}", file=sys.stderr)
         return 2
     print(render_diff(diff(a, b), style_for(sys.stdout)))
+    return 0
+
+
+
+def _report(trace_file: str, out: str | None, open_page: bool, site: str | None) -> int:
+    from pathlib import Path
+
+    from .chrome import TraceFileError, load
+    from .report_command import ReportUnavailable, open_in_browser, write_report
+
+    try:
+        trace = load(Path(trace_file))
+        page = write_report(trace, Path(trace_file), Path(out) if out else None, site)
+    except (TraceFileError, ReportUnavailable) as error:
+        print(f"report: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"report: cannot write the page: {error.strerror or error}", file=sys.stderr)
+        return 2
+    print(page)
+    if open_page:
+        open_in_browser(page)
     return 0
 
 

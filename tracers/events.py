@@ -84,6 +84,9 @@ class RunInfo:
     cuda: str = ""
     deep_min_duration_us: float | None = None  # set when deep mode recorded Python function calls
     lines_recorded: bool = False  # executed lines were counted in the watched torch functions
+    # Where each hooked function's body lives in this torch: target -> [path, first line, last line],
+    # so a trace links to the right source lines wherever it is rendered later.
+    target_sources: dict[str, list] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

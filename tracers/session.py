@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import __version__, regions
@@ -15,12 +15,6 @@ from .lines import LineCounter, watch_for
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
 from .stages import Target, all_targets
-
-
-def _watch(lines: LineCounter, function: object) -> None:
-    watch = watch_for(function)  # type: ignore[arg-type]
-    if watch is not None:
-        lines.add(watch)
 
 
 def _current_compile_id() -> str | None:
@@ -48,8 +42,7 @@ class TraceSession:
         self.deep = deep
         self.deep_events: list[DeepEvent] = []
         self.lines = lines
-        if lines is not None:
-            self.hooks.on_patched = lambda target, function: _watch(lines, function)
+        self.hooks.on_patched = self._on_patched
         self._entered = False
 
     def __enter__(self) -> TraceSession:
@@ -60,6 +53,14 @@ class TraceSession:
         if exc is not None and self.info.status == "running":
             self.finish(outcome_of(exc))
         self.stop()
+
+    def _on_patched(self, target: Target, function: Callable[..., Any]) -> None:
+        watch = watch_for(function)
+        if watch is None:
+            return
+        self.info.target_sources[target.name] = [watch.path, watch.start, watch.end]
+        if self.lines is not None:
+            self.lines.add(watch)
 
     def start(self) -> None:
         if self.lines is not None:

@@ -129,7 +129,8 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
     if written:
         lines.append("")
         for path in written:
-            lines.append(f"Trace written to {path}  {style.dim('(open it in https://ui.perfetto.dev)')}")
+            hint = "open it in https://ui.perfetto.dev" if path.endswith(".json") else "open it in a browser"
+            lines.append(f"Written {path}  {style.dim(f'({hint})')}")
     return "\n".join(lines)
 
 

@@ -14,7 +14,9 @@ from .cachemode import cache_mode
 from .chrome import write_atomic
 from .deep import DeepTracer, DeepUnavailable
 from .lines import LineCounter, watches_from_lock
+from .events import Trace
 from .progress import Progress
+from .report_command import ReportUnavailable, open_in_browser, write_report
 from .runner import ScriptError, check_script, outcome_of, run_script
 from .summary import render, style_for
 
@@ -34,6 +36,8 @@ class TraceOptions:
     quiet: bool = False
     deep_min_us: float | None = None  # deep mode: record Python calls at least this long
     lines: str | None = None  # count executed lines: "" for the hooked functions, or a lock file for more
+    open_page: bool = False
+    site: str | None = None  # the walkthrough the HTML page's chapter links point to
 
 
 def trace_path(options: TraceOptions) -> Path:
@@ -81,6 +85,16 @@ def _line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
     return LineCounter(watches), warning
 
 
+def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
+    """The HTML page beside the trace, or why there is none (the trace itself is what must not be lost)."""
+    try:
+        return write_report(trace, path, site=site)
+    except ReportUnavailable as error:
+        return f"no HTML page: {error}"
+    except OSError as error:
+        return f"no HTML page: cannot write it: {error.strerror or error}"
+
+
 def run_trace(options: TraceOptions) -> int:
     """The whole command; returns the process exit code (the script's own)."""
     try:
@@ -117,10 +131,17 @@ def run_trace(options: TraceOptions) -> int:
                 progress.clear()
                 trace = session.trace
                 write_atomic(trace, path)
+                written, page = [str(path)], _write_page(trace, path, options.site)
+                if isinstance(page, Path):
+                    written.append(str(page))
+                elif page:
+                    session.info.warnings.append(page)
                 if options.quiet:
-                    print(path, file=sys.stderr)
+                    print("\n".join(written), file=sys.stderr)
                 else:
-                    print(render(trace, analyze(trace), style_for(sys.stderr), [str(path)]), file=sys.stderr)
+                    print(render(trace, analyze(trace), style_for(sys.stderr), written), file=sys.stderr)
+                if options.open_page and isinstance(page, Path):
+                    open_in_browser(page)
             finally:
                 signal.signal(signal.SIGINT, previous)
 

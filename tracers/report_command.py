@@ -1,0 +1,67 @@
+"""`python -m tracers report`: a trace file as a standalone HTML page whose spans link to chapters and source."""
+
+from __future__ import annotations
+
+import os
+import webbrowser
+from pathlib import Path
+
+from .env import source_url
+from .events import Trace
+from .stages import STAGE_BY_ID
+
+DEFAULT_SITE = Path("build/html")  # where `nox -s docs` puts the walkthrough
+
+
+class ReportUnavailable(Exception):
+    """The page needs Pygments (the `docs` or `test` extra); the message says so in one line."""
+
+
+def site_base(site: str | None) -> str | None:
+    """The walkthrough's base URL: given, or the local build if there is one, else none."""
+    if site:
+        if "://" in site:
+            return site.rstrip("/") + "/"
+        path = Path(site)
+        return path.resolve().as_uri() + "/" if path.is_dir() else None
+    return DEFAULT_SITE.resolve().as_uri() + "/" if (DEFAULT_SITE / "index.html").exists() else None
+
+
+def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None):
+    from .report import Links
+
+    base = site_base(site)
+
+    def chapter_url(stage_id: str) -> str | None:
+        stage = STAGE_BY_ID.get(stage_id)
+        return f"{base}{stage.chapter}.html" if base and stage else None
+
+    def target_url(target: str) -> str | None:
+        found = trace.info.target_sources.get(target)
+        if not found:
+            return None
+        path, start, end = found
+        return source_url(path, start, end, trace.info.torch_git_sha)
+
+    download = os.path.relpath(trace_file.resolve(), page_dir.resolve())
+    return Links(chapter_url=chapter_url, source_url=target_url, download_url=Path(download).as_posix())
+
+
+def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, site: str | None = None) -> Path:
+    """Write ``<trace stem>.html`` (beside the trace unless ``out_dir``); returns its path."""
+    try:
+        from .analysis import analyze
+        from .report import RenderOptions, render_page
+    except ImportError as error:
+        raise ReportUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
+    page_dir = out_dir or trace_file.parent
+    page_dir.mkdir(parents=True, exist_ok=True)
+    page = page_dir / f"{trace_file.stem}.html"
+    options = RenderOptions(title=trace_file.stem)
+    html = render_page(trace, analyze(trace), links_for(trace, trace_file, page_dir, site), options)
+    page.write_text(html, encoding="utf-8")
+    return page
+
+
+def open_in_browser(page: Path) -> None:
+    webbrowser.open(page.resolve().as_uri())
