@@ -58,14 +58,14 @@ def trace(session: nox.Session) -> None:
     """Trace a script through torch.compile: nox -s trace -- SCRIPT [ARGS...] [--device cuda] [--cache warm]."""
     if not session.posargs:
         session.error("usage: nox -s trace -- SCRIPT [SCRIPT ARGS...]  (see python -m tracers trace --help)")
-    _install(session, "deep")
+    _install(session, "deep", "page")
     session.run("python", "-m", "tracers", "trace", *session.posargs)
 
 
 @nox.session
 def record(session: nox.Session) -> None:
     """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/."""
-    _install(session)
+    _install(session, "page")
     session.run("python", "-m", "tracers", "record", *session.posargs)
 
 

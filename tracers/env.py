@@ -51,3 +51,7 @@ def source_url(path: str, start: int, end: int | None = None, git_sha: str = "")
     ref = git_sha or "main"
     anchor = f"#L{start}" if end is None or end == start else f"#L{start}-L{end}"
     return f"{GITHUB_REPO}/blob/{ref}/{path}{anchor}"
+
+
+if __name__ == "__main__":  # ``python -m tracers.env`` prints the pin, for install scripts
+    print(REFERENCE_TORCH)
