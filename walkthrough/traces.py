@@ -44,7 +44,16 @@ def _choice(values: tuple[str, ...]):  # noqa: ANN202 - a docutils option conver
 
 
 class TorchTrace(SphinxDirective):
-    """``{torch-trace} stem`` with :device:, :cache:, :parts:, :artifacts:, :compile:, :open:, :caption:."""
+    """``{torch-trace} stem``: the recorded trace ``<walkthrough_traces>/<device>/<release>/<stem>-<device>-<cache>.json``.
+
+    :device: cpu, cuda or both (default: tabs for whichever recordings exist)
+    :cache: cold (default) or warm
+    :parts: timeline, tree, counts, artifacts (default: all four, in that order)
+    :artifacts: kinds or torch's names (default: graph, guards, break, recompile, code)
+    :compile: one compile id, e.g. 0/0: only its artifacts
+    :open: stage ids whose tree nodes start open (default: the top two levels)
+    :caption: a line under the header
+    """
 
     required_arguments = 1
     has_content = False
@@ -111,8 +120,9 @@ class TorchTrace(SphinxDirective):
             raise WalkthroughError(f"{self.where}: {exc}") from None
 
     def _block(self, recording: Recording, trace: Trace, options: RenderOptions) -> nodes.Element:
-        declared = self.config.walkthrough_trace_versions.get(recording.device)
-        options = replace(options, expected_torch=frozenset([declared] if declared else []))
+        declared = self.config.walkthrough_trace_versions.get(recording.device) or ()
+        declared = (declared,) if isinstance(declared, str) else tuple(declared)  # one release or several
+        options = replace(options, expected_torch=frozenset(declared))
         version = check_version(trace.info.torch_version, REFERENCE_TORCH, options.expected_torch)
         if not version.expected:
             logger.warning(f"trace {recording.path.name} ({recording.device}) was {version.message}; declare "
