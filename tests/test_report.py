@@ -262,8 +262,8 @@ def test_everything_from_the_trace_is_escaped():
     # no attribute value was broken out of: only the renderer's own attribute names appear
     names = {name for _, attrs in page.tags for name in attrs}
     assert names <= {"class", "data-span", "data-stage", "data-count", "data-part", "data-compile", "data-artifact",
-                     "data-kind", "data-mark", "href", "x1", "x2", "y1", "y2", "title", "style", "open", "x", "y", "width", "height", "fill", "viewbox",
-                     "preserveaspectratio", "role", "aria-label", "download"}, names
+                     "data-kind", "data-mark", "href", "title", "style", "open", "download", "x", "y", "x1", "x2",
+                     "y1", "y2", "width", "height", "fill", "viewbox", "preserveaspectratio", "role", "aria-label"}, names
     text = "".join(page.text)
     assert '<script>alert("x")</script>' in text  # shown to the reader as text
 

@@ -44,7 +44,7 @@ def _choice(values: tuple[str, ...]):  # noqa: ANN202 - a docutils option conver
 
 
 class TorchTrace(SphinxDirective):
-    """``{torch-trace} stem``: the recorded trace ``<walkthrough_traces>/<device>/<release>/<stem>-<device>-<cache>.json``.
+    """``{torch-trace} stem``: the recording ``<walkthrough_traces>/<device>/<release>/<stem>-<device>-<cache>.json``.
 
     :device: cpu, cuda or both (default: tabs for whichever recordings exist)
     :cache: cold (default) or warm
@@ -79,7 +79,8 @@ class TorchTrace(SphinxDirective):
         cache = self.options.get("cache", "cold")
         devices = DEVICES if device == "both" else (device,)
         root = Path(self.env.srcdir, self.config.walkthrough_traces)
-        recordings = [found for name in devices if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH))]
+        recordings = [found for name in devices
+                      if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH))]
         if not recordings:
             pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}.json"
             raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")

@@ -7,5 +7,6 @@ from .versions import VersionCheck, check_version
 
 __all__ = [
     "ARTIFACT_KINDS", "DEFAULT_ARTIFACTS", "PARTS", "STYLESHEET", "Links", "RenderOptions", "VersionCheck",
-    "check_version", "render_body", "render_fragment", "render_header", "render_page", "stylesheet", "stylesheet_path",
+    "check_version", "render_body", "render_fragment", "render_header", "render_page", "stylesheet",
+    "stylesheet_path",
 ]

@@ -61,7 +61,8 @@ def _summary(span: Span, links: Links, show_frame: bool) -> str:
     source = links.source_url(span.target)
     label = f'<code class="wt-target">{esc(target_label(span.target))}</code>'
     if source:
-        label = f'<a class="wt-source" href="{esc(source)}" title="{esc(span.target)} in torch\'s source">{label}</a>'
+        title = esc(f"{span.target} in torch's source")
+        label = f'<a class="wt-source" href="{esc(source)}" title="{title}">{label}</a>'
     stage_html = esc(stage)
     if chapter:
         stage_html = f'<a class="wt-chapter" href="{esc(chapter)}">{stage_html}</a>'
