@@ -176,6 +176,8 @@ def test_counts_match_the_analysis(recorded):
     assert shown == {"compiles": str(len(facts.compiles)), "graphs": str(facts.graph_count),
                      "graph breaks": str(len(facts.graph_breaks)), "recompiles": str(len(facts.recompiles)),
                      "cache hits": str(hits), "cache misses": str(misses)}
+    rows = [row["data-compile"] for row in page.find("tr") if "data-compile" in row]
+    assert rows == [c.compile_id for c in facts.compiles]  # one row per compile, in order
 
 
 def test_graph_break_and_recompile_reasons_are_listed():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tracers.analysis import TraceFacts
 
 from .palette import stage_title
-from .text import esc
+from .text import duration, esc
 
 MAX_REASONS = 8  # a page shows the first few; the artifacts and the trace file have them all
 
@@ -46,4 +46,26 @@ def render_counts(facts: TraceFacts, cache_mode: str = "") -> str:
         shown += f'<li class="wt-muted">and {len(reasons) - MAX_REASONS} more (see the artifacts)</li>'
     return (f'<div class="wt-trace-counts"><ul class="wt-count-list">{items}</ul>'
             + "".join(f'<p class="wt-note">{esc(note)}</p>' for note in notes)
-            + (f'<ul class="wt-reasons">{shown}</ul>' if shown else "") + "</div>")
+            + render_compiles(facts) + (f'<ul class="wt-reasons">{shown}</ul>' if shown else "") + "</div>")
+
+
+def render_compiles(facts: TraceFacts) -> str:
+    """One row per compile id: which code, called from where, what came out and how long it took."""
+    if not facts.compiles:
+        return ""
+    names = ("compile", "code", "called from", "graphs", "ops", "guards", "time", "caches")
+    rows = []
+    for compile_facts in facts.compiles:
+        outcome = [f"{event.cache} cache {event.outcome}" for event in compile_facts.cache]
+        if compile_facts.fail_reason:
+            outcome.append(f"failed: {compile_facts.fail_reason}")
+        rows.append((compile_facts.compile_id, compile_facts.frame or "", compile_facts.user_frame or "",
+                     compile_facts.graphs, "" if compile_facts.op_count is None else compile_facts.op_count,
+                     "" if compile_facts.guard_count is None else compile_facts.guard_count,
+                     duration(compile_facts.time_ns), "; ".join(outcome)))
+    # A column nothing filled in (a cold run has no cache outcomes) only takes room.
+    shown = [index for index in range(len(names)) if any(row[index] != "" for row in rows)]
+    head = "".join(f'<th class="wt-col-{names[i].replace(" ", "-")}">{names[i]}</th>' for i in shown)
+    body = "".join(f'<tr data-compile="{esc(row[0])}">' + "".join(f"<td>{esc(row[i])}</td>" for i in shown)
+                   + "</tr>" for row in rows)
+    return f'<table class="wt-compiles"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
