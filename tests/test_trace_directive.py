@@ -146,7 +146,7 @@ def test_options_select_device_parts_artifacts_compile_and_caption(site):
     assert "The MLP&#x27;s &lt;first&gt; compile" in second
     names = re.findall(r'class="wt-artifact-name">([\w]+)</code>', second)
     assert names == ["dynamo_output_graph", "dynamo_cpp_guards_str"]
-    assert re.findall(r'data-compile="([^"]*)"', second) == ["0/0"]
+    assert re.findall(r'class="wt-compile" data-compile="([^"]*)"', second) == ["0/0"]
 
 
 def test_open_stages_and_a_single_device_without_tabs(site):
