@@ -9,7 +9,7 @@ def scale(x: torch.Tensor, factor: int) -> torch.Tensor:
 
 def main() -> None:
     torch.manual_seed(0)
-    # recompile_limit=3 (a torch.compile argument since 2.13) keeps the example short; the default is 8
+    # recompile_limit=3 (a torch.compile argument since 2.12) keeps the example short; the default is 8
     compiled = torch.compile(scale, backend="aot_eager", recompile_limit=3)
     x = torch.randn(8)
     compiled(x, 2)                    # 0/0: first call, compile with static shapes
