@@ -37,6 +37,9 @@ BACKENDS = {"eager": "eager", "aot_eager": "aot_eager", "custom": show_graph, "i
 def main() -> None:
     names = sys.argv[1:] or list(BACKENDS)  # e.g. `eager custom` to leave Inductor out
     torch.manual_seed(0)
+    # One thread: a 64x64 problem gains nothing from more, and on a busy machine a second thread
+    # that waits for a free core turns a call of microseconds into one of milliseconds.
+    torch.set_num_threads(1)
     x, w = torch.randn(64, 64), torch.randn(64, 64)
     expected = block(x, w)
     for name in names:
