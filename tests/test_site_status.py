@@ -89,6 +89,7 @@ def test_banner_status_reads_the_markdown_that_verify_writes(tmp_path):
     assert new.text == "2 of 4 drifted (1 CHANGED, 1 MISSING)"
     assert old.text == "1 hold, 3 not checked yet"  # entries added after that report was recorded
     assert unchecked.text == "not checked yet"
+    assert (new.state, old.state, unchecked.state) == ("drift", "holds", "unchecked")
     assert page_status(LOCK, "index", reports, "2.13.0+cpu", "c" * 40).releases[2].text == "holds"
 
 

@@ -36,6 +36,13 @@ class ReleaseStatus:
     unchecked: int  # entries the report does not decide: recorded before the page, or UNCHECKED facts
 
     @property
+    def state(self) -> str:
+        """``drift`` when anything drifted, ``unchecked`` when the report decides nothing of the page, else ``holds``."""
+        if self.drifted:
+            return "drift"
+        return "unchecked" if self.unchecked == self.total else "holds"
+
+    @property
     def text(self) -> str:
         """E.g. ``2 of 9 drifted (2 CHANGED)``, ``all 9 hold`` or ``6 hold, 3 not checked yet``."""
         if self.unchecked == self.total:

@@ -20,12 +20,15 @@ from walkthrough.pipeline import pipeline_boxes
 PIPELINE_DIRECTIVE = "pipeline-map"
 
 
-def _doc_link(target: str, text: str, classes: list[str]) -> addnodes.pending_xref:
-    """A link to another page by docname, resolved (and checked) by Sphinx when the page is written."""
+def _doc_link(target: str, text: str, classes: list[str]) -> nodes.inline:
+    """A link to another page by docname, resolved (and checked) by Sphinx when the page is written.
+
+    The classes go on a wrapper: resolving a doc reference keeps only the text of what it wraps.
+    """
     link = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + target,
                                  refexplicit=True, refwarn=True)
-    link += nodes.inline(text, text, classes=classes)
-    return link
+    link += nodes.Text(text)
+    return nodes.inline("", "", link, classes=classes)
 
 
 class PipelineMap(SphinxDirective):
@@ -80,7 +83,7 @@ def _status(app: Sphinx, docname: str) -> PageStatus | None:
 def _banner(app: Sphinx, status: PageStatus) -> nodes.container:
     base = status.torch_version.split("+", 1)[0]
     line = nodes.paragraph(classes=["wt-banner-source"])
-    line += nodes.Text("Source excerpts from ")
+    line += nodes.Text("Excerpts and source links from ")
     line += nodes.strong(f"torch {status.torch_version}", f"torch {status.torch_version}")
     if status.git_version:
         short = status.git_version[:10]
@@ -90,17 +93,20 @@ def _banner(app: Sphinx, status: PageStatus) -> nodes.container:
         line += commit
         line += nodes.Text(")")
     verify = nodes.paragraph(classes=["wt-banner-verify"])
-    verify += nodes.Text(f"verify: {status.entries} entries locked and current for torch {base}")
+    verify += nodes.Text(f"Verify: {status.entries} entries locked and current for torch {base}")
+    if status.releases:
+        verify += nodes.Text("; in other releases:")
     reports_dir = app.config.walkthrough_verify_reports.strip("/")
     for release in status.releases:
-        verify += nodes.Text(" · ")
+        chip = nodes.inline(classes=["wt-release", f"wt-{release.state}"])
         docname = f"{reports_dir}/{release.release}"
         if docname in app.env.found_docs:
-            verify += _doc_link(docname, release.release, ["wt-banner-release"])
+            chip += _doc_link(docname, release.release, ["wt-release-name"])
         else:
-            verify += nodes.inline(release.release, release.release, classes=["wt-banner-release"])
-        verify += nodes.inline(f": {release.text}", f": {release.text}",
-                               classes=["wt-drift" if release.drifted else "wt-holds"])
+            chip += nodes.inline(release.release, release.release, classes=["wt-release-name"])
+        chip += nodes.Text(f" {release.text}")
+        verify += nodes.Text(" ")
+        verify += chip
     banner = nodes.container(classes=["wt-banner"])
     banner += line
     banner += verify
