@@ -29,6 +29,11 @@ MLP = ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "mlp-cpu-cold.json"
 BREAKS = ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "graph_breaks-cpu-cold.json"
 
 
+def ident(value: str | None) -> int | str:
+    """A span or artifact id as written: recorded ids are ints, hand-edited ones may be anything."""
+    return int(value) if value and value.isdigit() else value
+
+
 class Elements(HTMLParser):
     """Every start tag with its attributes and the data-span of the tree node it sits in."""
 
@@ -47,9 +52,9 @@ class Elements(HTMLParser):
         self.tags.append((tag, attributes))
         classes = (attributes.get("class") or "").split()
         if "wt-node" in classes:
-            enclosing = next((int(a["data-span"]) for t, a in reversed(self.stack)
+            enclosing = next((ident(a["data-span"]) for t, a in reversed(self.stack)
                               if "wt-node" in (a.get("class") or "").split()), None)
-            span = int(attributes["data-span"])
+            span = ident(attributes["data-span"])
             self.node_parent[span] = enclosing
             self.open_nodes[span] = "open" in attributes
         if tag not in self.VOID:
@@ -239,6 +244,7 @@ def _evil_trace() -> Trace:
         Span(1, None, f"user:{evil}", "user", 1, "main", 0, 0, 1_000_000, compile_id=evil, frame=evil),
         Span(2, 1, f'torch.{evil}:"quoted"', evil, 1, "main", 1, 10, 500_000, compile_id=evil, error=evil),
         Span(3, 2, "torch._inductor.graph:GraphLowering.run", "lowering", 1, "main", 2, 20, 100_000),
+        Span(f'4"{evil}', 3, "torch._inductor.graph:GraphLowering.run", "lowering", 1, "main", 3, 30, 50_000),
     ]
     artifacts = [
         Artifact(1, "graph", evil, evil, 2, 1, 30, {"k": evil}, payload=f"def f():\n    return '{evil}'\n"),
@@ -246,6 +252,7 @@ def _evil_trace() -> Trace:
                  {"location": evil, "reason": evil, "title": evil}, payload=evil),
         Artifact(3, "shapes", "create_symbol", evil, None, 1, 50, {"symbol": evil}),
         Artifact(4, "recompile", "recompile_reasons", evil, None, 1, 60, {"reasons": [evil]}, payload=evil),
+        Artifact(f'5"{evil}', "graph", "aot_joint_graph", None, 3, 1, 70, {}, payload="x"),  # a hand-edited id
     ]
     return Trace(info, spans, artifacts)
 
@@ -260,7 +267,7 @@ def test_everything_from_the_trace_is_escaped():
     assert "<script" not in html
     assert "&lt;script&gt;" in html and "&quot;" in html
     page = parse(html)  # well formed: no attribute was broken out of
-    assert len(page.find("rect")) == 3
+    assert len(page.find("rect")) == 4
     # no attribute value was broken out of: only the renderer's own attribute names appear
     names = {name for _, attrs in page.tags for name in attrs}
     assert names <= {"class", "data-span", "data-stage", "data-count", "data-part", "data-compile", "data-artifact",

@@ -230,6 +230,7 @@ def test_user_regions_get_no_source_link(tmp_path):
     ("```{torch-trace} nowhere\n```\n", {}, r"index\.md:3: no recorded trace of 'nowhere' \(cold\)"),
     ("```{torch-trace} mlp\n:device: cpu\n:cache: warm\n```\n", MLP, r"index\.md:3: no recorded trace of 'mlp' \(warm\)"),
     ("```{torch-trace} broken\n:device: cpu\n```\n", "corrupt", r"index\.md:3: .*broken-cpu-cold\.json: not valid JSON"),
+    ("```{torch-trace} damaged\n:device: cpu\n```\n", "damaged", r"index\.md:3: .*damaged-cpu-cold\.json: trace file is damaged"),
     ("```{torch-trace} mlp\n:parts: tree, flames\n```\n", MLP, r"index\.md:3: :parts: unknown part\(s\) flames"),
     ("```{torch-trace} mlp\n:open: lowring\n```\n", MLP, r"index\.md:3: :open: unknown stage id\(s\) lowring"),
     ("```{torch-trace} mlp\n:artifacts: graph, gards\n```\n", MLP, r"index\.md:3: no artifact kind or name 'gards'"),
@@ -240,6 +241,12 @@ def test_bad_input_is_one_clear_error_naming_page_and_line(tmp_path, page, trace
         broken = tmp_path / "broken.json"
         broken.write_text('{"traceEvents": [')
         traces = {f"cpu/{REFERENCE_TORCH}/broken-cpu-cold.json": broken}
+    elif traces == "damaged":  # valid JSON of the right shape, with a value of the wrong type
+        data = json.loads(MLP[f"cpu/{REFERENCE_TORCH}/mlp-cpu-cold.json"].read_text())
+        next(event for event in data["traceEvents"] if event.get("ph") == "X")["args"]["depth"] = "deep"
+        damaged = tmp_path / "damaged.json"
+        damaged.write_text(json.dumps(data))
+        traces = {f"cpu/{REFERENCE_TORCH}/damaged-cpu-cold.json": damaged}
     src = make_project(tmp_path, {"index.md": "# T\n\n" + page}, traces=traces)
     with pytest.raises(WalkthroughError, match=message):
         build(src)

@@ -130,11 +130,17 @@ class TorchTrace(SphinxDirective):
                            f"the release in walkthrough_trace_versions or re-record it",
                            type="walkthrough", subtype="trace_version", location=(self.env.docname, self.lineno))
         links = Links(chapter_url=self._chapter_url, source_url=self._source_url)
+        try:
+            header = render_header(trace, options, links)
+            body = render_body(trace, analyze(trace), links, options)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            # The loader checks the file's shape, not every value's type: a hand-edited trace ends here.
+            raise WalkthroughError(f"{self.where}: {recording.path}: trace file is damaged "
+                                   f"({type(exc).__name__}: {exc})") from None
         block = nodes.container(classes=["wt-trace"])
-        block += nodes.raw("", render_header(trace, options, links), format="html", classes=[RAW_CLASS])
+        block += nodes.raw("", header, format="html", classes=[RAW_CLASS])
         block += self._download(recording)
-        block += nodes.raw("", render_body(trace, analyze(trace), links, options), format="html",
-                           classes=[RAW_CLASS])
+        block += nodes.raw("", body, format="html", classes=[RAW_CLASS])
         return block
 
     def _download(self, recording: Recording) -> nodes.paragraph:

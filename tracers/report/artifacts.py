@@ -83,7 +83,7 @@ def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) 
     during = (f' <span class="wt-muted">during</span> <code>{esc(target_label(span.target))}</code>'
               if span else "")
     length = artifact.payload_size or len(text)
-    return (f'<details class="wt-artifact" data-artifact="{artifact.id}" data-kind="{esc(artifact.kind)}">'
+    return (f'<details class="wt-artifact" data-artifact="{esc(artifact.id)}" data-kind="{esc(artifact.kind)}">'
             f'<summary><code class="wt-artifact-name">{esc(artifact.name)}</code> '
             f'<span class="wt-kind">{esc(artifact.kind)}</span>{during} '
             f'<span class="wt-muted">{esc(size(length))}</span></summary>{note}{body}</details>')

@@ -56,7 +56,7 @@ def render_timeline(spans: list[Span], facts: TraceFacts, links: Links, artifact
         width = max(span.duration_ns / total * WIDTH, MIN_BAR)
         y = rows[span.id] * (ROW + GAP)
         classes = "wt-bar" + (" wt-bar-error" if span.error or span.unfinished else "")
-        bar = (f'<rect class="{classes}" data-span="{span.id}" x="{x:.2f}" y="{y}" width="{width:.2f}" '
+        bar = (f'<rect class="{classes}" data-span="{esc(span.id)}" x="{x:.2f}" y="{y}" width="{width:.2f}" '
                f'height="{ROW}" fill="{colour(span.stage)}"><title>{esc(span_title(span, stage_title(span.stage)))}'
                f'</title></rect>')
         chapter = links.chapter_url(span.stage)

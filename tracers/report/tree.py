@@ -44,10 +44,10 @@ def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | N
         head = _summary(span, links, show_frame=span.frame is not None and span.frame != parent_frame)
         kids = children.get(span.id, [])
         if not kids:
-            return f'<div class="wt-node wt-leaf" data-span="{span.id}">{head}</div>'
+            return f'<div class="wt-node wt-leaf" data-span="{esc(span.id)}">{head}</div>'
         is_open = leads_to_open[span.id] if open_stages is not None else level < DEFAULT_OPEN_LEVELS
         inner = "".join(node(child, level + 1, span.frame or parent_frame) for child in kids)
-        return (f'<details class="wt-node" data-span="{span.id}"{" open" if is_open else ""}>'
+        return (f'<details class="wt-node" data-span="{esc(span.id)}"{" open" if is_open else ""}>'
                 f'<summary>{head}</summary><div class="wt-children">{inner}</div></details>')
 
     if not roots:
