@@ -1,0 +1,55 @@
+"""Incremental builds reuse the last passing lock check, and only while nothing it depends on has changed."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+pytest.importorskip("sphinx")
+pytest.importorskip("myst_parser")
+
+from sphinx.application import Sphinx  # noqa: E402
+
+import walkthrough.directives as directives  # noqa: E402
+from tests.test_walkthrough_sphinx import PAGE, make_project  # noqa: E402
+from tests.walkthrough_fixtures import write_tree  # noqa: E402
+
+
+def _build(src, fresh: bool = False) -> None:
+    app = Sphinx(str(src), str(src), str(src.parent / "html"), str(src.parent / "doctrees"), "html",
+                 status=io.StringIO(), warning=io.StringIO(), freshenv=fresh)
+    app.build()
+
+
+def test_unchanged_inputs_skip_the_check_and_any_change_runs_it(tmp_path, monkeypatch):
+    src = make_project(tmp_path, write_tree(tmp_path / "torch-tree"))
+    _build(src, fresh=True)
+    assert (tmp_path / "doctrees" / "walkthrough-lock-check").exists()
+
+    calls = []
+    real = directives.compute_lock
+    monkeypatch.setattr(directives, "compute_lock", lambda *args: calls.append(1) or real(*args))
+    (src / "index.md").touch()
+    _build(src)
+    assert calls == []  # same pages, same torch tree, same lock: the last check stands
+
+    (src / "index.md").write_text(PAGE + "\nMore prose, same references.\n")
+    _build(src)
+    assert calls == []  # prose is not an input of the check
+
+    (src / "index.md").write_text(PAGE + "\nAnd {torch-symbol}`torch._pipeline.driver:Cache.load`.\n")
+    with pytest.raises(directives.WalkthroughError, match="Cache.load is not in the lock"):
+        _build(src)  # a new reference is a new input
+    assert calls == [1]
+
+    (src / "index.md").write_text(PAGE)
+    lock = src / "walkthrough.lock.json"
+    lock.write_text(lock.read_text().replace('"start": ', '"start": 1', 1))
+    with pytest.raises(directives.WalkthroughError, match="stale"):
+        _build(src)  # so is an edited lock
+    assert calls == [1, 1]
+
+    (src / "walkthrough.lock.json").unlink()
+    with pytest.raises(directives.WalkthroughError, match="no lock file"):
+        _build(src)
