@@ -1,4 +1,4 @@
-"""Incremental builds reuse the last passing lock check, and only while nothing it depends on has changed."""
+"""Incremental builds: the lock check is reused only while its inputs hold; the pipeline map follows new chapters."""
 
 from __future__ import annotations
 
@@ -53,3 +53,21 @@ def test_unchanged_inputs_skip_the_check_and_any_change_runs_it(tmp_path, monkey
     (src / "walkthrough.lock.json").unlink()
     with pytest.raises(directives.WalkthroughError, match="no lock file"):
         _build(src)
+
+
+def test_pipeline_map_links_a_chapter_once_it_is_written(tmp_path):
+    from tracers.stages import STAGES
+
+    src = make_project(tmp_path, write_tree(tmp_path / "torch-tree"), page="# Home\n\n```{pipeline-map}\n```\n",
+                       lock=False)
+    conf = src / "conf.py"
+    conf.write_text(conf.read_text().replace("'walkthrough']", "'walkthrough', 'walkthrough.site']"))
+    chapter = STAGES[0].chapter
+    _build(src, fresh=True)
+    index = (tmp_path / "html" / "index.html").read_text()
+    assert f'href="{chapter}.html"' not in index and "chapter to come" in index
+
+    (src / f"{chapter}.md").parent.mkdir(parents=True)
+    (src / f"{chapter}.md").write_text("---\norphan: true\n---\n\n# Entry\n")
+    _build(src)  # index.md itself did not change: the new page alone must bring it up to date
+    assert f'href="{chapter}.html"' in (tmp_path / "html" / "index.html").read_text()
