@@ -9,7 +9,7 @@ import pytest
 
 from tracers.chrome import load
 
-from .conftest import EXAMPLES, SCRIPTS, run_python, run_trace
+from .conftest import EXAMPLES, ROOT, SCRIPTS, run_python, run_trace
 
 
 def _one_line(stderr: str) -> str:
@@ -172,3 +172,19 @@ def test_record_refuses_an_empty_example_dir(tmp_path):
     assert result.returncode == 2
     assert _one_line(result.stderr) == "record: no examples found in docs/examples/"
 
+
+
+@pytest.mark.parametrize("command", [["trace", "--out", "OUT", str(SCRIPTS / "exits.py"), "0"], ["record"]])
+def test_a_python_without_torch_gets_one_line(tmp_path, command):
+    argv = [str(tmp_path) if part == "OUT" else part for part in command]
+    code = f"import sys; sys.modules['torch'] = None; from tracers.__main__ import main; sys.exit(main({argv!r}))"
+    result = run_python(["-c", code], cwd=ROOT)
+    assert result.returncode == 2
+    line = _one_line(result.stderr)
+    assert "torch is not importable in this Python" in line
+
+
+def test_no_page_writes_only_the_trace(tmp_path):
+    run = run_trace(SCRIPTS / "exits.py", tmp_path, "--no-page", script_args=("0",))
+    assert run.returncode == 0
+    assert [p.name for p in tmp_path.iterdir()] == ["exits-cpu-cold.json"]

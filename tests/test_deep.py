@@ -49,7 +49,7 @@ def test_deep_flag_without_viztracer_is_one_clear_line(tmp_path):
 
 
 def test_deep_trace_from_the_command_line(tmp_path):
-    result = run_python(["-m", "tracers", "trace", "--deep", "500", "--quiet", "--out", str(tmp_path),
+    result = run_python(["-m", "tracers", "trace", "--deep", "--deep-min-us", "500", "--quiet", "--out", str(tmp_path),
                          str(SCRIPTS / "exits.py"), "0"])
     assert result.returncode == 0, result.stderr
     raw = json.loads((tmp_path / "exits-cpu-cold.json").read_text())

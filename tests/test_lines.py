@@ -65,3 +65,17 @@ def test_lock_spans_apply_only_to_the_torch_they_were_locked_for(tmp_path):
     assert watches == [] and "not 2.15.0" in warning
     watches, warning = watches_from_lock(str(tmp_path / "missing.json"), "2.13.0")
     assert watches == [] and "unreadable" in warning
+
+
+def test_a_failing_optional_recorder_becomes_a_warning_not_a_lost_trace():
+    class Broken(LineCounter):
+        def stop(self) -> None:
+            super().stop()
+            raise ValueError("tool 3 is not in use")
+
+    with TraceSession(lines=Broken()) as session:
+        torch.compile(lambda x: x * 5, backend="eager")(torch.ones(2))
+    assert session.info.status == "ok"
+    assert session.info.warnings == [
+        "executed lines could not be stopped cleanly: ValueError: tool 3 is not in use"]
+    assert session.trace.spans

@@ -7,6 +7,8 @@ import sys
 
 from .cachemode import MODES
 
+LOCK_FILE = "docs/walkthrough.lock.json"  # the walkthrough's lock: the spans its excerpts show
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m tracers", description=__doc__)
@@ -25,13 +27,17 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--no-code", dest="keep_code", action="store_false",
                        help="leave generated code out of the trace file")
     trace.add_argument("--quiet", action="store_true", help="print only the trace's path, no summary")
-    trace.add_argument("--deep", nargs="?", const=100.0, type=float, default=None, metavar="MIN_US",
-                       help="also record Python function calls of at least MIN_US microseconds (default 100) "
-                            "with viztracer, on their own track of the same file")
-    trace.add_argument("--lines", nargs="?", const="", default=None, metavar="LOCK",
-                       help="count how often each line ran inside the hooked torch functions; with a "
-                            "walkthrough lock file (docs/walkthrough.lock.json), inside its excerpts too")
+    trace.add_argument("--deep", action="store_true",
+                       help="also record Python function calls with viztracer, on their own track of the same file")
+    trace.add_argument("--deep-min-us", type=float, default=100.0, metavar="US",
+                       help="deep mode keeps calls of at least US microseconds (default 100)")
+    trace.add_argument("--lines", action="store_true",
+                       help="count how often each line ran inside the hooked torch functions")
+    trace.add_argument("--lines-lock", metavar="LOCK",
+                       help="with --lines, also count inside the spans of a walkthrough lock file "
+                            "(docs/walkthrough.lock.json): the site's excerpts")
     trace.add_argument("--open", action="store_true", help="open the trace's HTML page in a browser afterwards")
+    trace.add_argument("--no-page", dest="page", action="store_false", help="write only the trace, no HTML page")
     trace.add_argument("--site", metavar="URL_OR_DIR",
                        help="walkthrough site the page's chapter links point to (default: build/html if built)")
     trace.add_argument("script", metavar="SCRIPT", help="the Python script to run")
@@ -45,9 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     record.add_argument("--cache", choices=MODES, default="cold",
                         help="warm: run each example once first (own fresh cache dir), then trace the second run")
-    record.add_argument("--lines", nargs="?", const="docs/walkthrough.lock.json", default=None, metavar="LOCK",
-                        help="also count executed lines in the hooked functions and the lock's excerpts "
-                             "(default lock: docs/walkthrough.lock.json)")
+    record.add_argument("--lines", action="store_true",
+                        help="also count executed lines in the hooked functions and docs/walkthrough.lock.json's spans")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
 
     report = commands.add_parser(
@@ -81,8 +86,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return run_trace(TraceOptions(
                 script=options.script, args=options.args, device=options.device, cache=options.cache,
-                out=options.out, keep_code=options.keep_code, quiet=options.quiet, deep_min_us=options.deep,
-                lines=options.lines, open_page=options.open, site=options.site,
+                out=options.out, keep_code=options.keep_code, quiet=options.quiet,
+                deep_min_us=options.deep_min_us if options.deep else None,
+                lines=(options.lines_lock or "") if options.lines or options.lines_lock else None, open_page=options.open, site=options.site, page=options.page,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)
@@ -93,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         return _report(options.trace_file, options.out, options.open, options.site)
     from .record import record
 
-    return record(options.examples, options.device, cache=options.cache, lines_lock=options.lines)
+    return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None)
 
 
 def _diff(path_a: str, path_b: str) -> int:

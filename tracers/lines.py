@@ -134,7 +134,8 @@ class LineCounter:
     # -- Python 3.12+: sys.monitoring ---------------------------------------------------------
     def _start_monitoring(self) -> bool:
         monitoring = sys.monitoring
-        for tool in (monitoring.PROFILER_ID, 3, 4):
+        # Ids 3 and 4 have no assigned role; 2 (PROFILER_ID) is what viztracer takes in deep mode.
+        for tool in (3, 4, monitoring.PROFILER_ID):
             if monitoring.get_tool(tool) is None:
                 monitoring.use_tool_id(tool, "torch-compile-walkthrough lines")
                 self._tool = tool

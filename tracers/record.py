@@ -28,7 +28,11 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
     if not examples:
         print(f"record: no examples found in {EXAMPLES_DIR}/", file=sys.stderr)
         return 2
-    import torch  # only now: the checks above must answer fast and without torch's import noise
+    try:
+        import torch  # only now: the checks above must answer fast and without torch's import noise
+    except ImportError as error:
+        print(f"record: torch is not importable in this Python ({sys.executable}): {error}", file=sys.stderr)
+        return 2
 
     out_dir = out_root / device / public_version(torch.__version__)
     print(f"Recording {len(examples)} example(s) {cache} with torch {torch.__version__} on {device} "
@@ -44,10 +48,10 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
             if cache == "warm":
                 result = _run([sys.executable, example], env, device)
             if result is None or result.returncode == 0:
-                command = [sys.executable, "-m", "tracers", "trace", "--quiet", "--cache", cache,
+                command = [sys.executable, "-m", "tracers", "trace", "--quiet", "--no-page", "--cache", cache,
                            "--device", device, "--out", str(out_dir)]
                 if lines_lock is not None:
-                    command += ["--lines", lines_lock]
+                    command += ["--lines", "--lines-lock", lines_lock]
                 command.append(example)
                 result = _run(command, env)
         elapsed = time.monotonic() - started

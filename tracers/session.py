@@ -80,10 +80,11 @@ class TraceSession:
         if not self._entered:
             return
         self._entered = False
+        # The optional recorders must not cost the trace: a failure of theirs becomes a warning.
         if self.deep is not None:
-            self.deep_events = self.deep.stop()
+            self.deep_events = self._safely("deep mode", self.deep.stop) or []
         if self.lines is not None:
-            self.lines.stop()
+            self._safely("executed lines", self.lines.stop)
         regions.deactivate(self.recorder)
         self.recorder.active = False
         self.info.warnings.extend(self.hooks.uninstall())
@@ -102,6 +103,13 @@ class TraceSession:
         if self.info.status == "running":
             self.info.status = "ok"
             self.info.exit_code = 0
+
+    def _safely(self, what: str, stop: Callable[[], Any]) -> Any:
+        try:
+            return stop()
+        except Exception as error:  # noqa: BLE001 - reported in the trace, never raised into the run
+            self.info.warnings.append(f"{what} could not be stopped cleanly: {type(error).__name__}: {error}")
+            return None
 
     def finish(self, outcome: Outcome) -> None:
         """Record how the run ended."""

@@ -38,6 +38,7 @@ class TraceOptions:
     lines: str | None = None  # count executed lines: "" for the hooked functions, or a lock file for more
     open_page: bool = False
     site: str | None = None  # the walkthrough the HTML page's chapter links point to
+    page: bool = True  # write the HTML page beside the trace
 
 
 def trace_path(options: TraceOptions) -> Path:
@@ -53,8 +54,16 @@ def _check_writable(directory: Path) -> None:
         raise UsageError(f"--out {directory}: cannot write there ({error.strerror or error})") from None
 
 
+def _import_torch():
+    try:
+        import torch
+    except ImportError as error:
+        raise UsageError(f"torch is not importable in this Python ({sys.executable}): {error}") from None
+    return torch
+
+
 def _prepare_device(device: str) -> None:
-    import torch
+    torch = _import_torch()
 
     if device == "cuda":
         if not torch.cuda.is_available():
@@ -79,7 +88,7 @@ def _line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
         return None, None
     if not lock:
         return LineCounter(), None
-    import torch
+    torch = _import_torch()
 
     watches, warning = watches_from_lock(lock, torch.__version__)
     return LineCounter(watches), warning
@@ -131,7 +140,8 @@ def run_trace(options: TraceOptions) -> int:
                 progress.clear()
                 trace = session.trace
                 write_atomic(trace, path)
-                written, page = [str(path)], _write_page(trace, path, options.site)
+                written = [str(path)]
+                page = _write_page(trace, path, options.site) if options.page else None
                 if isinstance(page, Path):
                     written.append(str(page))
                 elif page:
