@@ -10,6 +10,7 @@ pytest.importorskip("sphinx")
 pytest.importorskip("myst_parser")
 
 from sphinx.application import Sphinx  # noqa: E402
+from sphinx.util.docutils import docutils_namespace  # noqa: E402
 
 import walkthrough.directives as directives  # noqa: E402
 from tests.test_walkthrough_sphinx import PAGE, make_project  # noqa: E402
@@ -17,9 +18,12 @@ from tests.walkthrough_fixtures import write_tree  # noqa: E402
 
 
 def _build(src, fresh: bool = False) -> None:
-    app = Sphinx(str(src), str(src), str(src.parent / "html"), str(src.parent / "doctrees"), "html",
-                 status=io.StringIO(), warning=io.StringIO(), freshenv=fresh)
-    app.build()
+    # In a docutils namespace, as sphinx-build runs: registered nodes and directives must not leak into
+    # the Sphinx builds of later tests in this process.
+    with docutils_namespace():
+        app = Sphinx(str(src), str(src), str(src.parent / "html"), str(src.parent / "doctrees"), "html",
+                     status=io.StringIO(), warning=io.StringIO(), freshenv=fresh)
+        app.build()
 
 
 def test_unchanged_inputs_skip_the_check_and_any_change_runs_it(tmp_path, monkeypatch):
