@@ -192,11 +192,16 @@ def analyze(trace: Trace) -> TraceFacts:
                 if facts:
                     facts.cache.append(event)
 
+    # Kernel codegen of the other device would not have run anyway: don't count it as skipped,
+    # unless this trace shows it running somewhere (a CPU tensor in a CUDA program, say).
+    ran_anywhere = {span.stage for span in trace.spans}
+    not_expected = {"cuda": {"cpp"}, "cpu": {"triton"}}.get(trace.info.device, set()) - ran_anywhere
     for facts in compiles.values():
         skipped: set[str] = set()
         for event in facts.cache:
             if event.outcome == "hit":
-                skipped.update(stage for stage in CACHE_SKIPS[event.cache] if stage not in facts.stages)
+                skipped.update(stage for stage in CACHE_SKIPS[event.cache]
+                               if stage not in facts.stages and stage not in not_expected)
         facts.skipped = tuple(sorted(skipped, key=lambda stage: STAGE_ORDER.get(stage, 99)))
 
     stage_time, stage_calls = _stage_totals(trace.spans)

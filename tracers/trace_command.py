@@ -158,7 +158,26 @@ def run_trace(options: TraceOptions) -> int:
     if outcome.status in _DEATH_SIGNALS:
         print(f"trace: {outcome.error}; the partial trace was written to {path}", file=sys.stderr)
         _die_by(_DEATH_SIGNALS[outcome.status])
+    if deep is not None and sys.version_info >= (3, 12):
+        _exit_before_finalization(outcome.exit_code)
     return outcome.exit_code
+
+
+def _exit_before_finalization(code: int) -> None:
+    """Exit as Python does, minus the interpreter's final teardown.
+
+    viztracer 1.1 on Python 3.12 crashes in that teardown (SIGSEGV, exit 139) once a thread it saw
+    start is still alive, e.g. the autograd engine's CUDA thread after a backward pass. Waiting for
+    the script's threads and running its atexit handlers first keeps everything the script can
+    observe; only the crash, and the exit status it would have replaced, are avoided."""
+    import atexit
+    import threading
+
+    threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does first on exit
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 _DEATH_SIGNALS = {"interrupted": signal.SIGINT, "terminated": signal.SIGTERM}
