@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -16,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import RESULTS, write_section  # noqa: E402
+from benchmarks.results import RESULTS, machine_line, write_section  # noqa: E402
 
 DOCS = ROOT / "docs"
 COLD_TARGET_S = 60.0
@@ -79,7 +78,7 @@ def main() -> int:
         f"- incremental after touching `docs/{touched}`: **{incremental_median:.1f} s** "
         f"(min {min(incremental):.1f}, max {max(incremental):.1f}; {_verdict(incremental_median, INCREMENTAL_TARGET_S)})\n"
         f"- site: {pages} HTML pages; excerpts from torch {torch.__version__} (git {torch.version.git_version[:12]})\n"
-        f"- machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}\n"
+        f"{machine_line()}\n"
         f"- command: `python benchmarks/docs_build.py --runs {runs}`\n"
     )
     print(text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import platform
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
@@ -17,3 +19,8 @@ def write_section(name: str, text: str) -> None:
     else:
         current = current.rstrip("\n") + "\n\n" + block + "\n"
     RESULTS.write_text(current)
+
+
+def machine_line() -> str:
+    """The machine a result was measured on, as each section states it."""
+    return f"- machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import write_section  # noqa: E402
+from benchmarks.results import machine_line, write_section  # noqa: E402
 
 EXAMPLE = ROOT / "docs" / "examples" / "mlp.py"
 
@@ -60,24 +59,30 @@ def child_compile(traced: bool) -> None:
 
 
 def child_steady(rounds: int, calls: int) -> None:
-    """Steady-state calls of one compiled model, in alternating batches with the tracer installed and
-    removed: same process, same compiled code, so only the tracer differs."""
+    """Steady-state calls of one compiled model, in batches rotating through: untraced, traced, and
+    untraced again. Same process, same compiled code, so only the tracer differs; the two untraced
+    conditions give the noise floor (an A/A comparison) to read the traced ratio against."""
+    import gc
+
     import torch
 
     from tracers.session import TraceSession
 
     model, x = _load_model()
     compiled = torch.compile(model)
+    conditions = ("plain", "traced", "plain again")
     with torch.no_grad():
         for _ in range(20):
             compiled(x)  # compile and warm up
-        medians: dict[bool, list[float]] = {False: [], True: []}
+        medians: dict[str, list[float]] = {condition: [] for condition in conditions}
         spans = 0
         for round_index in range(rounds):
-            for traced in ((False, True) if round_index % 2 == 0 else (True, False)):
-                session = TraceSession() if traced else None
+            shift = round_index % len(conditions)  # rotate the order, so no condition is always first
+            for condition in conditions[shift:] + conditions[:shift]:
+                session = TraceSession() if condition == "traced" else None
                 if session:
                     session.start()
+                gc.collect()
                 per_call = []
                 for _ in range(calls):
                     started = time.perf_counter_ns()
@@ -86,8 +91,9 @@ def child_steady(rounds: int, calls: int) -> None:
                 if session:
                     session.stop()
                     spans += len(session.recorder.spans)
-                medians[traced].append(statistics.median(per_call) / 1000)
-    print(json.dumps({"plain_us": medians[False], "traced_us": medians[True], "spans": spans}))
+                medians[condition].append(statistics.median(per_call) / 1000)
+    print(json.dumps({"plain_us": medians["plain"], "traced_us": medians["traced"],
+                      "plain_again_us": medians["plain again"], "spans": spans}))
 
 
 def _run_child(*arguments: str) -> dict:
@@ -143,20 +149,24 @@ def main() -> int:
 
     compile_plain, compile_traced, compile_ratio = paired(plain, traced)
     call_plain, call_traced, call_ratio = paired(steady["plain_us"], steady["traced_us"])
+    _, call_again, noise_ratio = paired(steady["plain_us"], steady["plain_again_us"])
     lines = [
         "## Tracer overhead (MLP example, Inductor, CPU)",
         "",
         f"- Cold compile: {options.pairs} pairs of fresh processes (plain and traced, alternating which goes "
         "first), each with a fresh cache dir and the compile caches off; time of the first forward+backward.",
-        f"- Steady state: one process, one compiled model, {options.rounds} alternating batches of "
-        f"{options.calls} calls with the tracer installed and removed; median call time per batch.",
+        f"- Steady state: one process, one compiled model, {options.rounds} rounds of three batches of "
+        f"{options.calls} calls (untraced, traced, untraced again; the order rotates each round); median call "
+        "time per batch. The untraced-vs-untraced row is the noise floor.",
         "",
         "| measure | plain (median) | traced (median) | ratio (median of pairs) | target |",
         "|---|---|---|---|---|",
         f"| cold compile | {compile_plain:.2f} s | {compile_traced:.2f} s | {compile_ratio:.3f}× | ≤ 1.02× |",
         f"| steady-state call | {call_plain:.1f} µs | {call_traced:.1f} µs | {call_ratio:.3f}× | ≤ 1.01× |",
+        f"| steady-state call, untraced vs untraced (noise floor) | {call_plain:.1f} µs | {call_again:.1f} µs | "
+        f"{noise_ratio:.3f}× | |",
         "",
-        f"Spans recorded during all {options.rounds * options.calls // 2} traced steady-state calls: "
+        f"Spans recorded during all {options.rounds * options.calls} traced steady-state calls: "
         f"{steady['spans']} (the hooks sit on compile steps only).",
         "",
         f"Trace file of `mlp.py`: {sizes['without code'] / 1024:.1f} KB without code artifacts (target ≤ 100 KB), "
@@ -166,7 +176,7 @@ def main() -> int:
         f"between runs (plain: {min(plain):.2f}–{max(plain):.2f} s) is larger than the tracer's effect, "
         "so read the ratio with that spread in mind.",
         "",
-        f"- machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        machine_line(),
         f"- torch {torch.__version__} (git {torch.version.git_version[:12]})",
         f"- command: `python benchmarks/tracer_overhead.py --pairs {options.pairs} --rounds {options.rounds} "
         f"--calls {options.calls}`",

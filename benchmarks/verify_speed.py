@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -16,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import RESULTS, write_section  # noqa: E402
+from benchmarks.results import RESULTS, machine_line, write_section  # noqa: E402
 
 BUDGET_S = 15.0
 
@@ -63,7 +61,7 @@ def main() -> int:
         f"{'within' if median <= BUDGET_S else 'OVER'}).\n\n"
         f"- checked: {checked} entries ({counts}); verify's own time {report['seconds']:.2f} s of the last run\n"
         f"- baseline torch {installed.version} (git {installed.git_version[:12]}), target {report['target']['torch_version']}\n"
-        f"- machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}\n"
+        f"{machine_line()}\n"
         f"- command: `python benchmarks/verify_speed.py {args.release} --runs {args.runs}`\n"
     )
     print(text)

@@ -52,8 +52,8 @@ def run_trace(script: Path | str, out: Path, *options: str, script_args: tuple[s
 
 @pytest.fixture(scope="session")
 def mlp_cold(tmp_path_factory: pytest.TempPathFactory) -> CliRun:
-    """The MLP through Inductor with caches off: the one full cold compile of the suite."""
-    return run_trace(EXAMPLES / "mlp.py", tmp_path_factory.mktemp("mlp-cold"))
+    """The MLP through Inductor with caches off: the one full cold compile of the suite (with IR kept)."""
+    return run_trace(EXAMPLES / "mlp.py", tmp_path_factory.mktemp("mlp-cold"), "--inductor-ir")
 
 
 @pytest.fixture(scope="session")

@@ -38,6 +38,19 @@ def test_inductor_artifacts_are_kept_and_tied_to_their_step(mlp_cold):
     assert metrics["co_name"] == "forward" and metrics["graph_op_count"] == 5
 
 
+def test_inductor_ir_before_and_after_fusion_is_kept_without_console_output(mlp_cold):
+    trace = mlp_cold.trace()
+    ir = [a for a in trace.artifacts if a.kind == "ir"]
+    names = [a.name for a in ir]
+    assert names.count("ir_pre_fusion") == names.count("ir_post_fusion") == 2  # forward and backward
+    pre = next(a for a in ir if a.name == "ir_pre_fusion")
+    post = next(a for a in ir if a.name == "ir_post_fusion")
+    assert pre.payload.startswith("BEFORE FUSION") and post.payload.startswith("AFTER FUSION")
+    assert "FusedSchedulerNode" in post.payload and "FusedSchedulerNode" not in pre.payload
+    assert pre.compile_id == "0/0"
+    assert "BEFORE FUSION" not in mlp_cold.stderr, "torch's console handlers never see the IR"
+
+
 def test_trace_size_stays_small_and_noise_is_counted_not_stored(mlp_cold):
     trace = mlp_cold.trace()
     assert trace.info.dropped_records.get("chromium_event", 0) > 0

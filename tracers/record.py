@@ -48,8 +48,9 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
             if cache == "warm":
                 result = _run([sys.executable, example], env, device)
             if result is None or result.returncode == 0:
-                command = [sys.executable, "-m", "tracers", "trace", "--quiet", "--no-page", "--cache", cache,
-                           "--device", device, "--out", str(out_dir)]
+                # The site's recordings keep Inductor's IR too: the scheduling chapter shows fusion in it.
+                command = [sys.executable, "-m", "tracers", "trace", "--quiet", "--no-page", "--inductor-ir",
+                           "--cache", cache, "--device", device, "--out", str(out_dir)]
                 if lines_lock is not None:
                     command += ["--lines", "--lines-lock", lines_lock]
                 command.append(example)

@@ -11,6 +11,7 @@ from .artifacts import ArtifactCollector
 from .deep import DeepTracer
 from .events import FORMAT_VERSION, DeepEvent, RunInfo, Trace
 from .hooks import HookSet
+from .inductor_ir import InductorIRCollector
 from .lines import LineCounter, watch_for
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
@@ -33,11 +34,12 @@ class TraceSession:
     def __init__(self, targets: Iterable[Target] | None = None, *, keep_code: bool = True,
                  device: str = "cpu", cache_mode: str = "warm", command: list[str] | None = None,
                  listeners: Iterable[Listener] = (), deep: DeepTracer | None = None,
-                 lines: LineCounter | None = None):
+                 lines: LineCounter | None = None, inductor_ir: bool = False):
         self.recorder = Recorder(compile_id=_current_compile_id)
         self.recorder.listeners.extend(listeners)
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
+        self.ir = InductorIRCollector(self.recorder, _current_compile_id) if inductor_ir else None
         self.info = _run_info(device, cache_mode, command or [])
         self.deep = deep
         self.deep_events: list[DeepEvent] = []
@@ -68,6 +70,8 @@ class TraceSession:
             if not self.info.lines_recorded:
                 self.info.warnings.append(f"executed lines not recorded: {self.lines.refused}")
         self.collector.attach()
+        if self.ir is not None:
+            self.ir.attach()
         self.hooks.install()
         regions.activate(self.recorder)
         self._entered = True
@@ -89,6 +93,8 @@ class TraceSession:
         self.recorder.active = False
         self.info.warnings.extend(self.hooks.uninstall())
         self.info.warnings.extend(self.collector.detach())
+        if self.ir is not None:
+            self.ir.detach()
         if self.recorder.close_open_spans():
             self.info.warnings.append("some compile steps were still running when the run ended")
         self.info.targets_hooked = sorted(set(self.hooks.hooked))

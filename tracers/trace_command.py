@@ -39,6 +39,7 @@ class TraceOptions:
     open_page: bool = False
     site: str | None = None  # the walkthrough the HTML page's chapter links point to
     page: bool = True  # write the HTML page beside the trace
+    inductor_ir: bool = False  # keep Inductor's IR before and after fusion
 
 
 def trace_path(options: TraceOptions) -> Path:
@@ -124,7 +125,7 @@ def run_trace(options: TraceOptions) -> int:
         command = [sys.executable, "-m", "tracers", "trace", options.script, *options.args]
         session = TraceSession(keep_code=options.keep_code, device=options.device,
                                cache_mode=options.cache, command=command, listeners=[progress], deep=deep,
-                               lines=lines)
+                               lines=lines, inductor_ir=options.inductor_ir)
         if lines_warning:
             session.info.warnings.append(lines_warning)
         outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
