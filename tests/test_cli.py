@@ -188,3 +188,15 @@ def test_no_page_writes_only_the_trace(tmp_path):
     run = run_trace(SCRIPTS / "exits.py", tmp_path, "--no-page", script_args=("0",))
     assert run.returncode == 0
     assert [p.name for p in tmp_path.iterdir()] == ["exits-cpu-cold.json"]
+
+
+def test_a_trace_that_cannot_be_written_is_one_line_and_keeps_the_scripts_status(tmp_path):
+    code = (
+        "import errno, sys, tracers.trace_command as tc\n"
+        "def full(trace, path): raise OSError(errno.ENOSPC, 'No space left on device')\n"
+        "tc.write_atomic = full\n"
+        f"sys.exit(tc.run_trace(tc.TraceOptions(script={str(SCRIPTS / 'exits.py')!r}, args=['4'], out={str(tmp_path)!r})))\n"
+    )
+    result = run_python(["-c", code])
+    assert result.returncode == 4
+    assert _one_line(result.stderr) == f"trace: cannot write {tmp_path / 'exits-cpu-cold.json'}: No space left on device"

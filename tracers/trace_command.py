@@ -13,8 +13,8 @@ from .analysis import analyze
 from .cachemode import cache_mode
 from .chrome import write_atomic
 from .deep import DeepTracer, DeepUnavailable
-from .lines import LineCounter, watches_from_lock
 from .events import Trace
+from .lines import LineCounter, watches_from_lock
 from .progress import Progress
 from .report_command import ReportUnavailable, open_in_browser, write_report
 from .runner import ScriptError, check_script, outcome_of, run_script
@@ -140,7 +140,11 @@ def run_trace(options: TraceOptions) -> int:
                 session.stop()
                 progress.clear()
                 trace = session.trace
-                write_atomic(trace, path)
+                try:
+                    write_atomic(trace, path)
+                except OSError as error:  # e.g. the disk filled up during the run
+                    print(f"trace: cannot write {path}: {error.strerror or error}", file=sys.stderr)
+                    return outcome.exit_code if outcome.exit_code else 2
                 written = [str(path)]
                 page = _write_page(trace, path, options.site) if options.page else None
                 if isinstance(page, Path):
