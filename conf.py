@@ -18,6 +18,7 @@ extensions = [
     "sphinx_copybutton",
     "walkthrough",  # torch-excerpt, torch-symbol, torch-fact and the lock check
     "walkthrough.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
+    "walkthrough.trace_diff",  # torch-trace-diff: the stage diff of two recordings (CPU vs CUDA, cold vs warm)
     "walkthrough.site",  # the pipeline map and each page's torch/verify banner
 ]
 source_suffix = {".md": "markdown"}

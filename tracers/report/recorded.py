@@ -41,3 +41,12 @@ def find_recording(root: Path, stem: str, device: str, cache: str, reference: st
     reference = public_version(reference)
     release = reference if reference in releases else max(releases, key=release_key)
     return Recording(device, release, device_dir / release / name)
+
+
+def parse_side(text: str) -> tuple[str, str]:
+    """``cuda/warm`` -> ``("cuda", "warm")``; raises ValueError naming the choices."""
+    device, _, cache = text.strip().partition("/")
+    if device not in DEVICES or cache not in CACHE_MODES:
+        raise ValueError(f"{text.strip()!r} is not DEVICE/CACHE: DEVICE one of {', '.join(DEVICES)}, "
+                         f"CACHE one of {', '.join(CACHE_MODES)} (e.g. cuda/cold)")
+    return device, cache
