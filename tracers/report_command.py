@@ -52,13 +52,15 @@ def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, si
     try:
         from .analysis import analyze
         from .report import RenderOptions, render_page
+        from .report.executed import installed_source
     except ImportError as error:
         raise ReportUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
     page_dir = out_dir or trace_file.parent
     page_dir.mkdir(parents=True, exist_ok=True)
     page = page_dir / f"{trace_file.stem}.html"
     options = RenderOptions(title=trace_file.stem)
-    html = render_page(trace, analyze(trace), links_for(trace, trace_file, page_dir, site), options)
+    torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
+    html = render_page(trace, analyze(trace), links_for(trace, trace_file, page_dir, site), options, torch)
     page.write_text(html, encoding="utf-8")
     return page
 

@@ -11,12 +11,15 @@ from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from tracers.env import source_url
+from tracers.chrome import TraceFileError, load
+from tracers.env import REFERENCE_TORCH, source_url
+from tracers.report.recorded import file_name, find_recording
 from walkthrough import __version__
-from walkthrough.excerpt import ExcerptError, build, parse_spec
+from walkthrough.excerpt import Excerpt, ExcerptError, build, parse_spec
 from walkthrough.facts import Claim, evaluate, evaluate_live
 from walkthrough.lock import LOCK_COMMAND, LockError, compute_lock, read_lock, stage_hooks, stale_reasons
 from walkthrough.pages import EXCERPT_DIRECTIVE, FACT_ROLE, SYMBOL_ROLE, PageError, role_target, scan_docs
+from walkthrough.ranlines import RanLines, parse_trace_option, ran_lines
 from walkthrough.render import render_excerpt, symbol_url
 from walkthrough.source import SourceError, open_source
 from walkthrough.symbols import Resolver, SymbolNotFound, resolver_for
@@ -40,21 +43,41 @@ def _resolver(config) -> Resolver:  # noqa: ANN001 - a Sphinx Config
 
 
 class TorchExcerpt(SphinxDirective):
-    """``{torch-excerpt} module:qualname`` with :start:/:end:/:emphasize:/:caption: and callout lines."""
+    """``{torch-excerpt} module:qualname`` with :start:/:end:/:emphasize:/:caption: and callout lines.
+
+    ``:trace: EXAMPLE [DEVICE/CACHE]`` marks the lines that ran in that recorded example (cpu/cold by default).
+    """
 
     required_arguments = 1
     has_content = True
     option_spec = {"start": directives.unchanged, "end": directives.unchanged,
-                   "emphasize": directives.unchanged, "caption": directives.unchanged}
+                   "emphasize": directives.unchanged, "caption": directives.unchanged,
+                   "trace": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
         options = {key: value or "" for key, value in self.options.items()}
+        where = f"{self.env.docname}:{self.lineno}"
         try:
             spec = parse_spec(self.arguments[0], options, list(self.content))
             excerpt = build(_resolver(self.config), spec)
+            ran = self._ran_lines(excerpt) if spec.trace else None
         except (ValueError, SymbolNotFound, ExcerptError) as exc:
-            raise WalkthroughError(f"{self.env.docname}:{self.lineno}: {exc}") from None
-        return [nodes.raw("", render_excerpt(excerpt), format="html")]
+            raise WalkthroughError(f"{where}: {exc}") from None
+        return [nodes.raw("", render_excerpt(excerpt, ran), format="html")]
+
+    def _ran_lines(self, excerpt: Excerpt) -> RanLines:
+        """The recording is found as torch-trace finds it: the reference release first, else the newest."""
+        example, device, cache = parse_trace_option(excerpt.spec.trace)
+        root = Path(self.env.srcdir, getattr(self.config, "walkthrough_traces", "_traces"))
+        recording = find_recording(root, example, device, cache, REFERENCE_TORCH)
+        if recording is None:
+            raise ValueError(f":trace: no recorded trace of {example!r} ({device}, {cache}): looked for "
+                             f"{root}/{device}/<release>/{file_name(example, device, cache)}")
+        self.env.note_dependency(str(recording.path))
+        try:
+            return ran_lines(excerpt, load(recording.path), example)
+        except TraceFileError as exc:
+            raise ValueError(f":trace: {exc}") from None
 
 
 class TorchSymbol(SphinxRole):

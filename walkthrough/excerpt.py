@@ -26,6 +26,7 @@ class ExcerptSpec:
     emphasize: tuple[str, ...] = ()  # every line containing one of these is highlighted
     annotations: tuple[tuple[str, str], ...] = ()  # (pattern, note): a numbered callout on that line
     caption: str = ""
+    trace: str = ""  # a recorded example whose executed lines the excerpt marks: ``mlp`` or ``mlp cpu/cold``
 
     @property
     def key(self) -> str:
@@ -114,12 +115,12 @@ def normalize_lines(lines: tuple[str, ...] | list[str]) -> str:
 def parse_spec(argument: str, options: dict[str, str], body: list[str]) -> ExcerptSpec:
     """The one parser of the directive's text, shared by Sphinx and by the lock's page scanner.
 
-    ``argument`` is the ``module:qualname``; options are ``start``, ``end``, ``emphasize`` and
-    ``caption``; each body line is ``emphasize: PATTERN`` or ``PATTERN => NOTE``.
+    ``argument`` is the ``module:qualname``; options are ``start``, ``end``, ``emphasize``, ``caption``
+    and ``trace``; each body line is ``emphasize: PATTERN`` or ``PATTERN => NOTE``.
     """
     target = argument.strip()
     split_name(target)  # raises ValueError with a usage message
-    unknown = set(options) - {"start", "end", "emphasize", "caption"}
+    unknown = set(options) - {"start", "end", "emphasize", "caption", "trace"}
     if unknown:
         raise ValueError(f"unknown option(s) {', '.join(sorted(unknown))} for {target}")
     emphasize = [options["emphasize"].strip()] if options.get("emphasize", "").strip() else []
@@ -139,7 +140,8 @@ def parse_spec(argument: str, options: dict[str, str], body: list[str]) -> Excer
                              f"nor 'PATTERN{ANNOTATION_SEP}NOTE'")
         annotations.append((pattern.strip(), note.strip()))
     return ExcerptSpec(target, options.get("start", "").strip(), options.get("end", "").strip(),
-                       tuple(emphasize), tuple(annotations), options.get("caption", "").strip())
+                       tuple(emphasize), tuple(annotations), options.get("caption", "").strip(),
+                       " ".join(options.get("trace", "").split()))
 
 
 def _first(lines: list[str], pattern: str, begin: int = 0) -> int | None:

@@ -10,6 +10,7 @@ from pygments.lexers import PythonLexer
 
 from tracers.env import source_url
 from walkthrough.excerpt import Excerpt
+from walkthrough.ranlines import RanLines
 from walkthrough.symbols import Symbol
 
 
@@ -30,8 +31,24 @@ def symbol_url(symbol: Symbol, git_version: str) -> str:
     return source_url(symbol.path, symbol.start, symbol.end, git_version)
 
 
-def render_excerpt(excerpt: Excerpt) -> str:
-    """The excerpt as one HTML block: header (path, span, version, link), numbered code, callout notes."""
+def ran_mark(count: int | None) -> str:
+    """The gutter of a line in an excerpt with a recording: how often it ran, or blank."""
+    if not count:
+        return '<span class="wt-hits"></span>'
+    return f'<span class="wt-hits">{count}×</span>'
+
+
+def ran_legend(ran: RanLines) -> str:
+    classes = "wt-ran-legend" + ("" if ran.marked else " wt-ran-none")
+    swatch = '<span class="wt-ran-swatch"></span>' if ran.marked else ""
+    return f'<div class="{classes}">{swatch}{escape(ran.legend)}</div>'
+
+
+def render_excerpt(excerpt: Excerpt, ran: RanLines | None = None) -> str:
+    """The excerpt as one HTML block: header (path, span, version, link), numbered code, callout notes.
+
+    With ``ran`` (a recording's executed lines), each line that ran is marked with its count, and a
+    legend under the code says which run that was, or why nothing is marked."""
     callout_at = {}
     for callout in excerpt.callouts:
         callout_at.setdefault(callout.line, []).append(callout.number)
@@ -41,10 +58,15 @@ def render_excerpt(excerpt: Excerpt) -> str:
         number = excerpt.start + offset
         line_url = source_url(excerpt.path, number, None, excerpt.git_version)
         classes = "wt-line wt-emph" if number in emphasized else "wt-line"
+        count = ran.counts.get(number) if ran and ran.marked else None
+        gutter = ran_mark(count) if ran and ran.marked else ""
+        if count:
+            classes += " wt-ran"
         marks = "".join(f'<span class="wt-callout" data-callout="{n}">{n}</span>'
                         for n in callout_at.get(number, []))
-        rows.append(f'<span class="{classes}"><a class="wt-lineno" href="{escape(line_url)}">{number}</a>'
-                    f'<span class="wt-code">{fragment}</span>{marks}</span>')
+        title = f' title="ran {count}×"' if count else ""
+        rows.append(f'<span class="{classes}"{title}>{gutter}'
+                    f'<a class="wt-lineno" href="{escape(line_url)}">{number}</a><span class="wt-code">{fragment}</span>{marks}</span>')
     span = f"lines {excerpt.start}–{excerpt.end}" if excerpt.end != excerpt.start else f"line {excerpt.start}"
     header = (f'<div class="wt-header"><a class="wt-path" href="{escape(excerpt_url(excerpt))}">'
               f'{escape(excerpt.path)}</a> <span class="wt-span">{span}</span> '
@@ -56,5 +78,6 @@ def render_excerpt(excerpt: Excerpt) -> str:
         items = "".join(f'<li value="{c.number}" data-line="{c.line}">{escape(c.note)}</li>'
                         for c in excerpt.callouts)
         notes = f'<ol class="wt-notes">{items}</ol>'
+    legend = ran_legend(ran) if ran else ""
     return (f'<div class="wt-excerpt" data-symbol="{escape(excerpt.spec.target)}">{header}{caption}'
-            f'<div class="highlight"><pre>{"".join(rows)}</pre></div>{notes}</div>')
+            f'<div class="highlight"><pre>{"".join(rows)}</pre></div>{notes}{legend}</div>')

@@ -7,6 +7,7 @@ from pygments.formatters import HtmlFormatter
 from tracers.analysis import TraceFacts
 from tracers.events import Trace
 
+from .executed import TorchSource, render_executed
 from .fragment import render_fragment, stylesheet
 from .options import Links, RenderOptions
 from .text import esc
@@ -17,12 +18,15 @@ _PAGE_CSS = ("body { font-family: system-ui, sans-serif; max-width: 72em; margin
 
 
 def render_page(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
-                options: RenderOptions = RenderOptions()) -> str:
-    """One self-contained file: opens from disk, no network, no JavaScript."""
+                options: RenderOptions = RenderOptions(), torch: TorchSource | None = None) -> str:
+    """One self-contained file: opens from disk, no network, no JavaScript.
+
+    When the trace counted executed lines, a last section shows them in ``torch``'s source (the installed
+    torch, if it is the one that recorded the trace)."""
     title = options.title or " ".join(trace.info.command[-1:]) or "trace"
     pygments_css = HtmlFormatter().get_style_defs(".highlight")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{esc(title)} — torch.compile trace</title>'
             f'<style>{_PAGE_CSS}{stylesheet()}{pygments_css}</style></head>'
-            f'<body>{render_fragment(trace, facts, links, options)}</body></html>\n')
+            f'<body>{render_fragment(trace, facts, links, options)}{render_executed(trace, torch)}</body></html>\n')
