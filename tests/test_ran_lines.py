@@ -15,6 +15,7 @@ from tracers.env import REFERENCE_TORCH
 from tracers.events import Trace
 from tracers.report import render_page
 from tracers.report.executed import TorchSource, installed_source, render_executed, shown_lines, why_not
+from tracers.stages import STAGE_ORDER, TARGET_BY_NAME
 from walkthrough.excerpt import ExcerptSpec, build
 from walkthrough.ranlines import RanLines, parse_trace_option, ran_lines
 from walkthrough.render import render_excerpt
@@ -161,6 +162,10 @@ def test_personal_page_lists_the_ran_lines_of_hooked_functions_in_the_installed_
              re.findall(r'title="ran (\d+)×"><span class="wt-hits">\d+×</span><a class="wt-lineno" href="[^"]+#L(\d+)"',
                         block)}
     assert shown == counts and counts
+    listed = re.findall(r'<details class="wt-ran-function" data-target="([^"]+)"', section)
+    assert listed[0] == "torch:compile"  # pipeline order: the stages table's first entry point leads
+    stages = [TARGET_BY_NAME[target].stage for target in listed]
+    assert stages == sorted(stages, key=STAGE_ORDER.__getitem__)
     result = run_python(["-m", "tracers", "report", str(recorded), "--out", str(tmp_path)])
     assert result.returncode == 0, result.stderr
     page = (tmp_path / "ran-cpu-cold.html").read_text()

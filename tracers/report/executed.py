@@ -111,9 +111,14 @@ def render_function(target: str, path: str, first: int, last: int, counts: dict[
             f'<div class="highlight"><pre>{"".join(rows)}</pre></div></details>')
 
 
-def _order(item: tuple[str, list]) -> tuple[int, str]:
+_TABLE_INDEX = {name: index for index, name in enumerate(TARGET_BY_NAME)}  # the stages table's own order
+
+
+def _order(item: tuple[str, list]) -> tuple[int, int, str]:
+    """Pipeline order: by stage, then as the stages table lists the targets; unknown targets last."""
     known = TARGET_BY_NAME.get(item[0])
-    return (STAGE_ORDER.get(known.stage, len(STAGE_ORDER)) if known else len(STAGE_ORDER), item[0])
+    stage = STAGE_ORDER.get(known.stage, len(STAGE_ORDER)) if known else len(STAGE_ORDER)
+    return stage, _TABLE_INDEX.get(item[0], len(_TABLE_INDEX)), item[0]
 
 
 def render_executed(trace: Trace, torch: TorchSource | None) -> str:
