@@ -215,3 +215,19 @@ def test_warm_run_skips_what_the_chapter_says(device, root):
     strip = re.compile(r"^# kernel path: .*$", re.M)  # the only line that names the (temporary) cache dir
     for name, text in _code(warm).items():  # the stored wrapper is the module a cold compile writes
         assert strip.sub("", text) == strip.sub("", _code(cold)[name])
+
+
+def test_warm_cpu_lines_ran_the_hit_branch_twice_and_never_the_miss():
+    """Chapter 14's marked lines: in FxGraphCache.load_with_key, 'hit' twice (forward, backward), 'miss' never."""
+    import inspect
+
+    import torch._inductor.codecache as codecache
+
+    warm = _trace(CPU / "mlp-cpu-warm.json")
+    counts = warm.executed_lines.get("torch/_inductor/codecache.py")
+    if not counts:
+        pytest.skip("warm recording without executed lines")
+    source, first = inspect.getsourcelines(codecache.FxGraphCache.load_with_key)
+    line_of = {text.strip(): first + offset for offset, text in enumerate(source)}
+    assert counts.get(line_of['cache_info["cache_state"] = "hit"']) == 2
+    assert line_of['cache_info["cache_state"] = "miss"'] not in counts
