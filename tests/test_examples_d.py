@@ -197,3 +197,21 @@ def test_cpu_backward_scheduler_fuses_nothing_and_why():
     _, backward = _payloads(trace, "inductor_output_code")
     kernel = backward.split("cpp_fused_mul_sum_threshold_backward_0 = ", 1)[1].split("''')", 1)[0]
     assert kernel.count("for(int64_t x0=") == 2
+
+
+def test_cuda_forward_fuses_mul_and_le_like_the_cpu():
+    after = _ir(_trace("cuda"), "ir_post_fusion")[0]  # skipped until the CUDA recording carries IR
+    kinds = [kind for _, kind in _ops(after)]
+    assert kinds.count("FusedSchedulerNode") == 1 and kinds.count("ExternKernelSchedulerNode") == 2
+
+
+def test_cuda_backward_reorders_where_and_fuses_it_into_the_column_sum():
+    trace = _trace("cuda")
+    pre, post = _ir(trace, "ir_pre_fusion")[1], _ir(trace, "ir_post_fusion")[1]
+    assert "op3.writes = [MemoryDep('buf3', 64*d0 + d1, {d0: 8, d1: 64})]" in pre
+    assert "op5.unmet_dependencies = [MemoryDep('buf3', d0 + 64*d1, {d0: 64, d1: 8})]" in pre
+    assert [name for name, _ in _ops(post)] == ["op0", "op1", "op2", "op3_op5", "op4"]
+    assert "op3.writes = [MemoryDep('buf3', c0 + 64*c1, {c0: 64, c1: 8})]" in post
+    # on the GPU loops are not merged: the forward's pointwise nodes keep [8, 64]
+    assert "op1.sizes = ([8, 64], [])" in _ir(trace, "ir_pre_fusion")[0]
+    assert "op1.sizes = ([512], [])" in _ir(_trace("cpu"), "ir_pre_fusion")[0]
