@@ -203,6 +203,9 @@ def test_cuda_forward_fuses_mul_and_le_like_the_cpu():
     after = _ir(_trace("cuda"), "ir_post_fusion")[0]  # skipped until the CUDA recording carries IR
     kinds = [kind for _, kind in _ops(after)]
     assert kinds.count("FusedSchedulerNode") == 1 and kinds.count("ExternKernelSchedulerNode") == 2
+    before = _ir(_trace("cuda"), "ir_pre_fusion")[0]
+    assert "op1.unmet_dependencies = [MemoryDep('buf0', 64*d0 + d1, {d0: 8, d1: 64})]" in before
+    assert before.count("ops.load('primals_2'") == 2  # the bias add is in both recipes
 
 
 def test_cuda_backward_reorders_where_and_fuses_it_into_the_column_sum():
