@@ -83,6 +83,16 @@ def test_no_code_drops_generated_code_but_keeps_the_record(keep_code):
     assert graph.payload == "graph():"
 
 
+def test_shape_records_keep_their_facts_but_not_the_stack_that_made_them():
+    with TraceSession() as session:
+        torch._logging.trace_structured(
+            "create_symbol", metadata_fn=lambda: {"symbol": "s0", "val": 16, "source": "L['a'].size()[0]",
+                                                  "stack": [{"line": 1, "name": "f"}] * 50})
+    (record,) = session.recorder.artifacts
+    assert record.kind == "shapes"
+    assert record.metadata == {"symbol": "s0", "val": 16, "source": "L['a'].size()[0]"}
+
+
 def test_collector_leaves_torchs_logger_as_it_found_it():
     from torch._logging._internal import trace_log
 

@@ -166,6 +166,10 @@ class ArtifactCollector(logging.Handler):
         elif kind == "frame":
             details["user_frame"] = self._user_frame(metadata.get("stack") or details.get("stack") or [])
             details.pop("stack", None)
+        elif kind == "shapes":
+            # Each symbol record carries the whole Python stack that created it: kilobytes apiece.
+            details.pop("stack", None)
+            details.pop("user_stack", None)
         if not keep_payload or (kind in CODE_KINDS and not self.keep_code):
             payload = None
         self.recorder.add_artifact(kind, name, compile_id_of(metadata), details, payload, size)
