@@ -1,6 +1,6 @@
 # Records the site's CUDA traces with the reference torch on an NVIDIA GPU.
 #   docker build -t torch-compile-walkthrough .
-#   docker run --rm --gpus all -v "$PWD/docs/_traces:/work/docs/_traces" torch-compile-walkthrough
+#   docker run --rm --gpus all -v "$PWD/docs/_traces:/walkthrough/docs/_traces" torch-compile-walkthrough
 FROM nvidia/cuda:12.8.1-runtime-ubuntu24.04
 
 ENV DEBIAN_FRONTEND=noninteractive \
@@ -14,7 +14,7 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && python3 -m venv /opt/venv
 
-WORKDIR /work
+WORKDIR /walkthrough
 COPY . .
 
 # The reference torch (pinned once, in tracers/env.py, which needs nothing but Python to read),

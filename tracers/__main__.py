@@ -38,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
                             "(docs/walkthrough.lock.json): the site's excerpts")
     trace.add_argument("--inductor-ir", action="store_true",
                        help="keep Inductor's IR before and after fusion (torch's ir_pre_fusion/ir_post_fusion logs)")
+    trace.add_argument("--keep-paths", action="store_true",
+                       help="keep absolute paths in the trace (by default the working dir, site-packages, "
+                            "temp dir, Python prefix and home become ./ <site-packages> <tmp> <python> ~)")
     trace.add_argument("--open", action="store_true", help="open the trace's HTML page in a browser afterwards")
     trace.add_argument("--no-page", dest="page", action="store_false", help="write only the trace, no HTML page")
     trace.add_argument("--site", metavar="URL_OR_DIR",
@@ -91,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
                 out=options.out, keep_code=options.keep_code, quiet=options.quiet,
                 deep_min_us=options.deep_min_us if options.deep else None,
                 lines=(options.lines_lock or "") if options.lines or options.lines_lock else None, open_page=options.open, site=options.site, page=options.page,
-                inductor_ir=options.inductor_ir,
+                inductor_ir=options.inductor_ir, keep_paths=options.keep_paths,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .events import FORMAT_VERSION, Artifact, DeepEvent, RunInfo, Span, Trace
+from .scrub import scrub
 
 TOOL_KEY = "torch_compile_walkthrough"  # marks files written by this tool
 DEEP_CATEGORY = "python"  # deep-mode function calls, kept apart from the stage spans
@@ -65,10 +66,15 @@ def to_chrome(trace: Trace) -> dict[str, Any]:
     }
 
 
-def write_atomic(trace: Trace, path: Path) -> Path:
-    """Write to a temporary file beside ``path`` and rename it, so readers never see half a file."""
+def write_atomic(trace: Trace, path: Path, keep_paths: bool = False) -> Path:
+    """Write to a temporary file beside ``path`` and rename it, so readers never see half a file.
+
+    Unless ``keep_paths``, this machine's path prefixes become placeholders (tracers/scrub.py), so a
+    trace can be shared or committed without them."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = json.dumps(to_chrome(trace), separators=(",", ":"), default=str)
+    if not keep_paths:
+        data = scrub(data)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:

@@ -40,6 +40,7 @@ class TraceOptions:
     site: str | None = None  # the walkthrough the HTML page's chapter links point to
     page: bool = True  # write the HTML page beside the trace
     inductor_ir: bool = False  # keep Inductor's IR before and after fusion
+    keep_paths: bool = False  # write this machine's absolute paths as they are
 
 
 def trace_path(options: TraceOptions) -> Path:
@@ -141,7 +142,7 @@ def run_trace(options: TraceOptions) -> int:
                 progress.clear()
                 trace = session.trace
                 try:
-                    write_atomic(trace, path)
+                    write_atomic(trace, path, keep_paths=options.keep_paths)
                 except OSError as error:  # e.g. the disk filled up during the run
                     print(f"trace: cannot write {path}: {error.strerror or error}", file=sys.stderr)
                     return outcome.exit_code if outcome.exit_code else 2
