@@ -79,3 +79,18 @@ def test_a_failing_optional_recorder_becomes_a_warning_not_a_lost_trace():
     assert session.info.warnings == [
         "executed lines could not be stopped cleanly: ValueError: tool 3 is not in use"]
     assert session.trace.spans
+
+
+def test_counting_lines_never_hands_the_tracers_own_frames_to_dynamo():
+    torch._dynamo.reset()
+
+    def step(x):
+        return torch.sin(x) + 1
+
+    compiled = torch.compile(step, backend="aot_eager")
+    with TraceSession(lines=LineCounter()) as session:
+        for _ in range(3):
+            compiled(torch.randn(4))
+    conversions = [s for s in session.recorder.spans if s.target.endswith("ConvertFrame.__call__")]
+    assert [s.frame.split(" ")[0] for s in conversions] == ["step"]
+    assert session.trace.executed_lines, "lines were counted"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import CodeType, FrameType
@@ -30,6 +29,31 @@ def torch_relative(filename: str) -> str | None:
             return candidate
         index = filename.rfind(marker, 0, index)
     return None
+
+
+_shielded = False
+
+
+def _shield_from_dynamo() -> None:
+    """Tell Dynamo never to look at this module's code.
+
+    The line callbacks run as Python frames inside the very calls Dynamo is compiling; without this,
+    Dynamo's frame hook hands each of them to ``convert_frame`` as if they were user code."""
+    global _shielded
+    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
+    if _shielded or eval_frame is None or not hasattr(eval_frame, "skip_code"):
+        return
+    pending: list[CodeType] = []
+    for value in list(globals().values()):
+        if isinstance(value, type) and value.__module__ == __name__:
+            pending += [member.__code__ for member in vars(value).values() if hasattr(member, "__code__")]
+        elif hasattr(value, "__code__") and getattr(value, "__module__", None) == __name__:
+            pending.append(value.__code__)
+    while pending:
+        code = pending.pop()
+        eval_frame.skip_code(code)
+        pending += [const for const in code.co_consts if isinstance(const, CodeType)]
+    _shielded = True
 
 
 def watch_for(function: Callable[..., Any]) -> Watch | None:
@@ -58,7 +82,9 @@ class LineCounter:
     def __init__(self, watches: Iterable[Watch] = ()):
         self._watches: dict[str, list[tuple[int, int]]] = {}
         self._decided: dict[CodeType, str | None] = {}
-        self.counts: Counter[tuple[str, int]] = Counter()
+        # A plain dict, not a Counter: Counter.__missing__ is Python code, and any Python frame run from
+        # a line callback is one more frame Dynamo's hook sees.
+        self.counts: dict[tuple[str, int], int] = {}
         self._tool: int | None = None
         self._previous_trace: Any = None
         self._running = False
@@ -67,6 +93,7 @@ class LineCounter:
             self.add(watch)
 
     def add(self, watch: Watch) -> None:
+        _shield_from_dynamo()
         self._watches.setdefault(watch.path, []).append((watch.start, watch.end))
         if self._decided:
             # Code seen before this watch existed was declined; let it be decided again.
@@ -88,6 +115,7 @@ class LineCounter:
 
     # -- start / stop ---------------------------------------------------------------------
     def start(self) -> bool:
+        _shield_from_dynamo()
         if hasattr(sys, "monitoring"):
             return self._start_monitoring()
         if sys.gettrace() is not None:
@@ -126,7 +154,8 @@ class LineCounter:
 
         def on_line(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "line":
-                counts[(path, frame.f_lineno)] += 1
+                key = (path, frame.f_lineno)
+                counts[key] = counts.get(key, 0) + 1
             return on_line
 
         return on_line
@@ -154,7 +183,8 @@ class LineCounter:
         def on_line(code: CodeType, line: int) -> Any:
             path = self._decided.get(code)
             if path is not None:
-                self.counts[(path, line)] += 1
+                key = (path, line)
+                self.counts[key] = self.counts.get(key, 0) + 1
             return None
 
         monitoring.register_callback(self._tool, events.PY_START, on_start)
