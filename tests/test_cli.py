@@ -193,7 +193,7 @@ def test_no_page_writes_only_the_trace(tmp_path):
 def test_a_trace_that_cannot_be_written_is_one_line_and_keeps_the_scripts_status(tmp_path):
     code = (
         "import errno, sys, tracers.trace_command as tc\n"
-        "def full(trace, path): raise OSError(errno.ENOSPC, 'No space left on device')\n"
+        "def full(trace, path, **options): raise OSError(errno.ENOSPC, 'No space left on device')\n"
         "tc.write_atomic = full\n"
         f"sys.exit(tc.run_trace(tc.TraceOptions(script={str(SCRIPTS / 'exits.py')!r}, args=['4'], out={str(tmp_path)!r})))\n"
     )

@@ -32,7 +32,7 @@ def test_deep_calls_line_up_with_the_stage_spans_and_survive_the_file(tmp_path):
     chrome = to_chrome(trace)
     names = [e["args"]["name"] for e in chrome["traceEvents"] if e.get("name") == "process_name"]
     assert names == ["torch.compile", "Python functions (viztracer, calls ≥ 100 µs)"]
-    again = load(write_atomic(trace, tmp_path / "deep.json"))
+    again = load(write_atomic(trace, tmp_path / "deep.json", keep_paths=True))  # the same data back
     assert again.deep_events == trace.deep_events
     assert [s.id for s in again.spans] == [s.id for s in trace.spans]
 
