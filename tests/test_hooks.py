@@ -9,6 +9,7 @@ from types import FunctionType, ModuleType
 import pytest
 import torch
 import torch._dynamo
+import torch._dynamo.compiled_autograd  # noqa: F401
 
 # Importing these up front makes every target's module already loaded, so the tests below check
 # the patch-now path (the post-import path is checked in a fresh process at the end).
@@ -17,6 +18,7 @@ import torch._inductor.codegen.cpp  # noqa: F401
 import torch._inductor.codegen.triton  # noqa: F401
 import torch._inductor.compile_fx  # noqa: F401
 import torch._inductor.cudagraph_trees  # noqa: F401
+import torch._inductor.select_algorithm  # noqa: F401
 
 from tracers.hooks import HookSet
 from tracers.recorder import Recorder

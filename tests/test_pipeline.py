@@ -39,6 +39,7 @@ MLP_INDUCTOR_CPU = {
     "torch._inductor.compile_fx:compile_fx_inner",
     "torch._inductor.compile_fx:fx_codegen_and_compile",
     "torch._inductor.graph:GraphLowering.run",
+    "torch._inductor.select_algorithm:autotune_select_algorithm",
     "torch._inductor.scheduler:Scheduler.__init__",
     "torch._inductor.scheduler:Scheduler.fuse_nodes",
     "torch._inductor.scheduler:Scheduler.codegen",
@@ -56,6 +57,13 @@ CUDA_ONLY = {
     "torch._inductor.cudagraph_trees:cudagraphify_impl",
     "torch._inductor.cudagraph_trees:CUDAGraphTreeManager.record_function",
 }
+# Proven by their own examples: the max_autotune recordings (benchmarking several candidates) and
+# tests/test_compiled_autograd.py (a backward captured at run time).
+AUTOTUNE_ONLY = {"torch._inductor.select_algorithm:AlgorithmSelectorCache.do_autotuning"}
+COMPILED_AUTOGRAD = {
+    "torch._dynamo.compiled_autograd:AutogradCompilerInstance.begin_capture",
+    "torch._dynamo.compiled_autograd:AutogradCompilerInstance.end_capture",
+}
 CUDA_TRACES = ROOT / "docs" / "_traces" / "cuda"
 
 
@@ -72,7 +80,8 @@ def _ancestors(span: Span, by_id: dict[int, Span]) -> list[str]:
 
 
 def test_the_expectations_cover_the_whole_stages_table():
-    assert MLP_INDUCTOR_CPU | WARM_CACHE | CUDA_ONLY == {target.name for target in all_targets()}
+    expected = MLP_INDUCTOR_CPU | WARM_CACHE | CUDA_ONLY | AUTOTUNE_ONLY | COMPILED_AUTOGRAD
+    assert expected == {target.name for target in all_targets()}
 
 
 def test_inductor_on_cpu_fires_every_cpu_target(mlp_cold):

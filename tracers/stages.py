@@ -102,6 +102,13 @@ STAGES: tuple[Stage, ...] = (
         "lowering", "Lowering to Inductor IR", "chapters/09-inductor",
         "torch._inductor.graph:GraphLowering.run",
     ),
+    # Lowering asks this for every matmul or convolution; with one candidate it returns it at once,
+    # with several (max-autotune) do_autotuning compiles and benchmarks them.
+    _stage(
+        "autotune", "Kernel selection and autotuning", "chapters/15-cuda-graphs",
+        "torch._inductor.select_algorithm:autotune_select_algorithm",
+        "torch._inductor.select_algorithm:AlgorithmSelectorCache.do_autotuning",
+    ),
     _stage(
         "scheduling", "Scheduling and fusion", "chapters/10-scheduling",
         "torch._inductor.scheduler:Scheduler.__init__",
@@ -134,6 +141,13 @@ STAGES: tuple[Stage, ...] = (
         "cudagraphs", "CUDA graphs", "chapters/15-cuda-graphs",
         "torch._inductor.cudagraph_trees:cudagraphify_impl",
         "torch._inductor.cudagraph_trees:CUDAGraphTreeManager.record_function",
+    ),
+    # Runs when .backward() is called, not when torch.compile is: the autograd graph is captured and
+    # handed to Dynamo as a new frame, so the stages above repeat beneath it.
+    _stage(
+        "compiled_autograd", "Compiled autograd", "chapters/16-compiled-autograd",
+        "torch._dynamo.compiled_autograd:AutogradCompilerInstance.begin_capture",
+        "torch._dynamo.compiled_autograd:AutogradCompilerInstance.end_capture",
     ),
 )
 
