@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from types import FunctionType, ModuleType
 from typing import Any
 
+from . import recorder as _recorder_module
+from .dynamo_shield import shield
 from .recorder import Recorder
 from .stages import Target
 
@@ -43,6 +45,7 @@ def make_wrapper(original: Callable[..., Any], target: Target, recorder: Recorde
         except BaseException as error:
             recorder.exit(span, error)
             raise
+        recorder.observe(target.name, args, result)  # while the span is still the current one
         recorder.exit(span, None)
         return result
 
@@ -132,11 +135,19 @@ class HookSet:
         self.hooked: list[str] = []
         self._finder: _PostImportFinder | None = None
         self._lock = threading.RLock()
+        self._shielded = False
         # Told about each original function once it is patched (executed-lines counting watches it).
         self.on_patched: Callable[[Target, Callable[..., Any]], None] | None = None
 
     # -- install --------------------------------------------------------------------------
+    def _shield(self) -> None:
+        # The wrappers and the recorder run inside hooked calls, some of them (compiled autograd's
+        # capture) made while a compiled function's frame hook is set: Dynamo must not compile them.
+        if not self._shielded:
+            self._shielded = shield(sys.modules[__name__], _recorder_module)
+
     def install(self) -> None:
+        self._shield()
         waiting: dict[str, list[Target]] = {}
         for target in self.targets:
             waiting.setdefault(target.module, []).append(target)
@@ -149,6 +160,7 @@ class HookSet:
             sys.meta_path.insert(0, self._finder)
 
     def _on_import(self, module: ModuleType, new_modules: set[str]) -> None:
+        self._shield()
         with self._lock:
             targets = self._waiting.pop(module.__name__, [])
         if targets:

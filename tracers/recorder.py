@@ -12,6 +12,8 @@ from .events import Artifact, Span
 from .stages import Target
 
 Listener = Callable[[str, Span], None]
+# Called with a hooked call's positional arguments and its result, to file what it decided.
+ResultObserver = Callable[["Recorder", tuple[Any, ...], Any], None]
 
 
 def describe_frame(args: tuple[Any, ...]) -> str | None:
@@ -36,6 +38,7 @@ class Recorder:
         self.spans: list[Span] = []
         self.artifacts: list[Artifact] = []
         self.listeners: list[Listener] = []
+        self.result_observers: dict[str, ResultObserver] = {}
         self.active = True
 
     def _stack(self) -> list[Span]:
@@ -91,6 +94,15 @@ class Recorder:
         self._open.pop(span.id, None)
         for listener in self.listeners:
             listener("exit", span)
+
+    def observe(self, target_name: str, args: tuple[Any, ...], result: Any) -> None:
+        observer = self.result_observers.get(target_name)
+        if observer is None:
+            return
+        try:
+            observer(self, args, result)
+        except Exception:  # noqa: BLE001 - a torch release we do not know must not break the traced program
+            pass
 
     def add_artifact(self, kind: str, name: str, compile_id: str | None, metadata: dict[str, Any],
                      payload: str | None, payload_size: int) -> Artifact:

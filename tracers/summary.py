@@ -119,6 +119,13 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
         reasons = "; ".join(recompile.reasons) or "?"
         lines.append(f"  recompile [{recompile.compile_id}] {_clip(reasons)}")
 
+    tuned = [artifact for artifact in trace.artifacts if artifact.name == "autotune_results"]
+    if tuned:
+        lines.append("")
+        lines.append(style.bold("Autotuning") + style.dim("  (fastest candidate first)"))
+        for artifact in tuned:
+            lines.append(f"  [{artifact.compile_id or '?'}] {_autotune_line(artifact.metadata)}")
+
     if info.targets_missing:
         lines.append("")
         lines.append(style.yellow(f"Targets this torch lacks ({len(info.targets_missing)}):"))
@@ -140,6 +147,13 @@ def _cache_line(facts: TraceFacts) -> str:
         if counts:
             parts.append(f"{cache} " + " ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())))
     return "; ".join(parts) if parts else "not consulted"
+
+
+def _autotune_line(metadata: dict) -> str:
+    choices = metadata.get("choices") or []
+    timed = [f"{choice['name']} {choice['ms']:.4f} ms" for choice in choices[:3] if choice.get("ms") is not None]
+    more = f" (+{len(choices) - 3} more)" if len(choices) > 3 else ""
+    return _clip(f"{metadata.get('op', '?')}({', '.join(metadata.get('inputs', []))}): " + ", ".join(timed) + more)
 
 
 def _clip(text: str, width: int = _WIDTH - 20) -> str:

@@ -1,0 +1,90 @@
+"""Autotuning results: read from do_autotuning's result, filed on its span, never in the program's way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracers import autotune
+from tracers.chrome import load
+from tracers.recorder import Recorder
+from tracers.stages import TARGET_BY_NAME
+from tracers.summary import Style, render
+from tracers.analysis import analyze
+
+from .conftest import ROOT
+
+RECORDED = sorted((ROOT / "docs" / "_traces").glob("*/*/max_autotune-*-cold.json"))
+SELECT = "torch._inductor.select_algorithm:autotune_select_algorithm"
+
+
+class Choice:
+    def __init__(self, name: str, description: str = ""):
+        self.name, self.description = name, description
+
+
+class Node:
+    def __init__(self, *sizes: int):
+        self._sizes = sizes
+
+    def get_size(self):
+        return self._sizes
+
+
+def test_candidates_are_listed_fastest_first_and_a_failed_one_last():
+    timings = {Choice("triton_mm_1", "BLOCK_M=64"): 0.02, Choice("failed"): float("inf"), Choice("aten_mm"): 0.01}
+    metadata, text = autotune.describe((None, "mm", [Node(256, 512), Node(512, 512)]), timings)
+    assert [choice["name"] for choice in metadata["choices"]] == ["aten_mm", "triton_mm_1", "failed"]
+    assert metadata["chosen"] == "aten_mm" and metadata["inputs"] == ["256x512", "512x512"]
+    assert metadata["choices"][2]["ms"] is None
+    assert text.splitlines()[0] == "mm(256x512, 512x512): 3 candidates benchmarked"
+    assert "<- chosen" in text.splitlines()[1] and "failed" in text.splitlines()[3]
+    assert " 50.0%" in text.splitlines()[2] and "BLOCK_M=64" in text.splitlines()[2]
+
+
+def test_results_of_an_unknown_shape_file_nothing():
+    assert autotune.describe((None, "mm", []), {}) is None
+    assert autotune.describe((None,), {Choice("a"): 1.0}) is None
+    assert autotune.describe((None, "mm", []), [1.0]) is None
+
+
+def test_an_observer_that_fails_never_reaches_the_program():
+    recorder = Recorder()
+
+    def broken(recorder, args, result):  # noqa: ANN001 - the observer signature
+        raise RuntimeError("a torch release we do not know")
+
+    recorder.result_observers[autotune.TARGET] = broken
+    recorder.observe(autotune.TARGET, (), {})  # does not raise
+    recorder.observe("some:other", (), {})
+
+
+def test_results_are_filed_on_the_span_that_produced_them():
+    recorder = Recorder()
+    autotune.install(recorder)
+    span = recorder.enter(TARGET_BY_NAME[autotune.TARGET], ())
+    recorder.observe(autotune.TARGET, (None, "mm", [Node(4, 4)]), {Choice("aten_mm"): 0.5})
+    recorder.exit(span, None)
+    (artifact,) = recorder.artifacts
+    assert (artifact.kind, artifact.name, artifact.span) == ("autotune", "autotune_results", span.id)
+
+
+@pytest.mark.parametrize("path", RECORDED, ids=lambda path: f"{path.parent.parent.name}/{path.name}")
+def test_recorded_max_autotune_benchmarks_candidates_inside_lowering(path: Path):
+    trace = load(path)
+    by_id = {span.id: span for span in trace.spans}
+    tuning = [span for span in trace.spans if span.target == autotune.TARGET]
+    assert tuning, "max-autotune benchmarked nothing"
+    for span in tuning:
+        parent = by_id[span.parent]
+        assert parent.target == SELECT
+        assert by_id[parent.parent].target == "torch._inductor.graph:GraphLowering.run"
+    results = [artifact for artifact in trace.artifacts if artifact.name == "autotune_results"]
+    assert {artifact.span for artifact in results} <= {span.id for span in tuning}
+    for artifact in results:
+        timed = [choice["ms"] for choice in artifact.metadata["choices"] if choice["ms"] is not None]
+        assert len(artifact.metadata["choices"]) >= 2 and timed == sorted(timed)
+        assert artifact.metadata["chosen"] == artifact.metadata["choices"][0]["name"]
+    summary = render(trace, analyze(trace), Style(False))
+    assert "Autotuning" in summary and results[0].metadata["chosen"] in summary
