@@ -185,7 +185,10 @@ def test_recorded_cuda_traces_show_triton_and_cuda_graphs(trace_file: Path):
     if "torch._inductor.compile_fx:compile_fx_inner" not in fired:
         return  # an aot_eager example: nothing for Inductor to generate
     assert "torch._inductor.codegen.triton:TritonKernel.codegen_kernel" in fired
-    assert "torch._inductor.codegen.simd:SIMDScheduling.codegen_node" in fired
+    if not trace_file.name.startswith("max_autotune"):
+        # max_autotune's one kernel is a matmul template with the bias and relu fused in: the
+        # scheduler generates it with codegen_template, not codegen_node.
+        assert "torch._inductor.codegen.simd:SIMDScheduling.codegen_node" in fired
     if trace_file.name.startswith("reduce_overhead"):
         assert "torch._inductor.cudagraph_trees:cudagraphify_impl" in fired
         assert "torch._inductor.cudagraph_trees:CUDAGraphTreeManager.record_function" in fired
