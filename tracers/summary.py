@@ -106,6 +106,8 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
             lines.append("  " + "  ".join(parts))
             if compile.user_frame:
                 lines.append(style.dim(f"         called from {compile.user_frame}"))
+            if compile.cudagraph_skip_reason:
+                lines.append(style.yellow(f"         {_clip(compile.cudagraph_skip_reason)}"))
             if compile.skipped:
                 lines.append(style.dim(f"         skipped thanks to the cache: {', '.join(compile.skipped)}"))
 
