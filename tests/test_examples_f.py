@@ -149,3 +149,15 @@ def test_executed_lines_show_one_capture(recorded):
     counts = recorded.executed_lines.get(path, {})
     inside = [count for line, count in counts.items() if first <= int(line) <= last]
     assert inside and min(inside) == 1
+
+
+def test_cpu_clamp_is_a_kernel_of_its_own_in_place():
+    """Chapter 16: on CPU the hook's clamp is one vectorized C++ kernel, run in place on a matmul's output."""
+    trace = _recording("cpu")
+    (code,) = {a.payload for a in artifacts(trace, "inductor_output_code", "!0/")}
+    kernels = re.findall(r"^(cpp_fused_\w+) = async_compile\.cpp_pybinding\(\['float\*'\], r'''(.*?)'''\)",
+                         code or "", re.M | re.S)
+    clamps = [name for name, source in kernels
+              if "at::vec::maximum" in source and "at::vec::minimum" in source and "in_out_ptr0" in source]
+    assert len(clamps) == 1, [name for name, _ in kernels]
+    assert re.search(rf"extern_kernels\.mm\([^\n]*out=(buf\d+)\)\n(?:.*\n){{0,4}}.*{clamps[0]}\(", code or "")
