@@ -56,6 +56,7 @@ CUDA_ONLY = {
     "torch._inductor.codegen.triton:TritonKernel.codegen_kernel",
     "torch._inductor.cudagraph_trees:cudagraphify_impl",
     "torch._inductor.cudagraph_trees:CUDAGraphTreeManager.record_function",
+    "torch._inductor.cudagraph_utils:log_cudagraph_skip_and_bump_counter",
 }
 # Proven by their own examples: the max_autotune recordings (benchmarking several candidates) and
 # tests/test_compiled_autograd.py (a backward captured at run time).

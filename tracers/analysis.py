@@ -65,7 +65,6 @@ class CompileFacts:
     op_count: int | None = None
     guard_count: int | None = None
     fail_reason: str | None = None
-    cudagraph_skip_reason: str | None = None  # why reduce-overhead ran this graph without CUDA graphs
     cache: list[CacheEvent] = field(default_factory=list)
     skipped: tuple[str, ...] = ()
     time_ns: int = 0
@@ -182,8 +181,6 @@ def analyze(trace: Trace) -> TraceFacts:
             facts.op_count = artifact.metadata.get("graph_op_count", facts.op_count)
             facts.guard_count = artifact.metadata.get("guard_count", facts.guard_count)
             facts.fail_reason = artifact.metadata.get("fail_reason") or facts.fail_reason
-            facts.cudagraph_skip_reason = (artifact.metadata.get("cudagraph_skip_reason")
-                                           or facts.cudagraph_skip_reason)
         elif artifact.kind == "frame" and facts:
             frame = artifact.metadata.get("user_frame")
             if frame:

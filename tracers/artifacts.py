@@ -54,7 +54,7 @@ _METRIC_FIELDS = (
     "non_compliant_ops", "compliant_custom_ops", "restart_reasons", "dynamo_time_before_restart_s",
     "has_guarded_code", "recompile_reason", "is_forward", "entire_frame_compile_time_s",
     "backend_compile_time_s", "inductor_compile_time_s", "code_gen_time_s", "remote_cache_time_saved_s",
-    "triton_version", "cuda_version", "cudagraph_skip_reason",
+    "triton_version", "cuda_version",
     "structured_logging_overhead_s",  # what torch spent producing the records this tracer reads
 )
 

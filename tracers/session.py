@@ -6,7 +6,7 @@ import datetime
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import __version__, autotune, regions
+from . import __version__, autotune, cudagraph_skips, regions
 from .artifacts import ArtifactCollector
 from .deep import DeepTracer
 from .events import FORMAT_VERSION, DeepEvent, RunInfo, Trace
@@ -37,7 +37,8 @@ class TraceSession:
                  lines: LineCounter | None = None, inductor_ir: bool = False):
         self.recorder = Recorder(compile_id=_current_compile_id)
         self.recorder.listeners.extend(listeners)
-        autotune.install(self.recorder)
+        for observer in (autotune, cudagraph_skips):  # what a hooked call decided, read from its args/result
+            observer.install(self.recorder)
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
         self.ir = InductorIRCollector(self.recorder, _current_compile_id) if inductor_ir else None

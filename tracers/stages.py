@@ -141,6 +141,8 @@ STAGES: tuple[Stage, ...] = (
         "cudagraphs", "CUDA graphs", "chapters/15-cuda-graphs",
         "torch._inductor.cudagraph_trees:cudagraphify_impl",
         "torch._inductor.cudagraph_trees:CUDAGraphTreeManager.record_function",
+        # Every "skipping cudagraphs due to ..." goes through here, at compile time or on a first call.
+        "torch._inductor.cudagraph_utils:log_cudagraph_skip_and_bump_counter",
     ),
     # Runs when .backward() is called, not when torch.compile is: the autograd graph is captured and
     # handed to Dynamo as a new frame, so the stages above repeat beneath it.

@@ -106,8 +106,6 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
             lines.append("  " + "  ".join(parts))
             if compile.user_frame:
                 lines.append(style.dim(f"         called from {compile.user_frame}"))
-            if compile.cudagraph_skip_reason:
-                lines.append(style.yellow(f"         {_clip(compile.cudagraph_skip_reason)}"))
             if compile.skipped:
                 lines.append(style.dim(f"         skipped thanks to the cache: {', '.join(compile.skipped)}"))
 
@@ -127,6 +125,13 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
         lines.append(style.bold("Autotuning") + style.dim("  (fastest candidate first)"))
         for artifact in tuned:
             lines.append(f"  [{artifact.compile_id or '?'}] {_autotune_line(artifact.metadata)}")
+
+    skips = [artifact for artifact in trace.artifacts if artifact.name == "cudagraph_skip"]
+    if skips:
+        lines.append("")
+        lines.append(style.bold("CUDA graphs skipped") + style.dim("  (these graphs run without them)"))
+        for artifact in skips:
+            lines.append(f"  {style.yellow(_clip(artifact.metadata.get('reason', '?')))}")
 
     if info.targets_missing:
         lines.append("")

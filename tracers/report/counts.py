@@ -59,8 +59,6 @@ def render_compiles(facts: TraceFacts) -> str:
         outcome = [f"{event.cache} cache {event.outcome}" for event in compile_facts.cache]
         if compile_facts.fail_reason:
             outcome.append(f"failed: {compile_facts.fail_reason}")
-        if compile_facts.cudagraph_skip_reason:
-            outcome.append(compile_facts.cudagraph_skip_reason)
         rows.append((compile_facts.compile_id, compile_facts.frame or "", compile_facts.user_frame or "",
                      compile_facts.graphs, "" if compile_facts.op_count is None else compile_facts.op_count,
                      "" if compile_facts.guard_count is None else compile_facts.guard_count,
