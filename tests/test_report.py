@@ -89,24 +89,51 @@ def test_there_are_recorded_traces_of_both_devices():
     assert {path.parts[-3] for path in RECORDED} >= {"cpu", "cuda"}
 
 
-def test_one_bar_per_span_coloured_by_stage_with_hover_text(recorded):
+def test_every_span_is_drawn_coloured_by_stage_with_hover_text(recorded):
     page = parse(render_body(recorded, options=RenderOptions(parts=("timeline",))))
     rects = page.find("rect")
-    assert sorted(int(rect["data-span"]) for rect in rects) == sorted(span.id for span in recorded.spans)
     by_id = {span.id: span for span in recorded.spans}
-    fills = {}
+    fills, bars = {}, {}
     for rect in rects:
         span = by_id[int(rect["data-span"])]
-        assert float(rect["width"]) > 0 and 0 <= float(rect["x"]) <= 1000
+        x, width = float(rect["x"]), float(rect["width"])
+        assert width > 0 and 0 <= x <= 1000
         fills.setdefault(span.stage, set()).add(rect["fill"])
+        bars.setdefault((rect["y"], span.stage), []).append((x, x + width))
     assert all(len(colours) == 1 for colours in fills.values())  # one colour per stage
     assert len({next(iter(c)) for c in fills.values()}) == len(fills)  # and different stages differ
+    # A span too short to draw apart from its neighbour shares its bar: same row, same stage, covered.
+    origin = min(span.start_ns for span in recorded.spans)
+    total = max(span.end_ns for span in recorded.spans) - origin
+    row_of = {int(rect["data-span"]): rect["y"] for rect in rects}
+    for span in recorded.spans:
+        if span.id in row_of:
+            continue
+        x = (span.start_ns - origin) / total * 1000
+        rows = [y for (y, stage) in bars if stage == span.stage]
+        assert any(left - 0.01 <= x <= right + 0.01 for y in rows for left, right in bars[(y, span.stage)]), span
     html = render_body(recorded, options=RenderOptions(parts=("timeline",)))
-    assert html.count("</title></rect>") == len(recorded.spans)
+    assert html.count("</title></rect>") == len(rects)
     first = recorded.spans[-1]
-    assert f"<title>{first.target}" in html  # the hover names the target (escaped text is identical here)
+    assert f"{first.target}" in html  # the hover names the target (escaped text is identical here)
     legend = [item["data-stage"] for item in page.find("li") if "data-stage" in item]
     assert legend == list(analyze(recorded).stage_calls)
+
+
+def test_hundreds_of_tiny_identical_calls_become_a_few_bars_and_tree_nodes():
+    trace = load(ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "compiled_autograd-cpu-cold.json")
+    timeline = render_body(trace, options=RenderOptions(parts=("timeline",)))
+    merged = [int(count) for count in re.findall(r"<title>(\d+) calls too short to draw apart", timeline)]
+    drawn = timeline.count("</title></rect>")
+    assert merged and drawn + sum(merged) - len(merged) == len(trace.spans)
+    assert drawn < len(trace.spans) / 2
+    tree = render_body(trace, options=RenderOptions(parts=("tree",)))
+    groups = [int(count) for count in re.findall(r'title="consecutive calls">×(\d+)<', tree)]
+    assert groups and min(groups) >= 4 and max(groups) >= 400
+    convert = "torch._dynamo.convert_frame:ConvertFrame.__call__"
+    shown = parse(tree).node_parent
+    calls = sum(span.target == convert for span in trace.spans)
+    assert calls > 400 and sum(span.target == convert for span in trace.spans if span.id in shown) < calls / 10
 
 
 def test_bars_start_and_grow_with_time():
@@ -137,14 +164,26 @@ def test_graph_breaks_and_recompiles_are_marked_on_the_timeline():
 
 
 def test_tree_nesting_matches_span_nesting(recorded):
-    page = parse(render_body(recorded, options=RenderOptions(parts=("tree",))))
+    html = render_body(recorded, options=RenderOptions(parts=("tree",)))
+    page = parse(html)
     known = {span.id for span in recorded.spans}
     expected = {span.id: span.parent if span.parent in known else None for span in recorded.spans}
-    assert page.node_parent == expected
+    shown = page.node_parent
+    assert all(expected[span] == parent for span, parent in shown.items())
     roots, children = children_by_parent(recorded.spans)
     # Leaves are plain rows; only calls with callees can open.
     details = {int(a["data-span"]) for a in page.find("details", "wt-node")}
-    assert details == set(children)
+    assert details == set(children) & shown.keys()
+    # A span not shown was one of many calls grouped under a node of its target beside it, and the
+    # counts on those nodes add up to every such call.
+    by_id = {span.id: span for span in recorded.spans}
+    hidden_tops = {span.id for span in recorded.spans if span.id not in shown and expected[span.id] in shown
+                   or span.id not in shown and expected[span.id] is None}
+    for span_id in hidden_tops:
+        siblings = children.get(expected[span_id], roots) if expected[span_id] is not None else roots
+        assert any(s.id in shown and s.target == by_id[span_id].target for s in siblings), by_id[span_id]
+    repeats = sum(int(n) - 1 for n in re.findall(r'title="calls that did the same, shown once">×(\d+)<', html))
+    assert repeats == len(hidden_tops)
 
 
 def test_tree_opens_top_two_levels_by_default_and_named_stages_on_request():

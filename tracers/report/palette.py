@@ -16,6 +16,7 @@ STAGE_COLOURS: dict[str, str] = {
     "partition": "#ff9da7",
     "inductor": "#9c755f",
     "lowering": "#edc948",
+    "autotune": "#b6992d",
     "scheduling": "#e15759",
     "cpp": "#2f6690",
     "triton": "#86bc86",
@@ -23,6 +24,7 @@ STAGE_COLOURS: dict[str, str] = {
     "load": "#bab0ac",
     "cache": "#499894",
     "cudagraphs": "#d37295",
+    "compiled_autograd": "#a0cbe8",
     "user": "#fabfd2",
 }
 UNKNOWN_COLOUR = "#cccccc"  # a stage from a newer tracer than this renderer

@@ -29,6 +29,28 @@ def _rows(spans: list[Span]) -> dict[int, int]:
     return rows
 
 
+def _merge_slivers(spans: list[Span], rows: dict[int, int], origin: int, total: int) -> list[list[Span]]:
+    """Spans grouped into the bars to draw: a span of the same stage and row that starts where the
+    previous bar still covers (at its drawn width) joins it. Hundreds of calls a few microseconds
+    apart otherwise become hundreds of overlapping slivers that look like one and weigh a lot."""
+    groups: list[list[Span]] = []
+    last_on_row: dict[int, tuple[list[Span], float]] = {}
+    for span in sorted(spans, key=lambda span: span.start_ns):
+        row = rows[span.id]
+        x = (span.start_ns - origin) / total * WIDTH
+        right = x + max(span.duration_ns / total * WIDTH, MIN_BAR)
+        previous = last_on_row.get(row)
+        plain = not (span.error or span.unfinished)
+        if previous and plain and previous[0][0].stage == span.stage and x <= previous[1] \
+                and not (previous[0][0].error or previous[0][0].unfinished):
+            previous[0].append(span)
+            last_on_row[row] = (previous[0], max(previous[1], right))
+        else:
+            groups.append([span])
+            last_on_row[row] = (groups[-1], right)
+    return groups
+
+
 MARKED_KINDS = {"break": "graph break", "recompile": "recompile"}  # moments a learner looks for on the timeline
 
 
@@ -51,14 +73,18 @@ def render_timeline(spans: list[Span], facts: TraceFacts, links: Links, artifact
     rows = _rows(spans)
     height = (max(rows.values()) + 1) * (ROW + GAP)
     bars = []
-    for span in spans:
+    for group in _merge_slivers(spans, rows, origin, total):
+        span = group[0]
         x = (span.start_ns - origin) / total * WIDTH
-        width = max(span.duration_ns / total * WIDTH, MIN_BAR)
+        end = max((member.end_ns or member.start_ns) for member in group)
+        width = max((end - span.start_ns) / total * WIDTH, MIN_BAR)
         y = rows[span.id] * (ROW + GAP)
         classes = "wt-bar" + (" wt-bar-error" if span.error or span.unfinished else "")
+        title = span_title(span, stage_title(span.stage))
+        if len(group) > 1:
+            title = f"{len(group)} calls too short to draw apart, from: {title}"
         bar = (f'<rect class="{classes}" data-span="{esc(span.id)}" x="{x:.2f}" y="{y}" width="{width:.2f}" '
-               f'height="{ROW}" fill="{colour(span.stage)}"><title>{esc(span_title(span, stage_title(span.stage)))}'
-               f'</title></rect>')
+               f'height="{ROW}" fill="{colour(span.stage)}"><title>{esc(title)}</title></rect>')
         chapter = links.chapter_url(span.stage)
         bars.append(f'<a href="{esc(chapter)}">{bar}</a>' if chapter else bar)
     marked = [artifact for artifact in artifacts

@@ -40,22 +40,68 @@ def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | N
     for root in roots:
         mark(root)
 
-    def node(span: Span, level: int, parent_frame: str | None) -> str:
-        head = _summary(span, links, show_frame=span.frame is not None and span.frame != parent_frame)
+    def node(span: Span, level: int, parent_frame: str | None, repeats: list[Span] | None = None) -> str:
+        head = _summary(span, links, show_frame=span.frame is not None and span.frame != parent_frame,
+                        repeats=repeats)
         kids = children.get(span.id, [])
         if not kids:
             return f'<div class="wt-node wt-leaf" data-span="{esc(span.id)}">{head}</div>'
         is_open = leads_to_open[span.id] if open_stages is not None else level < DEFAULT_OPEN_LEVELS
-        inner = "".join(node(child, level + 1, span.frame or parent_frame) for child in kids)
+        frame = span.frame or parent_frame
+        inner = "".join(node(run[0], level + 1, frame) if len(run) == 1 else group(run, level + 1, frame)
+                        for run in _runs(kids))
         return (f'<details class="wt-node" data-span="{esc(span.id)}"{" open" if is_open else ""}>'
                 f'<summary>{head}</summary><div class="wt-children">{inner}</div></details>')
+
+    def group(run: list[Span], level: int, frame: str | None) -> str:
+        """Many consecutive calls of one target: one line, and inside it one node per distinct
+        way they went (the first such call stands for the others, with their count and total time)."""
+        total = sum(span.duration_ns for span in run)
+        head = (f'<code class="wt-target">{esc(target_label(run[0].target))}</code> '
+                f'<span class="wt-time">{esc(duration(total))}</span>'
+                f'<span class="wt-repeat" title="consecutive calls">×{len(run)}</span>')
+        inner = "".join(node(same[0], level + 1, frame, repeats=same) for same in _by_shape(run, children))
+        is_open = (any(leads_to_open[span.id] for span in run) if open_stages is not None
+                   else level < DEFAULT_OPEN_LEVELS)
+        return (f'<details class="wt-group"{" open" if is_open else ""}><summary>{head}</summary>'
+                f'<div class="wt-children">{inner}</div></details>')
 
     if not roots:
         return '<div class="wt-trace-tree wt-trace-empty">No compile step was recorded.</div>'
     return f'<div class="wt-trace-tree">{"".join(node(root, 0, None) for root in roots)}</div>'
 
 
-def _summary(span: Span, links: Links, show_frame: bool) -> str:
+# Fewer consecutive calls of one target than this stay separate nodes; more become one group
+# (under compiled autograd's capture Dynamo is offered hundreds of frames and skips them).
+COLLAPSE_AT = 4
+
+
+def _shape(span: Span, children: dict[int, list[Span]]) -> tuple:
+    """What a call did, without its times: target, how it ended, and its children's shapes."""
+    kids = tuple(_shape(kid, children) for kid in children.get(span.id, []))
+    return (span.target, span.error, span.unfinished, kids)
+
+
+def _runs(kids: list[Span]) -> list[list[Span]]:
+    """Consecutive siblings of one target, grouped when there are many; every other span alone."""
+    runs: list[list[Span]] = []
+    for kid in kids:
+        if runs and runs[-1][0].target == kid.target:
+            runs[-1].append(kid)
+        else:
+            runs.append([kid])
+    return [piece for run in runs for piece in ([run] if len(run) >= COLLAPSE_AT else [[span] for span in run])]
+
+
+def _by_shape(run: list[Span], children: dict[int, list[Span]]) -> list[list[Span]]:
+    """The calls of a run that did exactly the same, together, in first-seen order."""
+    groups: dict[tuple, list[Span]] = {}
+    for span in run:
+        groups.setdefault(_shape(span, children), []).append(span)
+    return list(groups.values())
+
+
+def _summary(span: Span, links: Links, show_frame: bool, repeats: list[Span] | None = None) -> str:
     stage = stage_title(span.stage)
     chapter = links.chapter_url(span.stage)
     source = links.source_url(span.target)
@@ -73,6 +119,9 @@ def _summary(span: Span, links: Links, show_frame: bool) -> str:
         f'<span class="wt-stage">{stage_html}</span>',
         f'<span class="wt-time">{esc(duration(span.duration_ns))}</span>',
     ]
+    if repeats and len(repeats) > 1:
+        pieces[-1] = (f'<span class="wt-time">{esc(duration(sum(s.duration_ns for s in repeats)))}</span>'
+                      f'<span class="wt-repeat" title="calls that did the same, shown once">×{len(repeats)}</span>')
     if span.compile_id:
         pieces.append(f'<span class="wt-compile-id" title="compile id">{esc(span.compile_id)}</span>')
     if show_frame:
