@@ -53,3 +53,17 @@ def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
     assert style_for(io.StringIO()).red("x") == "x"
     monkeypatch.setenv("NO_COLOR", "1")
     assert style_for(FakeTerminal()).red("x") == "x"
+
+
+def test_a_compiled_autograd_capture_is_named_as_such_not_after_the_first_frame_it_skipped():
+    from tracers.analysis import CAPTURE_FRAME, analyze
+    from tracers.chrome import load
+    from tracers.env import REFERENCE_TORCH
+
+    from .conftest import ROOT
+
+    trace = load(ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "compiled_autograd-cpu-cold.json")
+    capture = next(facts for facts in analyze(trace).compiles if facts.compile_id == "!0")
+    assert capture.frame == CAPTURE_FRAME and capture.graphs == 1  # the captured backward graph
+    offered = {span.frame for span in trace.spans if span.compile_id == "!0"}
+    assert len(offered) > 10  # the frames Dynamo was offered (and skipped) under the same id

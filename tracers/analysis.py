@@ -145,6 +145,9 @@ def _cache_event(artifact: Artifact) -> CacheEvent | None:
     return None
 
 
+CAPTURE_FRAME = "backward captured by compiled autograd"
+
+
 def analyze(trace: Trace) -> TraceFacts:
     compiles: dict[str, CompileFacts] = {}
 
@@ -158,7 +161,10 @@ def analyze(trace: Trace) -> TraceFacts:
         if span.compile_id:
             facts = compile_facts(span.compile_id)
             facts.stages.add(span.stage)
-            facts.frame = facts.frame or span.frame
+            # A capture's own id ("!0") also tags every frame Dynamo is offered and skips during it:
+            # name the capture, not the first of those frames.
+            capture = span.compile_id.startswith("!") and "/" not in span.compile_id
+            facts.frame = facts.frame or (CAPTURE_FRAME if capture else span.frame)
             parent = by_id.get(span.parent) if span.parent else None
             if parent is None or parent.compile_id != span.compile_id:
                 facts.time_ns += span.duration_ns  # outermost step of this compile (forward or lazy backward)
@@ -168,7 +174,7 @@ def analyze(trace: Trace) -> TraceFacts:
     cache_counts: dict[str, Counter[str]] = {cache: Counter() for cache in CACHE_SKIPS}
     for artifact in trace.artifacts:
         facts = compile_facts(artifact.compile_id) if artifact.compile_id else None
-        if artifact.name == "dynamo_output_graph" and facts:
+        if artifact.name in ("dynamo_output_graph", "compiled_autograd_graph") and facts:
             facts.graphs += 1
         elif artifact.kind == "break":
             meta = artifact.metadata
