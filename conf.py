@@ -19,6 +19,7 @@ extensions = [
     "walkthrough",  # torch-excerpt, torch-symbol, torch-fact and the lock check
     "walkthrough.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
     "walkthrough.trace_diff",  # torch-trace-diff: the stage diff of two recordings (CPU vs CUDA, cold vs warm)
+    "walkthrough.measurements",  # torch-measure: recorded timings of eager vs compiled, table and charts
     "walkthrough.site",  # the pipeline map and each page's torch/verify banner
 ]
 source_suffix = {".md": "markdown"}

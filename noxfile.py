@@ -1,4 +1,4 @@
-"""nox sessions: tests, docs, trace, record, verify, lock and bench, all against the reference torch."""
+"""nox sessions: tests, docs, trace, record, measure, verify, lock and bench, all against the reference torch."""
 
 from __future__ import annotations
 
@@ -67,6 +67,18 @@ def record(session: nox.Session) -> None:
     """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/."""
     _install(session, "page")
     session.run("python", "-m", "tracers", "record", *session.posargs)
+
+
+@nox.session
+def measure(session: nox.Session) -> None:
+    """Time eager against torch.compile for an example: nox -s measure -- [--device cuda] [EXAMPLE.py].
+
+    Writes docs/_measure/<device>/<torch>/<example>.json and its SVG charts (default: docs/examples/measure_mlp.py).
+    """
+    _install(session)
+    args = session.posargs if any(arg.endswith(".py") for arg in session.posargs) else \
+        [*session.posargs, "docs/examples/measure_mlp.py"]
+    session.run("python", "-m", "tracers", "measure", *args)
 
 
 @nox.session

@@ -1,4 +1,4 @@
-"""Command line: ``python -m tracers trace SCRIPT ...``, ``report``, ``diff``, ``record``."""
+"""Command line: ``python -m tracers trace SCRIPT ...``, ``report``, ``diff``, ``record``, ``measure``."""
 
 from __future__ import annotations
 
@@ -80,7 +80,41 @@ def _parser() -> argparse.ArgumentParser:
     )
     diff.add_argument("a", metavar="A.json")
     diff.add_argument("b", metavar="B.json")
+    _measure_parser(commands)
     return parser
+
+
+def _measure_parser(commands) -> None:  # noqa: ANN001 - argparse's subparsers action
+    from .measure_command import DEFAULT_BATCH_SIZES, DEFAULT_OUT
+
+    measure = commands.add_parser(
+        "measure", help="time eager against torch.compile across batch sizes",
+        description="Time EXAMPLE's build(batch_size) -> (callable, args) eager and compiled, each mode and batch "
+                    "size in a fresh process: first call with cold and warm compile caches, steady-state time per "
+                    "call (median of timed blocks, after warm-up), speedup, break-even calls, peak memory. Writes "
+                    "DIR/<device>/<torch release>/EXAMPLE.json and SVG charts beside it.",
+    )
+    measure.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                         help="cuda: the example's tensors go to the GPU (torch's default device), timing "
+                              "synchronizes it (default: cpu)")
+    measure.add_argument("--batch-sizes", default=DEFAULT_BATCH_SIZES, metavar="N,N,...",
+                         help=f"batch sizes to build the example with (default: {DEFAULT_BATCH_SIZES})")
+    measure.add_argument("--modes", default="", metavar="MODE,...",
+                         help="torch.compile modes: default, reduce-overhead, max-autotune-no-cudagraphs, "
+                              "max-autotune (default: default, plus reduce-overhead on cuda); eager is always measured")
+    measure.add_argument("--backend", default="inductor", help="torch.compile backend (default: inductor)")
+    measure.add_argument("--repeats", type=int, default=20, metavar="N",
+                         help="timed samples of the steady state, each a block of calls of at least 2 ms (default 20)")
+    measure.add_argument("--warmup", type=int, default=5, metavar="N",
+                         help="untimed calls after the first, before timing the steady state (default 5)")
+    measure.add_argument("--no-warm", dest="warm", action="store_false",
+                         help="skip the warm-cache runs (a run that fills a fresh cache, then one that reuses it)")
+    measure.add_argument("--threads", type=int, default=0, metavar="N",
+                         help="torch's CPU threads in each run (torch.set_num_threads; default: torch's own choice)")
+    measure.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", help=f"output root (default: {DEFAULT_OUT})")
+    measure.add_argument("--run-timeout", type=float, default=600.0, metavar="S",
+                         help="stop a run's process after S seconds (default 600)")
+    measure.add_argument("example", metavar="EXAMPLE", help="a Python file defining build(batch_size)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     if options.command == "diff":
         return _diff(options.a, options.b)
+    if options.command == "measure":
+        return _measure(options, argv if argv is not None else sys.argv[1:])
     if options.command == "report":
         return _report(options.trace_file, options.out, options.open, options.site)
     from .record import record
@@ -123,6 +159,19 @@ def _diff(path_a: str, path_b: str) -> int:
     print(render_diff(diff(a, b), style_for(sys.stdout)))
     return 0
 
+
+def _measure(options: argparse.Namespace, argv: list[str]) -> int:
+    from .measure_command import MeasureOptions, UsageError, run_measure
+
+    try:
+        return run_measure(MeasureOptions(
+            example=options.example, device=options.device, batch_sizes=options.batch_sizes, modes=options.modes,
+            backend=options.backend, repeats=options.repeats, warmup=options.warmup, warm=options.warm,
+            out=options.out, run_timeout=options.run_timeout, threads=options.threads,
+        ), tuple(argv))
+    except UsageError as error:
+        print(f"measure: {error}", file=sys.stderr)
+        return 2
 
 
 def _report(trace_file: str, out: str | None, open_page: bool, site: str | None) -> int:
