@@ -20,6 +20,7 @@ extensions = [
     "walkthrough.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
     "walkthrough.trace_diff",  # torch-trace-diff: the stage diff of two recordings (CPU vs CUDA, cold vs warm)
     "walkthrough.measurements",  # torch-measure: recorded timings of eager vs compiled, table and charts
+    "walkthrough.toolbox.directive",  # toolbox-table, -costs, -output: the debugging tools compared (ch. 18)
     "walkthrough.site",  # the pipeline map and each page's torch/verify banner
 ]
 source_suffix = {".md": "markdown"}

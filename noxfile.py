@@ -82,6 +82,16 @@ def measure(session: nox.Session) -> None:
 
 
 @nox.session
+def toolbox(session: nox.Session) -> None:
+    """Run each debugging tool on one example and record what it showed: docs/_toolbox/<torch>/ (chapter 18).
+
+    nox -s toolbox -- [--example SCRIPT] [--tools IDS] [--device cuda]; see python -m walkthrough.toolbox record --help.
+    """
+    _install(session, "toolbox", "page")  # tlparse and depyf; the toolkit's own HTML page needs Pygments
+    session.run("python", "-m", "walkthrough.toolbox", "record", *session.posargs)
+
+
+@nox.session
 def bench(session: nox.Session) -> None:
     """Measure the tracer's overhead, trace size, verify's speed and the docs build; writes benchmarks/RESULTS.md."""
     _install(session, "docs", "deep")  # the docs build benchmark runs sphinx-build; deep mode is measured too
