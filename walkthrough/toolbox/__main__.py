@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shlex
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ def _parser() -> argparse.ArgumentParser:
                     "TORCH_COMPILE_DEBUG, torch._dynamo.explain, depyf, this toolkit), each in a fresh process "
                     "with an empty compile cache; decide from each tool's real output what it shows; write "
                     "DIR/<torch version>/<example>-<device>.json with costs and path-scrubbed excerpts.",
+        epilog="Exit status: 0 every tool ran; 1 a tool failed or is not installed (the recording says which and "
+               "why); 2 bad input, or the example fails on its own; 130 interrupted (nothing written).",
     )
     record.add_argument("--example", default=DEFAULT_EXAMPLE, metavar="SCRIPT",
                         help=f"the program every tool runs (default: {DEFAULT_EXAMPLE})")
@@ -56,6 +59,8 @@ def _tools(spec: str | None) -> list:
 
 
 def _list_tools() -> int:
+    torch = importlib.util.find_spec("torch")
+    print(f"{'torch':<20} {'':<24} {'installed' if torch else 'MISSING: every tool needs torch'}")
     for tool in TOOLS:
         missing = tool.missing()
         print(f"{tool.id:<20} {tool.name:<24} {'MISSING: ' + missing if missing else 'installed'}")
@@ -75,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         tools = _tools(options.tools)
         check_script(options.example)
+        if importlib.util.find_spec("torch") is None:
+            raise ValueError(f"torch is not importable in this Python ({sys.executable})")
         if options.timeout <= 0:
             raise ValueError("--timeout: must be more than 0 seconds")
     except (ValueError, ScriptError) as error:
