@@ -10,9 +10,11 @@ from contextlib import contextmanager
 from functools import cached_property
 
 from walkthrough.source import TorchSource
+from walkthrough.toplevel import Outline, outline
 
 DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BLOCK_ITEMS = (ast.stmt, ast.excepthandler, ast.match_case)  # what a body, handlers or cases hold
 _PROPERTY_DECORATORS = {"property", "cached_property", "abstractproperty"}
 _ACCESSORS = {"setter", "getter", "deleter"}
 
@@ -73,8 +75,8 @@ def docstrings_removed(node: ast.AST) -> Iterator[ast.AST]:
     big function per lookup dominated verify's time."""
     removed: list[tuple[ast.AST, list[ast.stmt]]] = []
     try:
-        for child in ast.walk(node):
-            if isinstance(child, (*_DEF_TYPES, ast.Module)) and child.body:
+        for child in _scopes(node):
+            if child.body:
                 first = child.body[0]
                 if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
                         and isinstance(first.value.value, str):
@@ -84,6 +86,19 @@ def docstrings_removed(node: ast.AST) -> Iterator[ast.AST]:
     finally:
         for child, body in reversed(removed):
             child.body = body
+
+
+def _scopes(node: ast.AST) -> Iterator[DefNode | ast.Module]:
+    """Every def, class and module at or under ``node``, looking only through lists of statements
+    (defs sit nowhere else): walking every expression node as well took most of normalize's time."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (*_DEF_TYPES, ast.Module)):
+            yield current  # the caller may drop its docstring before its body is read below
+        for _, value in ast.iter_fields(current):
+            if isinstance(value, list) and value and isinstance(value[0], _BLOCK_ITEMS):
+                stack.extend(value)
 
 
 def normalize(nodes: list[DefNode]) -> str:
@@ -146,14 +161,25 @@ class _Found:
     qualname: str
     nodes: tuple[DefNode, ...]
     owner_is_class: bool
+    line_offset: int = 0  # added to the nodes' line numbers: they were parsed from a cut of the file
 
 
 class Resolver:
-    """Static lookups in one torch tree; parsed modules are cached."""
+    """Static lookups in one torch tree; parsed modules, definitions and results are cached.
 
-    def __init__(self, source: TorchSource) -> None:
+    With ``chunked`` (the default) a lookup parses only the top-level statement that defines its first
+    name when the file's text shows exactly one unconditional definition of it; anything else (an
+    inherited or assigned name, a conditional definition, an odd file) takes a parse of the whole
+    module. Parsing whole modules was most of verify's time, and the answers are the same.
+    """
+
+    def __init__(self, source: TorchSource, chunked: bool = True) -> None:
         self.source = source
+        self.chunked = chunked
         self._trees: dict[str, ast.Module | None] = {}
+        self._outlines: dict[str, Outline | None] = {}
+        self._chunks: dict[tuple[str, str], tuple[DefNode, int] | None] = {}
+        self._symbols: dict[str, Symbol | str] = {}  # a Symbol, or why the name does not resolve
 
     @cached_property
     def version(self) -> str:
@@ -179,14 +205,60 @@ class Resolver:
     def lines(self, path: str) -> list[str]:
         return (self.source.read(path) or "").splitlines()
 
+    def _top_level(self, path: str, name: str) -> tuple[DefNode, int] | None:
+        """The one top-level def/class of ``name`` in ``path`` parsed alone, and the line offset of the
+        cut (its line numbers count from the cut); None where that is not safe.
+
+        The cut is checked by parsing it: it must be exactly one definition of ``name`` starting at the
+        cut's first line. A cut that ends inside a string or a bracket does not parse, so a wrong cut
+        falls back to the whole-module parse instead of answering wrongly."""
+        key = (path, name)
+        if key not in self._chunks:
+            self._chunks[key] = self._parse_chunk(path, name)
+        return self._chunks[key]
+
+    def _parse_chunk(self, path: str, name: str) -> tuple[DefNode, int] | None:
+        if path not in self._outlines:
+            text = self.source.read(path)
+            self._outlines[path] = None if text is None else outline(text)
+        found = self._outlines[path]
+        span = found.definition(name) if found is not None else None
+        if span is None:
+            return None
+        first, end = span
+        try:
+            chunk = ast.parse("\n".join(found.lines[first:end]) + "\n")
+        except (SyntaxError, ValueError):
+            return None
+        if len(chunk.body) != 1 or not isinstance(chunk.body[0], _DEF_TYPES):
+            return None
+        node = chunk.body[0]
+        if node.name != name or _first_line(node) != 1:
+            return None
+        # An offset rather than ast.increment_lineno: renumbering every node of a large class cost
+        # nearly as much as parsing it.
+        return node, first
+
     def resolve(self, name: str) -> Symbol:
         """The definition of ``module:qualname``; raises SymbolNotFound with the reason."""
         module, qualname = split_name(name)
+        if name not in self._symbols:
+            try:
+                self._symbols[name] = self._resolve(name, module, qualname)
+            except SymbolNotFound as exc:
+                self._symbols[name] = exc.reason
+        found = self._symbols[name]
+        if isinstance(found, str):
+            raise SymbolNotFound(name, found)
+        return found
+
+    def _resolve(self, name: str, module: str, qualname: str) -> Symbol:
         found = self._lookup(module, qualname, name)
         path = self.module_path(found.module)
         assert path is not None  # _lookup only returns definitions it parsed
         nodes = list(found.nodes)
-        start, end = _first_line(nodes[0]), nodes[-1].end_lineno or nodes[-1].lineno
+        start = _first_line(nodes[0]) + found.line_offset
+        end = (nodes[-1].end_lineno or nodes[-1].lineno) + found.line_offset
         text = "\n".join(self.lines(path)[start - 1:end])
         if isinstance(nodes[0], ast.ClassDef):
             kind = "class"
@@ -202,6 +274,10 @@ class Resolver:
         path = self.module_path(module)
         if path is None:
             raise SymbolNotFound(name, f"module {module} is not in torch {self.version}")
+        if self.chunked and path not in self._trees:
+            found = self._lookup_chunk(module, qualname, path)
+            if found is not None:
+                return found
         tree = self.parse(path)
         if tree is None:
             raise SymbolNotFound(name, f"{path} does not parse")
@@ -237,6 +313,27 @@ class Resolver:
                 raise SymbolNotFound(name, f"{current} is a function, not a class")
             owner, owner_qual, body = node, current, node.body
         raise SymbolNotFound(name, "empty qualname")
+
+    def _lookup_chunk(self, module: str, qualname: str, path: str) -> _Found | None:
+        """``_lookup``'s answer from the first name's definition alone, or None when that needs more."""
+        parts = qualname.split(".")
+        cut = self._top_level(path, parts[0])
+        if cut is None:
+            return None
+        node, line_offset = cut
+        body: list[ast.stmt] = [node]
+        owner: ast.ClassDef | None = None
+        for index, part in enumerate(parts):
+            nodes = find_definition(body, part)
+            if not nodes:
+                return None  # inherited, assigned or absent: the whole-module lookup says which
+            if index == len(parts) - 1:
+                return _Found(module, qualname, tuple(nodes), owner is not None, line_offset)
+            if not isinstance(nodes[-1], ast.ClassDef):
+                return None
+            owner = nodes[-1]
+            body = owner.body
+        return None
 
     def _find_in_bases(self, module: str, cls: ast.ClassDef, attr: str, seen: set[tuple[str, str]]):
         """Depth-first over the bases that live in torch: (module, qualname, nodes) of ``attr``."""
