@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tracers.env import REFERENCE_TORCH
-from walkthrough.toolbox.detect import MAX_EXCERPT_LINES, Evidence, detect, excerpt_at, features
+from walkthrough.toolbox.detect import EXCERPT_LINES, MAX_EXCERPT_LINES, Evidence, detect, excerpt_at, features
 from walkthrough.toolbox.outputs import Doc, documents, file_documents, html_text, normalize
 from walkthrough.toolbox.recording import TOOLBOX_DIR, dumps, find_recording, from_dict, load
 from walkthrough.toolbox.runner import StepRun, ToolRun
@@ -103,6 +103,14 @@ def test_each_fact_has_a_signature_that_matches_torchs_wording_and_not_a_look_al
     assert found(feature_id, Doc("out.txt", does_not)) is None
 
 
+def test_decompiled_source_is_shown_from_the_def_that_calls_the_graph():
+    code = ("def __transformed_code_0_for_f(x):\n    y = None\n    graph_out_0 = __compiled_fn_2_abc(x)\n"
+            "    print('half way')\n    return __resume_at_76_3(graph_out_0)\n")
+    evidence = found("source_view", Doc("depyf_out/__transformed_code_0_for_f.py", code))
+    assert evidence.line == 1 and evidence.excerpt.startswith("def __transformed_code_0_for_f(x):")
+    assert "__resume_at_76_3" in evidence.excerpt
+
+
 def test_facts_told_by_a_files_name_or_format():
     assert found("cache", Doc("tl_out/-_0_0_1/fx_graph_cache_miss_11.json", "{}", "json")) is not None
     assert found("bytecode", Doc("tl_out/-_1_0_0/f_MODIFIED_BYTECODE_85.txt", " 10  0 RESUME  0")) is not None
@@ -122,7 +130,7 @@ def test_first_document_in_order_is_the_evidence_and_the_excerpt_starts_at_the_m
     evidence = found("inductor_ir", *docs)
     assert (evidence.source, evidence.line) == ("a.txt", 60)
     lines = evidence.excerpt.splitlines()
-    assert lines[0] == "op0: SchedulerNode(ComputedBuffer)" and lines[1] == "line 1" and len(lines) == 14
+    assert lines[0] == "op0: SchedulerNode(ComputedBuffer)" and lines[1] == "line 1" and len(lines) == EXCERPT_LINES
 
 
 def test_excerpts_cut_long_lines_and_long_matches():
@@ -179,6 +187,41 @@ def test_files_become_documents_shallow_first_with_json_strings_and_html_text(tm
         ("trace.json", "json"), ("deep/er/a.txt", "text")]
     assert docs[0].text == "Report\na & b\ndef forward(self)"
     assert docs[2].text.startswith("class G:\n    def forward")
+
+
+def test_numbered_folders_go_in_number_order_and_names_compare_numbers_as_numbers(tmp_path):
+    out = tmp_path / "tool"
+    compile_dir, dumps = out / "tl_out" / "-_0_0_1", out / "depyf_out"
+    compile_dir.mkdir(parents=True)
+    dumps.mkdir()
+    for name in ("after_pre_grad_graph_5.txt", "dynamo_output_graph_2.txt", "compilation_metrics_18.html"):
+        (compile_dir / name).write_text("x")  # tlparse numbers every file: the order torch logged them
+    for name in ("__compiled_fn_12.kernel_0.py", "__compiled_fn_2.kernel_0.py", "full_code_for_f_0.py",
+                 "__transformed_code_0_for_f_at_10.py", "__transformed_code_0_for_f.py"):
+        (dumps / name).write_text("x")  # not every name ends in a number: by name, 2 before 12
+    sources = [doc.source for doc in documents(_run("depyf", out))]
+    assert sources == [
+        "depyf_out/__compiled_fn_2.kernel_0.py", "depyf_out/__compiled_fn_12.kernel_0.py",
+        "depyf_out/__transformed_code_0_for_f.py", "depyf_out/__transformed_code_0_for_f_at_10.py",
+        "depyf_out/full_code_for_f_0.py",
+        "tl_out/-_0_0_1/dynamo_output_graph_2.txt", "tl_out/-_0_0_1/after_pre_grad_graph_5.txt",
+        "tl_out/-_0_0_1/compilation_metrics_18.html"]
+
+
+def test_evidence_comes_from_where_a_user_looks_first(tmp_path):
+    """tlparse copies the raw log beside its report; the per-compile page is the evidence, not the copy."""
+    out = tmp_path / "tool"
+    (out / "tl_out" / "-_0_0_0").mkdir(parents=True)
+    (out / "trace").mkdir()
+    record = "Graph break in user code at ./docs/examples/graph_breaks.py:10\n"
+    (out / "trace" / "dedicated_log_torch_trace_x.log").write_text("V1122 a.py:1] {}\n\t" + record)
+    (out / "tl_out" / "raw.log").write_text("V1122 a.py:1] {}\n\t" + record)
+    (out / "tl_out" / "-_0_0_0" / "dynamo_graph_break_reason_1.txt").write_text(record)
+    (out / "tl_out" / "index.html").write_text("<p>Stack trie</p>")
+    docs = documents(_run("torch_trace", out))
+    assert [doc.source for doc in docs] == ["tl_out/index.html", "tl_out/-_0_0_0/dynamo_graph_break_reason_1.txt",
+                                            "tl_out/raw.log", "trace/dedicated_log_torch_trace_x.log"]
+    assert found("break_reason", *docs).source == "tl_out/-_0_0_0/dynamo_graph_break_reason_1.txt"
 
 
 def test_html_text_drops_scripts_and_decodes_entities():

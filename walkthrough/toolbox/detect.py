@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .outputs import Doc
 
-EXCERPT_LINES = 14  # an excerpt shows at least this many lines from where the match starts
+EXCERPT_LINES = 18  # an excerpt shows at least this many lines from where the match starts
 MAX_EXCERPT_LINES = 40  # and at most this many, however long the match
 LINE_WIDTH = 180
 
@@ -105,7 +105,9 @@ def features(example: str) -> tuple[Feature, ...]:
             _sig(_ANY, source=r"(?:fx_graph|aotautograd)_cache_(?:hit|miss|bypass)"),  # tlparse names files so
         )),
         Feature("source_view", "Transformed bytecode as Python source", (
-            _sig(r"=\s*__compiled_fn_\w+\("),  # decompiled: the compiled graph called from Python code
+            # Decompiled: the compiled graph called from Python code, best with the def that holds the call.
+            _sig(r"def \w+\([^\n]*\):\n(?:[^\n]*\n){0,12}?[^\n]*=\s*__compiled_fn_\w+\("),
+            _sig(r"=\s*__compiled_fn_\w+\("),
         )),
         Feature("bytecode", "Transformed bytecode (disassembly)", (
             # A bytecode record's name, then an instruction on the next line: the disassembly itself.

@@ -7,7 +7,6 @@ import html
 import json
 import re
 from dataclasses import dataclass
-from math import inf
 from pathlib import Path
 
 from .runner import ToolRun
@@ -77,15 +76,26 @@ def _stream_lines(run: ToolRun) -> dict[str, set[str]]:
 
 def _files(root: Path, look_first: tuple[str, ...] = ()) -> list[Path]:
     """Files matching the first of ``look_first`` first (fnmatch: ``*`` crosses folders), then the second's,
-    ..., then the rest; each group shallow before deep, a folder's files in the order of the number that ends
-    their names (tlparse numbers its files in the order torch logged them), then by name."""
-    def order(path: Path) -> tuple[int, int, str, float, str]:
+    ..., then the rest; each group shallow before deep, folder by folder. In a folder whose every file name
+    ends in a number (tlparse numbers each record's file in the order torch logged it) files go in that
+    order, elsewhere by name, numbers compared as numbers (``fn_2`` before ``fn_12``)."""
+    paths = [path for path in root.rglob("*") if path.is_file() and not path.is_symlink()]
+    numbered = {}
+    for path in paths:
+        numbered[path.parent] = numbered.get(path.parent, True) and bool(_TRAILING_NUMBER.search(path.stem))
+
+    def order(path: Path) -> tuple:
         relative = path.relative_to(root)
         group = next((index for index, pattern in enumerate(look_first)
                       if fnmatch.fnmatchcase(relative.as_posix(), pattern)), len(look_first))
-        number = _TRAILING_NUMBER.search(path.stem)
-        return group, len(relative.parts), relative.parent.as_posix(), int(number[1]) if number else inf, path.name
-    return sorted((path for path in root.rglob("*") if path.is_file() and not path.is_symlink()), key=order)
+        within = (int(_TRAILING_NUMBER.search(path.stem)[1]),) if numbered[path.parent] else ()
+        return group, len(relative.parts), _natural(relative.parent.as_posix()), within, _natural(path.name)
+    return sorted(paths, key=order)
+
+
+def _natural(text: str) -> tuple:
+    """A sort key that compares runs of digits as numbers."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in re.split(r"(\d+)", text) if part)
 
 
 def file_documents(source: str, path: Path) -> list[Doc]:

@@ -136,7 +136,6 @@ TOOLS: tuple[Tool, ...] = (
         (_example_step(*_DRIVER, "depyf", "--out", OUT),),
         requires=(_DEPYF,),
         note="a driver runs the example inside depyf.prepare_debug",
-        look_first=("depyf_out/full_code_*",),  # one file per function: guards, transformed code, graph names
     ),
     Tool(
         "toolkit", "this toolkit", "CLI",
