@@ -100,10 +100,13 @@ def test_a_real_run_writes_the_numbers_and_the_charts(tiny, tmp_path):
     for run in measurement.runs:
         assert run.ok and run.first_call_s > 0 and len(run.warmup_s) == 1 and not run.recompiled
         assert len(run.steady.samples_s) == 3 and run.steady.min_s <= run.steady.median_s
+        # Compiled runs time eager beside them, block for block; eager's own run has no pair.
+        assert (run.eager_steady is not None) is (run.mode != "eager")
         assert run.peak_memory_bytes > run.baseline_memory_bytes > 0 and run.memory_kind == "peak RSS"
         assert run.graphs == (0 if run.mode == "eager" else 1)  # compiled once, never again while timed
     for result_row in measurement.results:
         assert result_row.speedup > 0 and result_row.steady_s > 0
+        assert (result_row.eager_paired_s is not None) is (result_row.mode != "eager")
     assert {plot.kind for plot in measurement.plots} == {"steady", "speedup", "first-call", "break-even", "memory"}
     for plot in measurement.plots:
         ET.parse(folder / plot.file)

@@ -146,7 +146,7 @@ def test_machine_line_is_plain_text():
     assert "on 2026-02-03; load average 0.5 when it started" in line
     one = measurement("cpu", "2.13.0+cpu")
     one = replace(one, settings=replace(one.settings, threads=1))
-    assert "2 cores, 1 torch thread (--threads), Python 3.12.1" in machine_line(one)
+    assert "2 cores, 1 torch thread, set for the runs, Python 3.12.1" in machine_line(one)
 
 
 def test_the_reference_release_is_preferred(tmp_path):

@@ -45,9 +45,13 @@ def charts(measurement: Measurement) -> dict[str, Chart]:
             Series(mode, tuple((r.batch_size, r.steady_s) for r in rows if r.steady_s is not None), _color(mode),
                    spread=tuple((r.batch_size, r.p25_s, r.p75_s) for r in rows
                                 if r.p25_s is not None and r.p75_s is not None))
-            for mode, rows in grouped.items()), **common)
+            for mode, rows in grouped.items()) + tuple(
+            Series(f"eager, timed beside {mode}", tuple((r.batch_size, r.eager_paired_s) for r in grouped[mode]
+                                                        if r.eager_paired_s is not None), _color(mode), dashed=True)
+            for mode in compiled if any(r.eager_paired_s is not None for r in grouped[mode])), **common)
     speedup = Chart(
-        title="Speedup over eager in steady state", y_label="eager time / compiled time", y_format="ratio",
+        title="Speedup over eager in steady state (timed in alternating blocks)", y_label="eager time / compiled time",
+        y_format="ratio",
         reference_y=1.0, reference_label="as fast as eager", series=tuple(
             Series(mode, tuple((r.batch_size, r.speedup) for r in grouped[mode] if r.speedup is not None),
                    _color(mode)) for mode in compiled), **common)

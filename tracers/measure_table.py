@@ -6,8 +6,15 @@ from .measurement import EAGER, Measurement, Result
 from .svgplot import format_value
 
 HEADERS = ("batch", "mode", "time per call", "speedup", "first result (cold)", "first result (warm)",
-           "break-even (cold)", "break-even (warm)", "peak memory")
+           "calls to break even (cold)", "calls to break even (warm)", "peak memory")
 MISSING = "–"
+LEGEND = (
+    "time per call: median of the timed blocks (25th–75th percentile). speedup: eager's time per call over the "
+    "mode's, both timed in the mode's own process in alternating blocks. first result: from torch.compile() to the "
+    "first output, with empty compile caches (cold) or caches a previous process filled (warm). break-even: calls "
+    "until the time compiling cost once is won back (never: not faster than eager). peak memory: the process's peak resident set on CPU, "
+    "torch.cuda.max_memory_allocated() on CUDA."
+)
 
 
 def _seconds(value: float | None) -> str:
@@ -19,7 +26,7 @@ def _calls(result: Result, value: int | None) -> str:
         return MISSING
     if result.pays_off is False:
         return "never"
-    return MISSING if value is None else f"{value:,} calls"
+    return MISSING if value is None else f"{value:,}"
 
 
 def _speedup(result: Result) -> str:

@@ -101,6 +101,7 @@ def measure(spec: RunSpec) -> int:
         clock = time.perf_counter()
         built = phase("build", lambda: module.build(spec.batch_size))
         fn, args = phase("build", lambda: _unpack(built))
+        eager = fn
         sync()
         save(build_s=time.perf_counter() - clock, baseline_memory_bytes=_current_memory(torch, spec.device))
 
@@ -127,8 +128,22 @@ def measure(spec: RunSpec) -> int:
         if not spec.steady:
             return 0
 
-        steady = phase("steady state", lambda: _steady_state(call, sync, spec.repeats, warmup or (first,)))
-        save(steady=steady, recompiled=_graph_count(torch) != graphs, peak_memory_bytes=_peak_memory(torch, spec.device))
+        if spec.mode == EAGER:
+            steady = phase("steady state", lambda: _steady_state([call], sync, spec.repeats, [warmup or (first,)]))[0]
+            save(steady=steady, peak_memory_bytes=_peak_memory(torch, spec.device))
+            return 0
+
+        def call_eager() -> object:
+            return eager(*args)
+
+        # Eager again in this process, its blocks alternating with the compiled ones: a burst of other work on
+        # the machine then slows both alike, and their ratio (the speedup) stays honest.
+        eager_warmup = phase("steady state", lambda: tuple(_time_block(call_eager, 1, sync)
+                                                           for _ in range(max(spec.warmup, 1))))
+        memory = _peak_memory(torch, spec.device)  # the compiled calls' peak, before eager's own tensors count
+        steady, paired = phase("steady state", lambda: _steady_state(
+            [call, call_eager], sync, spec.repeats, [warmup or (first,), eager_warmup]))
+        save(steady=steady, eager_steady=paired, recompiled=_graph_count(torch) != graphs, peak_memory_bytes=memory)
         return 0
     except _Stopped:
         return 1
@@ -173,12 +188,19 @@ def _time_block(call: Callable[[], object], number: int, sync: Callable[[], None
     return time.perf_counter() - start
 
 
-def _steady_state(call: Callable[[], object], sync: Callable[[], None], repeats: int,
-                  warmup: tuple[float, ...]) -> Timing:
-    """``repeats`` blocks of calls; per-call times: median, quartiles, minimum."""
-    estimate = max(min(warmup), 1e-7)
-    number = max(1, min(MAX_CALLS_PER_SAMPLE, math.ceil(MIN_SAMPLE_S / estimate)))
-    samples = tuple(_time_block(call, number, sync) / number for _ in range(repeats))
+def _steady_state(calls: list[Callable[[], object]], sync: Callable[[], None], repeats: int,
+                  warmups: list[tuple[float, ...]]) -> list[Timing]:
+    """``repeats`` blocks of each callable, the callables' blocks in turn; per-call times of each."""
+    numbers = [max(1, min(MAX_CALLS_PER_SAMPLE, math.ceil(MIN_SAMPLE_S / max(min(times), 1e-7))))
+               for times in warmups]
+    samples: list[list[float]] = [[] for _ in calls]
+    for _ in range(repeats):
+        for call, number, found in zip(calls, numbers, samples):
+            found.append(_time_block(call, number, sync) / number)
+    return [_timing(tuple(found), number) for found, number in zip(samples, numbers)]
+
+
+def _timing(samples: tuple[float, ...], number: int) -> Timing:
     ordered = sorted(samples)
     if len(ordered) > 1:
         p25, _, p75 = statistics.quantiles(ordered, n=4, method="inclusive")

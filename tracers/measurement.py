@@ -51,6 +51,8 @@ class Run:
     first_call_s: float | None = None  # the first call: for a compiled mode, Dynamo + the backend + one run
     warmup_s: tuple[float, ...] = ()  # each warm-up call after the first
     steady: Timing | None = None
+    # Compiled runs time eager too, in the same process, its blocks alternating with the compiled ones.
+    eager_steady: Timing | None = None
     graphs: int | None = None  # graphs Dynamo compiled, after the first call
     recompiled: bool = False  # Dynamo compiled again during warm-up or timing: the steady state is not steady
     memory_kind: str = ""  # "peak RSS" (CPU: the process's resident set) or "CUDA max allocated"
@@ -74,7 +76,10 @@ class Result:
     steady_s: float | None = None
     p25_s: float | None = None
     p75_s: float | None = None
-    speedup: float | None = None  # eager's steady time / this mode's
+    # Eager's time per call / this mode's, both from this mode's process, timed in alternating blocks
+    # (so that load on the machine hits both alike); eager's own process for a run that has no pair.
+    speedup: float | None = None
+    eager_paired_s: float | None = None
     # From torch.compile(...) to the first output: the wrapper's imports, the compile, one run.
     first_call_cold_s: float | None = None
     first_call_warm_s: float | None = None
@@ -165,23 +170,26 @@ def summarize(runs: tuple[Run, ...] | list[Run], modes: tuple[str, ...], batch_s
                                       peak_memory_bytes=partial.peak_memory_bytes if partial else None))
                 continue
             steady = cold.steady
-            speedup = eager.steady.median_s / steady.median_s if eager_ok else None
+            # The eager time this mode is compared with: its own alternating blocks, else eager's process.
+            eager_s = cold.eager_steady.median_s if cold.eager_steady else (
+                eager.steady.median_s if eager_ok else None)
             values = dict(mode=mode, batch_size=batch, steady_s=steady.median_s, p25_s=steady.p25_s,
-                          p75_s=steady.p75_s, speedup=speedup, first_call_cold_s=first_result(cold),
+                          p75_s=steady.p75_s, speedup=eager_s / steady.median_s if eager_s else None,
+                          eager_paired_s=cold.eager_steady.median_s if cold.eager_steady else None,
+                          first_call_cold_s=first_result(cold),
                           peak_memory_bytes=cold.peak_memory_bytes, baseline_memory_bytes=cold.baseline_memory_bytes)
-            if mode != EAGER and eager_ok and eager_cost is not None:
-                values["pays_off"] = steady.median_s < eager.steady.median_s
+            if mode != EAGER and eager_s and eager_ok and eager_cost is not None:
+                values["pays_off"] = steady.median_s < eager_s
                 cost = one_time_cost(cold, steady.median_s)
                 if cost is not None:
                     values["one_time_cold_s"] = cost - eager_cost
-                    values["break_even_cold"] = break_even(cost - eager_cost, eager.steady.median_s, steady.median_s)
+                    values["break_even_cold"] = break_even(cost - eager_cost, eager_s, steady.median_s)
                 if warm is not None and warm.ok:
                     values["first_call_warm_s"] = first_result(warm)
                     cost = one_time_cost(warm, steady.median_s)
                     if cost is not None:
                         values["one_time_warm_s"] = cost - eager_cost
-                        values["break_even_warm"] = break_even(cost - eager_cost, eager.steady.median_s,
-                                                               steady.median_s)
+                        values["break_even_warm"] = break_even(cost - eager_cost, eager_s, steady.median_s)
             results.append(Result(**values))
     return tuple(results)
 
@@ -239,8 +247,8 @@ def from_dict(data: dict) -> Measurement:
 
 def run_from_dict(item: dict) -> Run:
     """A run as the worker writes it (and as the measurement file holds it)."""
-    steady = item.get("steady")
-    return _build(Run, {**item, "steady": _build(Timing, steady) if steady is not None else None})
+    timings = {key: _build(Timing, item[key]) for key in ("steady", "eager_steady") if item.get(key) is not None}
+    return _build(Run, {**item, **timings})
 
 
 def _build(cls, values: dict):  # noqa: ANN001, ANN202 - any of the dataclasses above

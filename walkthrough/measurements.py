@@ -14,7 +14,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from tracers.env import REFERENCE_TORCH
 from tracers.measure_plots import KINDS
-from tracers.measure_table import HEADERS, rows
+from tracers.measure_table import HEADERS, LEGEND, rows
 from tracers.measurement import MeasureFileError, Measurement, load
 from tracers.report.recorded import DEVICES, Recording, release_key
 from tracers.report.versions import check_version
@@ -51,7 +51,7 @@ def machine_line(measurement: Measurement) -> str:
         threads = settings.threads or machine.get("torch_threads")
         extras = [f"{machine['cpu_count']} cores" if machine.get("cpu_count") else "",
                   (f"{threads} torch thread{'s' if threads != 1 else ''}"
-                   + (" (--threads)" if settings.threads else "")) if threads else ""]
+                   + (", set for the runs" if settings.threads else "")) if threads else ""]
     sha = str(machine.get("torch_git_sha") or "")[:12]
     torch = f"torch {machine.get('torch_version', '?')}" + (f" (git {sha})" if sha else "")
     software = ", ".join(filter(None, [torch, *extras, f"Python {machine.get('python', '?')}",
@@ -156,6 +156,7 @@ class TorchMeasure(SphinxDirective):
                 items += nodes.list_item("", nodes.paragraph(text=line))
             block += items
         block += table_node(measurement)
+        block += nodes.paragraph(text=LEGEND, classes=["wt-measure-legend"])
         by_kind = {plot.kind: plot for plot in measurement.plots}
         for kind in kinds:
             plot = by_kind.get(kind)
