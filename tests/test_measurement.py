@@ -100,6 +100,7 @@ def test_json_round_trip(tmp_path):
     path = tmp_path / "cpu" / "2.13.0" / "mlp.json"
     write_atomic(original, path)
     assert [p.name for p in path.parent.iterdir()] == ["mlp.json"]  # no temporary left behind
+    assert path.stat().st_mode & 0o777 == 0o644  # readable by others, like the charts beside it
     data = json.loads(path.read_text())
     assert data["format"] == FORMAT and data["runs"][1]["steady"]["calls_per_sample"] == 10
     assert load(path) == original

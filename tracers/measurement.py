@@ -208,6 +208,7 @@ def write_atomic(measurement: Measurement, path: Path) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(to_json(measurement))
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; the file is data to share, like the charts
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
