@@ -115,7 +115,7 @@ PAGE = f"""\
 """
 
 
-def build(root: Path, page: str, data: Recording) -> tuple[Path, str, int]:
+def build(root: Path, page: str, data: Recording, conf: str = "") -> tuple[Path, str, int]:
     src = root / "src"
     tree = write_tree(root / "torch-tree", files={"torch/__init__.py": ""})
     src.mkdir(parents=True)
@@ -123,7 +123,7 @@ def build(root: Path, page: str, data: Recording) -> tuple[Path, str, int]:
     save(data, src / "_toolbox" / release / "demo-cpu.json")
     (src / "conf.py").write_text(
         "extensions = ['myst_parser', 'walkthrough.toolbox.directive']\n"
-        f"walkthrough_torch = {str(tree)!r}\nwalkthrough_stage_hooks = False\nwalkthrough_lock = ''\n")
+        f"walkthrough_torch = {str(tree)!r}\nwalkthrough_stage_hooks = False\nwalkthrough_lock = ''\n{conf}")
     (src / "index.md").write_text(page)
     out, warnings = root / "html", io.StringIO()
     with patch_docutils(str(src)), docutils_namespace():
@@ -156,3 +156,8 @@ def test_directive_errors_name_the_page_and_line(tmp_path, page, message):
 def test_a_recording_from_another_release_builds_with_a_warning(tmp_path):
     _, warnings, status = build(tmp_path, "```{toolbox-table} demo\n```\n", recording("2.11.0+cu130"))
     assert status == 1 and "recorded with torch 2.11.0+cu130, not the reference" in warnings
+    # ... unless the site declares that release for the device, as it does for recorded traces.
+    _, warnings, status = build(tmp_path / "declared", "```{toolbox-table} demo\n```\n", recording("2.11.0+cu130"),
+                                conf="extensions.append('walkthrough.traces')\n"
+                                     "walkthrough_trace_versions = {'cpu': '2.11.0'}\n")
+    assert (warnings, status) == ("", 0)

@@ -49,9 +49,15 @@ class _ToolboxDirective(SphinxDirective):
             recording = load(path)
         except RecordingError as error:
             raise WalkthroughError(f"{self.where}: {error}") from None
-        if public_version(recording.torch_version) != REFERENCE_TORCH:
+        # Another release is expected where the site declares it for the device (walkthrough_trace_versions,
+        # e.g. the GPU machine's torch for cuda), as for recorded traces; anything else is warned about.
+        declared = getattr(self.config, "walkthrough_trace_versions", {}).get(device) or ()
+        declared = (declared,) if isinstance(declared, str) else tuple(declared)
+        release = public_version(recording.torch_version)
+        if release != REFERENCE_TORCH and release not in declared:
             logger.warning(f"toolbox recording {path.name} was recorded with torch {recording.torch_version}, "
-                           f"not the reference {REFERENCE_TORCH}; re-record it",
+                           f"not the reference {REFERENCE_TORCH}; re-record it or declare the release in "
+                           f"walkthrough_trace_versions",
                            type="walkthrough", subtype="toolbox_version", location=(self.env.docname, self.lineno))
         return recording
 
