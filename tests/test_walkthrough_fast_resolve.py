@@ -111,6 +111,30 @@ class Decorated(object):
     def only_a_method(self):
         return 2
 
+    def also_member(self):
+        return "first"
+
+    with open(__file__):
+        def also_member(self):
+            return "second"
+
+    @functools.lru_cache(
+        maxsize=None,
+# a comment at column 0 inside a method's decorator
+    )
+    def cached(self,
+    other=None,
+    ):
+        """Text at the class's indentation:
+    def fake_member(self):
+        pass
+"""
+        return other
+
+    def twice(self) -> int: ...
+    def twice(self):
+        return 2
+
     class Inner:
         def deep(self):
             return 3
@@ -123,6 +147,20 @@ def overloaded(x):
 
 async def asynchronous():
     return 1
+
+
+class Tabbed:
+	def tabbed_method(self):
+		return 1
+
+
+class MultiLineHeader(
+    object,
+):
+    attribute = 1
+
+    def method(self):
+        return self.attribute
 
 
 class OneLine: pass
@@ -153,13 +191,18 @@ def parsed_whole(resolver: Resolver) -> bool:
     return PATH in resolver._trees
 
 
+# Cut out of their class: a property's getter and setter, overloads, decorators and signatures over lines.
+MEMBER_CUT = ["Decorated.size", "Decorated.only_a_method", "Decorated.Inner.deep", "Decorated.cached",
+              "Decorated.twice", "MultiLineHeader.method"]
+# The whole class is cut out: a member defined conditionally, a class indented with tabs.
+CLASS_CUT = ["Decorated.branch", "Decorated.also_member", "Tabbed.tabbed_method"]
 CUT = [
     "multi_decorated", "column0_continuation", "signature_closed_at_column0", "docstring_at_column0",
-    "backslash_continued", "Decorated", "Decorated.size", "Decorated.branch", "Decorated.only_a_method",
-    "Decorated.Inner.deep", "asynchronous", "OneLine", "last_in_file",
+    "backslash_continued", "Decorated", "asynchronous", "OneLine", "last_in_file", "overloaded",
+    *MEMBER_CUT, *CLASS_CUT,
 ]
-WHOLE = ["assigned", "both_branches", "also_conditional", "overloaded", "only_a_method", "not_a_definition",
-         "NotAClassEither", "Decorated.missing", "multi_decorated.attr"]
+WHOLE = ["assigned", "both_branches", "also_conditional", "only_a_method", "not_a_definition",
+         "NotAClassEither", "Decorated.missing", "Decorated.fake_member", "multi_decorated.attr"]
 
 
 @pytest.mark.parametrize("qualname", CUT + WHOLE)
@@ -167,7 +210,10 @@ def test_same_answer_as_whole_module_parse(resolvers, qualname):
     fast, full = resolvers
     assert outcome(fast, f"{M}:{qualname}") == outcome(full, f"{M}:{qualname}")
     assert parsed_whole(fast) == (qualname not in CUT)
-    assert parsed_whole(full) and not full._chunks  # the reference never cuts
+    assert parsed_whole(full) and not full._cuts  # the reference never cuts
+    member = ".".join(qualname.split(".")[:2])
+    if qualname in MEMBER_CUT + CLASS_CUT:
+        assert (fast._cuts[(PATH, member)] is not None) == (qualname in MEMBER_CUT)
 
 
 def test_cut_spans_include_every_decorator_line(resolvers):
@@ -176,13 +222,19 @@ def test_cut_spans_include_every_decorator_line(resolvers):
     assert symbol.text.startswith("@functools.lru_cache(\n") and symbol.text.endswith("return a + b")
     assert fast.resolve(f"{M}:column0_continuation").text.startswith("@functools.wraps(print,\nassigned=())")
     assert fast.resolve(f"{M}:Decorated.size").kind == "property"
+    assert fast.resolve(f"{M}:Decorated.size").text.count("def size(self") == 2  # getter and setter
+    assert fast.resolve(f"{M}:Decorated.cached").text.startswith("    @functools.lru_cache(\n")
     assert "not_a_definition" not in fast.resolve(f"{M}:docstring_at_column0").normalized
 
 
-def test_text_the_scan_does_not_model_takes_the_whole_parse(tmp_path):
-    tree = write_tree(tmp_path / "t", files={PATH: "def windows():\r\n    return 1\r\n"})
+@pytest.mark.parametrize(("text", "end"), [
+    ("def windows():\r\n    return 1\r\n", 2),  # other line ends
+    ("def \\\n    windows():\n    return 1\n", 3),  # a def that does not name itself on its first line
+])
+def test_text_the_scan_does_not_model_takes_the_whole_parse(tmp_path, text, end):
+    tree = write_tree(tmp_path / "t", files={PATH: text})
     fast = Resolver(open_source(str(tree)))
-    assert fast.resolve(f"{M}:windows").end == 2
+    assert fast.resolve(f"{M}:windows").end == end
     assert parsed_whole(fast)
 
 
@@ -209,6 +261,7 @@ def test_every_walkthrough_target_resolves_as_before(spec):
     fast, full = Resolver(open_source(spec)), Resolver(open_source(spec), chunked=False)
     mismatched = [name for name in names if outcome(fast, name) != outcome(full, name)]
     assert mismatched == []
-    # The cut path did the work: nearly every module was never parsed whole.
-    cuts = [cut for cut in fast._chunks.values() if cut is not None]
-    assert len(cuts) >= 0.9 * len(fast._chunks) and len(fast._trees) * 10 <= len(full._trees)
+    # The cut path did the work: nearly every module was never parsed whole, most members cut alone.
+    assert len(fast._trees) * 10 <= len(full._trees)
+    members = [cut for (_, qualname), cut in fast._cuts.items() if "." in qualname]
+    assert sum(cut is not None for cut in members) >= 0.8 * len(members)

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from functools import cached_property
 
 from walkthrough.source import TorchSource
-from walkthrough.toplevel import Outline, outline
+from walkthrough.toplevel import Block, Scan, scan
 
 DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -109,8 +109,8 @@ def normalize(nodes: list[DefNode]) -> str:
     return "\n".join(parts)
 
 
-def _first_line(node: DefNode) -> int:
-    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
+def _first_line(node: ast.stmt) -> int:
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
 
 
 def _decorator_names(node: DefNode) -> list[str]:
@@ -165,20 +165,20 @@ class _Found:
 
 
 class Resolver:
-    """Static lookups in one torch tree; parsed modules, definitions and results are cached.
+    """Static lookups in one torch tree; parsed modules, cut-out definitions and results are cached.
 
-    With ``chunked`` (the default) a lookup parses only the top-level statement that defines its first
-    name when the file's text shows exactly one unconditional definition of it; anything else (an
-    inherited or assigned name, a conditional definition, an odd file) takes a parse of the whole
-    module. Parsing whole modules was most of verify's time, and the answers are the same.
+    With ``chunked`` (the default) a lookup parses only the statements that define the name it asks
+    for: a class member's defs alone, else the top-level def/class. Where the file's text leaves any
+    doubt (an inherited or assigned name, a conditional definition, an odd file) it parses the whole
+    module. Parsing whole modules was most of verify's time; the answers are the same.
     """
 
     def __init__(self, source: TorchSource, chunked: bool = True) -> None:
         self.source = source
         self.chunked = chunked
         self._trees: dict[str, ast.Module | None] = {}
-        self._outlines: dict[str, Outline | None] = {}
-        self._chunks: dict[tuple[str, str], tuple[DefNode, int] | None] = {}
+        self._scans: dict[str, Scan | None] = {}
+        self._cuts: dict[tuple[str, str], tuple[list[ast.stmt], int] | None] = {}  # (path, qualname)
         self._symbols: dict[str, Symbol | str] = {}  # a Symbol, or why the name does not resolve
 
     @cached_property
@@ -205,39 +205,56 @@ class Resolver:
     def lines(self, path: str) -> list[str]:
         return (self.source.read(path) or "").splitlines()
 
-    def _top_level(self, path: str, name: str) -> tuple[DefNode, int] | None:
-        """The one top-level def/class of ``name`` in ``path`` parsed alone, and the line offset of the
-        cut (its line numbers count from the cut); None where that is not safe.
-
-        The cut is checked by parsing it: it must be exactly one definition of ``name`` starting at the
-        cut's first line. A cut that ends inside a string or a bracket does not parse, so a wrong cut
-        falls back to the whole-module parse instead of answering wrongly."""
-        key = (path, name)
-        if key not in self._chunks:
-            self._chunks[key] = self._parse_chunk(path, name)
-        return self._chunks[key]
-
-    def _parse_chunk(self, path: str, name: str) -> tuple[DefNode, int] | None:
-        if path not in self._outlines:
+    def _scan(self, path: str) -> Scan | None:
+        if path not in self._scans:
             text = self.source.read(path)
-            self._outlines[path] = None if text is None else outline(text)
-        found = self._outlines[path]
-        span = found.definition(name) if found is not None else None
+            self._scans[path] = None if text is None else scan(text)
+        return self._scans[path]
+
+    def _cut(self, path: str, qualname: str) -> tuple[list[ast.stmt], int] | None:
+        """The statements that define ``qualname`` (a top-level name, or ``Class.member``) parsed on
+        their own, with the line offset to add to their line numbers; None where that is not safe."""
+        key = (path, qualname)
+        if key not in self._cuts:
+            self._cuts[key] = self._parse_cut(path, qualname)
+        return self._cuts[key]
+
+    def _parse_cut(self, path: str, qualname: str) -> tuple[list[ast.stmt], int] | None:
+        found = self._scan(path)
+        if found is None:
+            return None
+        owner, _, name = qualname.rpartition(".")
+        block: Block | None = found.module
+        if owner:
+            indexes = found.module.defs.get(owner, [])
+            if len(indexes) != 1 or owner in found.module.conditional:
+                return None
+            block = found.class_body(indexes[0])
+        span = block.span(name) if block is not None else None
         if span is None:
             return None
         first, end = span
+        text = "\n".join(found.lines[first:end]) + "\n"
+        if block.indent:
+            text = "if 1:\n" + text  # an indented run of statements parses as the body of an if
         try:
-            chunk = ast.parse("\n".join(found.lines[first:end]) + "\n")
+            tree = ast.parse(text)
         except (SyntaxError, ValueError):
+            return None  # e.g. a cut that ends inside a string or bracket: it never parses
+        body = tree.body
+        offset = first
+        if block.indent:
+            if len(body) != 1 or not isinstance(body[0], ast.If):
+                return None
+            body, offset = body[0].body, first - 1
+        # The parse must agree with the scan: the cut starts a statement, and holds every def of the name.
+        if not body or _first_line(body[0]) + offset != first + 1:
             return None
-        if len(chunk.body) != 1 or not isinstance(chunk.body[0], _DEF_TYPES):
-            return None
-        node = chunk.body[0]
-        if node.name != name or _first_line(node) != 1:
+        if sum(isinstance(s, _DEF_TYPES) and s.name == name for s in body) != len(block.defs[name]):
             return None
         # An offset rather than ast.increment_lineno: renumbering every node of a large class cost
         # nearly as much as parsing it.
-        return node, first
+        return body, offset
 
     def resolve(self, name: str) -> Symbol:
         """The definition of ``module:qualname``; raises SymbolNotFound with the reason."""
@@ -315,24 +332,25 @@ class Resolver:
         raise SymbolNotFound(name, "empty qualname")
 
     def _lookup_chunk(self, module: str, qualname: str, path: str) -> _Found | None:
-        """``_lookup``'s answer from the first name's definition alone, or None when that needs more."""
+        """``_lookup``'s answer from cut-out definitions alone, or None when that needs more."""
         parts = qualname.split(".")
-        cut = self._top_level(path, parts[0])
+        # A member's own defs where they can be cut out of its class, else the whole top-level def/class.
+        cut = self._cut(path, ".".join(parts[:2])) if len(parts) > 1 else None
+        index = 1
+        if cut is None:
+            cut, index = self._cut(path, parts[0]), 0
         if cut is None:
             return None
-        node, line_offset = cut
-        body: list[ast.stmt] = [node]
-        owner: ast.ClassDef | None = None
-        for index, part in enumerate(parts):
-            nodes = find_definition(body, part)
+        body, line_offset = cut
+        for position in range(index, len(parts)):
+            nodes = find_definition(body, parts[position])
             if not nodes:
                 return None  # inherited, assigned or absent: the whole-module lookup says which
-            if index == len(parts) - 1:
-                return _Found(module, qualname, tuple(nodes), owner is not None, line_offset)
+            if position == len(parts) - 1:
+                return _Found(module, qualname, tuple(nodes), position > 0, line_offset)
             if not isinstance(nodes[-1], ast.ClassDef):
                 return None
-            owner = nodes[-1]
-            body = owner.body
+            body = nodes[-1].body
         return None
 
     def _find_in_bases(self, module: str, cls: ast.ClassDef, attr: str, seen: set[tuple[str, str]]):
