@@ -100,6 +100,10 @@ def measure(spec: RunSpec) -> int:
 
         clock = time.perf_counter()
         built = phase("build", lambda: module.build(spec.batch_size))
+        if spec.device == "cuda":
+            # Only build() needs the default device: it is a torch function mode that every later torch call
+            # would pass through, slowing eager (and the compiled code's library calls) in what is timed.
+            torch.set_default_device(None)
         fn, args = phase("build", lambda: _unpack(built))
         eager = fn
         sync()
@@ -138,9 +142,9 @@ def measure(spec: RunSpec) -> int:
 
         # Eager again in this process, its blocks alternating with the compiled ones: a burst of other work on
         # the machine then slows both alike, and their ratio (the speedup) stays honest.
+        memory = _peak_memory(torch, spec.device)  # the compiled calls' peak, before eager's own tensors count
         eager_warmup = phase("steady state", lambda: tuple(_time_block(call_eager, 1, sync)
                                                            for _ in range(max(spec.warmup, 1))))
-        memory = _peak_memory(torch, spec.device)  # the compiled calls' peak, before eager's own tensors count
         steady, paired = phase("steady state", lambda: _steady_state(
             [call, call_eager], sync, spec.repeats, [warmup or (first,), eager_warmup]))
         save(steady=steady, eager_steady=paired, recompiled=_graph_count(torch) != graphs, peak_memory_bytes=memory)
@@ -171,7 +175,7 @@ def _unpack(built: object) -> tuple[Callable[..., object], tuple]:
 
 
 def _prepare_device(torch, device: str) -> Callable[[], None]:  # noqa: ANN001 - the torch module
-    """Make the device torch's default and return what waits for it: CUDA runs asynchronously to Python."""
+    """Make the device torch's default for build() and return what waits for it: CUDA runs asynchronously."""
     if device != "cuda":
         return lambda: None
     torch.set_default_device("cuda")

@@ -18,7 +18,7 @@ class Block(torch.nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.up(self.norm(x))
-        # Eight pointwise ops, each its own kernel (and its own pass over memory) in eager; one loop compiled.
+        # Eleven pointwise ops, each its own kernel (and its own pass over memory) in eager; one loop compiled.
         gelu = 0.5 * h * (1.0 + torch.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
         return x + 0.5 * self.down(gelu * torch.sigmoid(h))
 
