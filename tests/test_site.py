@@ -103,3 +103,19 @@ def test_docs_and_test_extras_install_every_extension_and_the_theme():
     for extra in ("docs", "test"):
         assert needed <= _names(extras[extra]), (extra, needed - _names(extras[extra]))
     assert "playwright" in _names(extras["test"])  # the browser test's driver
+
+
+def test_the_verify_summary_counts_every_report_from_the_reports_themselves(site):
+    from tracers.stages import all_targets
+    from walkthrough.verify_counts import counts_table
+
+    summary = site.page("verify/SUMMARY")
+    reports = read_reports(ROOT / "docs" / "verify")
+    table = re.search(r'<table class="docutils align-default wt-verify-counts">.*?</table>', summary, re.S)
+    assert table and table.group(0) == counts_table(reports)
+    for report in reports:
+        assert f'<a href="{report.release}.html">{report.release}</a>' in table.group(0)
+        hooks = report.counts()["hook"]
+        assert sum(hooks.values()) == len(all_targets())  # every hook target is in every report
+        row = re.search(rf'<tr><td><a href="{re.escape(report.release)}\.html">.*?</tr>', table.group(0)).group(0)
+        assert " / ".join(str(hooks[s]) for s in ("SAME", "MOVED", "CHANGED", "MISSING")) in row

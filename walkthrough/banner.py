@@ -26,6 +26,15 @@ class RecordedReport:
     release: str  # the file's stem, e.g. ``2.15.0``: how the page links it
     torch_version: str  # as the report says, e.g. ``2.15.0+cu132``
     statuses: dict[tuple[str, str], str]  # (symbol|excerpt|fact, name) -> SAME, MOVED, CHANGED, ...
+    git: str = ""  # the checked release's commit, as the report gives it (12 hex digits)
+    kinds: dict[tuple[str, str], str] | None = None  # same keys -> the row's own kind (hook, symbol, ...)
+
+    def counts(self) -> dict[str, Counter]:
+        """Statuses per row kind: ``{"hook": Counter({"MOVED": 7, ...}), "symbol": ..., ...}``."""
+        counts: dict[str, Counter] = {kind: Counter() for kind in ("hook", "symbol", "excerpt", "fact")}
+        for key, status in self.statuses.items():
+            counts[(self.kinds or {}).get(key, key[0])][status] += 1
+        return counts
 
 
 @dataclass(frozen=True)
@@ -69,13 +78,15 @@ def read_report(path: Path) -> RecordedReport:
     target = _TARGET.search(text)
     if target is None:
         raise ReportFormatError(f"{path}: not a walkthrough verify report (no 'checked against torch' line)")
-    statuses = {}
+    statuses, kinds = {}, {}
     for line in text.splitlines():
         row = _ROW.match(line)
         if row:
             name = row["name"].replace("\\|", "|")
-            statuses[(_KIND[row["kind"]], name)] = row["status"]
-    return RecordedReport(path.stem, target["version"], statuses)
+            key = (_KIND[row["kind"]], name)
+            statuses[key] = row["status"]
+            kinds[key] = row["kind"]
+    return RecordedReport(path.stem, target["version"], statuses, target["git"], kinds)
 
 
 def _release_key(release: str) -> tuple:

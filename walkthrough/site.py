@@ -16,6 +16,7 @@ from walkthrough.banner import PageStatus, ReportFormatError, page_status, read_
 from walkthrough.directives import WalkthroughError, _resolver
 from walkthrough.lock import LockError, read_lock
 from walkthrough.pipeline import pipeline_boxes
+from walkthrough.verify_counts import VerifyCounts
 
 PIPELINE_DIRECTIVE = "pipeline-map"
 
@@ -147,6 +148,7 @@ def setup(app: Sphinx) -> dict:
     app.setup_extension("walkthrough")  # the lock check, the resolver and the static folder
     app.add_config_value("walkthrough_verify_reports", "verify", "env", [str])
     app.add_directive(PIPELINE_DIRECTIVE, PipelineMap)
+    app.add_directive("verify-counts", VerifyCounts)
     app.add_css_file("site.css")
     app.connect("doctree-read", add_banner)
     app.connect("env-get-outdated", _outdated)
