@@ -101,7 +101,10 @@ def check_no_lazy_backward(trace: Trace) -> None:
     assert [s.compile_id for s in partitions] == ["0/0"]
     inner = [s for s in trace.spans if s.target == INNER]
     if inner:  # Inductor recordings: one forward compile, one compile of the captured graph, none lazy
-        assert sorted(s.compile_id for s in inner) == ["!0/1/0", "0/0"]
+        # The captured graph's frame id depends on how many frames Dynamo was offered before it
+        # (1 in torch 2.13, 2 in 2.11, which also tries typing.cast): !0/<frame>/0.
+        forward, captured = sorted(s.compile_id for s in inner)[::-1]
+        assert forward == "0/0" and re.fullmatch(r"!0/\d+/0", captured)
         assert all(COMPILE in ancestors(trace, s) for s in inner)
 
 
