@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import signal
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -19,13 +18,10 @@ from .measure_table import render_text
 from .measurement import CUDA_GRAPH_MODES, EAGER, MODES, Measurement, Run, Settings, summarize, write_atomic
 from .record import public_version
 from .svgplot import format_value
+from .usage import UsageError, check_writable
 
 DEFAULT_BATCH_SIZES = "1,16,256,4096"
 DEFAULT_OUT = "docs/_measure"
-
-
-class UsageError(Exception):
-    """Bad input, found before anything runs; the message is one line, exit code 2."""
 
 
 @dataclass(frozen=True)
@@ -105,15 +101,6 @@ def _check_torch(device: str, backend: str) -> str:
     return torch.__version__
 
 
-def _check_writable(directory: Path) -> None:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=directory, prefix=".write-check-"):
-            pass
-    except OSError as error:
-        raise UsageError(f"--out: cannot write to {directory} ({error.strerror or error})") from None
-
-
 class Ticker:
     """The progress line of one run: on a terminal it counts seconds while the run works; else one line per run."""
 
@@ -176,7 +163,7 @@ def run_measure(options: MeasureOptions, argv: tuple[str, ...] = (), stream: Tex
     modes = parse_modes(options.modes, options.device, options.backend)
     torch_version = _check_torch(options.device, options.backend)
     out_dir = Path(options.out) / options.device / public_version(torch_version)
-    _check_writable(out_dir)
+    check_writable(out_dir)
     json_path = out_dir / f"{example.stem}.json"
 
     settings = Settings(options.backend, modes, batch_sizes, options.repeats, options.warmup, options.warm,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,10 +18,7 @@ from .progress import Progress
 from .report_command import ReportUnavailable, open_in_browser, write_report
 from .runner import ScriptError, check_script, outcome_of, run_script
 from .summary import render, style_for
-
-
-class UsageError(Exception):
-    """Bad input that stops us before the script runs; the message is one line, exit code 2."""
+from .usage import UsageError, check_writable
 
 
 @dataclass(frozen=True)
@@ -45,15 +41,6 @@ class TraceOptions:
 
 def trace_path(options: TraceOptions) -> Path:
     return Path(options.out) / f"{Path(options.script).stem}-{options.device}-{options.cache}.json"
-
-
-def _check_writable(directory: Path) -> None:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=directory, prefix=".write-check-"):
-            pass
-    except OSError as error:
-        raise UsageError(f"--out {directory}: cannot write there ({error.strerror or error})") from None
 
 
 def _import_torch():
@@ -114,7 +101,7 @@ def run_trace(options: TraceOptions) -> int:
         print(f"trace: {error}", file=sys.stderr)
         return error.exit_code
     path = trace_path(options)
-    _check_writable(path.parent)
+    check_writable(path.parent)
 
     with cache_mode(options.cache):
         _prepare_device(options.device)  # imports torch after the cache switches are set
