@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 from docutils import nodes
@@ -30,6 +31,16 @@ _RESOLVERS: dict[str, Resolver] = {}
 
 class WalkthroughError(SphinxError):
     category = "walkthrough error"
+
+
+class PageDirective(SphinxDirective):
+    """A directive whose errors name the page's file and line, as an author finds them."""
+
+    @property
+    def where(self) -> str:
+        """``chapters/01-entry.md:12``."""
+        source, line = self.get_source_info()
+        return f"{os.path.relpath(source, self.env.srcdir) if source else self.env.docname}:{line}"
 
 
 def _resolver(config) -> Resolver:  # noqa: ANN001 - a Sphinx Config

@@ -10,7 +10,6 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
-from sphinx.util.docutils import SphinxDirective
 
 from tracers.env import REFERENCE_TORCH
 from tracers.measure_plots import KINDS
@@ -19,7 +18,7 @@ from tracers.measurement import MeasureFileError, Measurement, load
 from tracers.report.recorded import DEVICES, Recording, release_key
 from tracers.report.versions import check_version
 from walkthrough import __version__
-from walkthrough.directives import WalkthroughError
+from walkthrough.directives import PageDirective, WalkthroughError
 
 MEASURE_DIRECTIVE = "torch-measure"
 logger = logging.getLogger(__name__)
@@ -90,7 +89,7 @@ def failures(measurement: Measurement) -> list[str]:
             f"{run.error}" for run in measurement.runs if not run.ok]
 
 
-class TorchMeasure(SphinxDirective):
+class TorchMeasure(PageDirective):
     """``{torch-measure} stem``: ``<walkthrough_measurements>/<device>/<release>/<stem>.json`` and its charts.
 
     :device: cpu, cuda or both (default: tabs for whichever measurements exist)
@@ -106,10 +105,6 @@ class TorchMeasure(SphinxDirective):
         "caption": directives.unchanged,
     }
 
-    @property
-    def where(self) -> str:
-        source, line = self.get_source_info()
-        return f"{os.path.relpath(source, self.env.srcdir) if source else self.env.docname}:{line}"
 
     def run(self) -> list[nodes.Node]:
         stem = self.arguments[0]

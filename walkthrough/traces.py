@@ -13,7 +13,6 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.errors import NoUri
 from sphinx.util import logging
-from sphinx.util.docutils import SphinxDirective
 
 from tracers.analysis import analyze
 from tracers.chrome import TraceFileError, load
@@ -26,7 +25,7 @@ from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
 from tracers.stages import STAGE_BY_ID
 from walkthrough import __version__
-from walkthrough.directives import WalkthroughError, _resolver
+from walkthrough.directives import PageDirective, WalkthroughError, _resolver
 from walkthrough.symbols import SymbolNotFound
 
 TRACE_DIRECTIVE = "torch-trace"
@@ -43,7 +42,7 @@ def _choice(values: tuple[str, ...]):  # noqa: ANN202 - a docutils option conver
     return lambda argument: directives.choice(argument, values)
 
 
-class TorchTrace(SphinxDirective):
+class TorchTrace(PageDirective):
     """``{torch-trace} stem``: the recording ``<walkthrough_traces>/<device>/<release>/<stem>-<device>-<cache>.json``.
 
     :device: cpu, cuda or both (default: tabs for whichever recordings exist)
@@ -67,11 +66,6 @@ class TorchTrace(SphinxDirective):
         "caption": directives.unchanged,
     }
 
-    @property
-    def where(self) -> str:
-        """``chapters/01-entry.md:12``: the page's file, as an author finds it."""
-        source, line = self.get_source_info()
-        return f"{os.path.relpath(source, self.env.srcdir) if source else self.env.docname}:{line}"
 
     def run(self) -> list[nodes.Node]:
         stem = self.arguments[0]

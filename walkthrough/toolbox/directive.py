@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.util import logging
-from sphinx.util.docutils import SphinxDirective
 
 from tracers.env import REFERENCE_TORCH
 from tracers.record import public_version
 from walkthrough import __version__
-from walkthrough.directives import WalkthroughError
+from walkthrough.directives import PageDirective, WalkthroughError
 
 from .recording import Recording, RecordingError, find_recording, load
 from .render import render_costs, render_output, render_table
@@ -27,15 +25,11 @@ def _ids(text: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in (text or "").split(",") if part.strip())
 
 
-class _ToolboxDirective(SphinxDirective):
+class _ToolboxDirective(PageDirective):
     required_arguments = 1  # the example's stem, e.g. graph_breaks
     has_content = False
     common_options = {"device": lambda argument: directives.choice(argument, ("cpu", "cuda"))}
 
-    @property
-    def where(self) -> str:
-        source, line = self.get_source_info()
-        return f"{os.path.relpath(source, self.env.srcdir) if source else self.env.docname}:{line}"
 
     def recording(self) -> Recording:
         stem, device = self.arguments[0], self.options.get("device", "cpu")
