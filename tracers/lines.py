@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
 
+from .dynamo_shield import shield
+
 
 @dataclass(frozen=True)
 class Watch:
@@ -30,30 +32,6 @@ def torch_relative(filename: str) -> str | None:
         index = filename.rfind(marker, 0, index)
     return None
 
-
-_shielded = False
-
-
-def _shield_from_dynamo() -> None:
-    """Tell Dynamo never to look at this module's code.
-
-    The line callbacks run as Python frames inside the very calls Dynamo is compiling; without this,
-    Dynamo's frame hook hands each of them to ``convert_frame`` as if they were user code."""
-    global _shielded
-    eval_frame = sys.modules.get("torch._dynamo.eval_frame")
-    if _shielded or eval_frame is None or not hasattr(eval_frame, "skip_code"):
-        return
-    pending: list[CodeType] = []
-    for value in list(globals().values()):
-        if isinstance(value, type) and value.__module__ == __name__:
-            pending += [member.__code__ for member in vars(value).values() if hasattr(member, "__code__")]
-        elif hasattr(value, "__code__") and getattr(value, "__module__", None) == __name__:
-            pending.append(value.__code__)
-    while pending:
-        code = pending.pop()
-        eval_frame.skip_code(code)
-        pending += [const for const in code.co_consts if isinstance(const, CodeType)]
-    _shielded = True
 
 
 def watch_for(function: Callable[..., Any]) -> Watch | None:
@@ -93,7 +71,9 @@ class LineCounter:
             self.add(watch)
 
     def add(self, watch: Watch) -> None:
-        _shield_from_dynamo()
+        # The line callbacks run as Python frames inside the very calls Dynamo is compiling;
+        # without this, Dynamo's frame hook hands each of them to convert_frame as user code.
+        shield(sys.modules[__name__])
         self._watches.setdefault(watch.path, []).append((watch.start, watch.end))
         if self._decided:
             # Code seen before this watch existed was declined; let it be decided again.
@@ -115,7 +95,7 @@ class LineCounter:
 
     # -- start / stop ---------------------------------------------------------------------
     def start(self) -> bool:
-        _shield_from_dynamo()
+        shield(sys.modules[__name__])
         if hasattr(sys, "monitoring"):
             return self._start_monitoring()
         if sys.gettrace() is not None:
