@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -247,7 +248,7 @@ def recording():
 
 def test_committed_recording_is_scrubbed_and_round_trips(recording):
     text = RECORDING.read_text()
-    for machine_path in (str(ROOT), str(Path.home()) + "/", "/tmp/toolbox-"):
+    for machine_path in (str(ROOT), str(Path.home()) + "/", str(Path(tempfile.gettempdir()) / "toolbox-")):
         assert machine_path not in text
     assert from_dict(json.loads(dumps(recording))) == recording
     assert [tool.id for tool in recording.tools] == ["plain", "torch_logs", "torch_trace", "torch_compile_debug",
