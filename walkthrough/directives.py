@@ -8,13 +8,16 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.errors import SphinxError
+from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from tracers.chrome import TraceFileError, load
 from tracers.env import REFERENCE_TORCH, source_url
 from tracers.report.recorded import file_name, find_recording
+from tracers.report.versions import VersionCheck, check_version
 from walkthrough import __version__
 from walkthrough.excerpt import Excerpt, ExcerptError, build, parse_spec
 from walkthrough.facts import Claim, evaluate, evaluate_live
@@ -29,18 +32,45 @@ STATIC = Path(__file__).parent / "static"
 _RESOLVERS: dict[str, Resolver] = {}
 
 
+logger = logging.getLogger(__name__)
+
+
 class WalkthroughError(SphinxError):
     category = "walkthrough error"
 
 
 class PageDirective(SphinxDirective):
-    """A directive whose errors name the page's file and line, as an author finds them."""
+    """A directive over recorded data: errors name the page's file and line, a recording from an
+    undeclared torch release is warned about, and the recording can be offered for download."""
 
     @property
     def where(self) -> str:
         """``chapters/01-entry.md:12``."""
         source, line = self.get_source_info()
         return f"{os.path.relpath(source, self.env.srcdir) if source else self.env.docname}:{line}"
+
+    def declared_releases(self, device: str) -> frozenset[str]:
+        """Releases the site expects besides the reference for a device (conf.py's walkthrough_trace_versions)."""
+        declared = getattr(self.config, "walkthrough_trace_versions", {}).get(device) or ()
+        return frozenset((declared,) if isinstance(declared, str) else declared)
+
+    def check_release(self, kind: str, name: str, device: str, torch_version: str) -> VersionCheck:
+        """Which torch recorded a file (a ``kind``: trace, measurement, toolbox recording); a warning
+        unless it is the reference or declared, subtype ``<first word of kind>_version``."""
+        version = check_version(torch_version, REFERENCE_TORCH, self.declared_releases(device))
+        if not version.expected:
+            logger.warning(f"{kind} {name} ({device}) was {version.message}; declare the release in "
+                           f"walkthrough_trace_versions or record it again",
+                           type="walkthrough", subtype=f"{kind.split()[0]}_version", location=(self.env.docname, self.lineno))
+        return version
+
+    def download(self, path: Path) -> addnodes.download_reference:
+        """A link to a recorded file through Sphinx's download mechanism (copied into _downloads/)."""
+        doc_dir = Path(self.env.doc2path(self.env.docname)).parent
+        target = Path(os.path.relpath(path, doc_dir)).as_posix()
+        return addnodes.download_reference("", "", nodes.literal(path.name, path.name), reftarget=target,
+                                           refdoc=self.env.docname, refexplicit=True, reftype="download",
+                                           refdomain="", refwarn=False)
 
 
 def _resolver(config) -> Resolver:  # noqa: ANN001 - a Sphinx Config

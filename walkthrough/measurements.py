@@ -7,21 +7,17 @@ from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx import addnodes
 from sphinx.application import Sphinx
-from sphinx.util import logging
 
 from tracers.env import REFERENCE_TORCH
 from tracers.measure_plots import KINDS
 from tracers.measure_table import HEADERS, LEGEND, rows
 from tracers.measurement import MeasureFileError, Measurement, load
 from tracers.report.recorded import DEVICES, Recording, release_key
-from tracers.report.versions import check_version
 from walkthrough import __version__
 from walkthrough.directives import PageDirective, WalkthroughError
 
 MEASURE_DIRECTIVE = "torch-measure"
-logger = logging.getLogger(__name__)
 
 
 def find_measurement(root: Path, stem: str, device: str, reference: str) -> Recording | None:
@@ -172,22 +168,11 @@ class TorchMeasure(PageDirective):
         return block
 
     def _check_version(self, recording: Recording, measurement: Measurement) -> None:
-        declared = self.config.walkthrough_trace_versions.get(recording.device) or ()
-        declared = (declared,) if isinstance(declared, str) else tuple(declared)
-        version = check_version(str(measurement.machine.get("torch_version", "")), REFERENCE_TORCH,
-                                frozenset(declared))
-        if not version.expected:
-            logger.warning(f"measurement {recording.path.name} ({recording.device}) was {version.message}; declare "
-                           f"the release in walkthrough_trace_versions or measure again",
-                           type="walkthrough", subtype="measure_version", location=(self.env.docname, self.lineno))
+        self.check_release("measurement", recording.path.name, recording.device,
+                           str(measurement.machine.get("torch_version", "")))
 
     def _download(self, recording: Recording) -> nodes.paragraph:
-        doc_dir = Path(self.env.doc2path(self.env.docname)).parent
-        target = Path(os.path.relpath(recording.path, doc_dir)).as_posix()
-        name = recording.path.name
-        reference = addnodes.download_reference("", "", nodes.literal(name, name), reftarget=target,
-                                                refdoc=self.env.docname, refexplicit=True, reftype="download",
-                                                refdomain="", refwarn=False)
+        reference = self.download(recording.path)
         hint = nodes.inline("", " — every run's numbers, and the machine's facts", classes=["wt-muted"])
         return nodes.paragraph("", "Download ", reference, hint, classes=["wt-measure-download"])
 

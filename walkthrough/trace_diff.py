@@ -11,12 +11,12 @@ from sphinx.application import Sphinx
 from tracers.diff import diff
 from tracers.env import REFERENCE_TORCH
 from tracers.events import Trace
-from tracers.report import Links, check_version
+from tracers.report import Links
 from tracers.report.diff import Side, render_diff, side_names
 from tracers.report.recorded import Recording, find_recording, parse_side
 from walkthrough import __version__
 from walkthrough.directives import WalkthroughError
-from walkthrough.traces import RAW_CLASS, TorchTrace, logger
+from walkthrough.traces import RAW_CLASS, TorchTrace
 
 DIFF_DIRECTIVE = "torch-trace-diff"
 DEFAULT_SIDES = ("cpu/cold", "cuda/cold")
@@ -62,13 +62,7 @@ class TorchTraceDiff(TorchTrace):
 
     def _side(self, recording: Recording, trace: Trace, name: str) -> Side:
         """The side as shown, warning (as torch-trace does) when its release is neither reference nor declared."""
-        declared = self.config.walkthrough_trace_versions.get(recording.device) or ()
-        declared = (declared,) if isinstance(declared, str) else tuple(declared)
-        version = check_version(trace.info.torch_version, REFERENCE_TORCH, frozenset(declared))
-        if not version.expected:
-            logger.warning(f"trace {recording.path.name} ({recording.device}) was {version.message}; declare "
-                           f"the release in walkthrough_trace_versions or re-record it",
-                           type="walkthrough", subtype="trace_version", location=(self.env.docname, self.lineno))
+        version = self.check_release("trace", recording.path.name, recording.device, trace.info.torch_version)
         note = "" if version.is_reference else f"not the reference {REFERENCE_TORCH}"
         return Side(name, trace.info, recording.path.name, note)
 

@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import replace
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.errors import NoUri
-from sphinx.util import logging
 
 from tracers.analysis import analyze
 from tracers.chrome import TraceFileError, load
 from tracers.env import REFERENCE_TORCH, source_url
 from tracers.events import Trace
 from tracers.regions import USER_STAGE
-from tracers.report import Links, RenderOptions, check_version, render_body, render_header, stylesheet_path
+from tracers.report import Links, RenderOptions, render_body, render_header, stylesheet_path
 from tracers.report.artifacts import selection_problems
 from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
@@ -34,7 +31,6 @@ SYNC_GROUP = "torch-trace-device"  # every trace's tabs on a page switch togethe
 RAW_CLASS = "wt-trace-html"
 CHAPTER_PLACEHOLDER = "torch-trace-chapter:"  # survives HTML escaping; resolved per builder at write time
 _PLACEHOLDER = re.compile(re.escape(CHAPTER_PLACEHOLDER) + r"([\w./-]+)")
-logger = logging.getLogger(__name__)
 _SOURCE_URLS: dict[tuple[str, str], str | None] = {}  # (walkthrough_torch, target) -> link; resolving parses files
 
 
@@ -115,14 +111,8 @@ class TorchTrace(PageDirective):
             raise WalkthroughError(f"{self.where}: {exc}") from None
 
     def _block(self, recording: Recording, trace: Trace, options: RenderOptions) -> nodes.Element:
-        declared = self.config.walkthrough_trace_versions.get(recording.device) or ()
-        declared = (declared,) if isinstance(declared, str) else tuple(declared)  # one release or several
-        options = replace(options, expected_torch=frozenset(declared))
-        version = check_version(trace.info.torch_version, REFERENCE_TORCH, options.expected_torch)
-        if not version.expected:
-            logger.warning(f"trace {recording.path.name} ({recording.device}) was {version.message}; declare "
-                           f"the release in walkthrough_trace_versions or re-record it",
-                           type="walkthrough", subtype="trace_version", location=(self.env.docname, self.lineno))
+        options = replace(options, expected_torch=self.declared_releases(recording.device))
+        self.check_release("trace", recording.path.name, recording.device, trace.info.torch_version)
         links = Links(chapter_url=self._chapter_url, source_url=self._source_url)
         try:
             header = render_header(trace, options, links)
@@ -139,12 +129,7 @@ class TorchTrace(PageDirective):
 
     def _download(self, recording: Recording) -> nodes.paragraph:
         """A link to the JSON through Sphinx's download mechanism: it copies the file into _downloads/."""
-        doc_dir = Path(self.env.doc2path(self.env.docname)).parent
-        target = Path(os.path.relpath(recording.path, doc_dir)).as_posix()
-        name = recording.path.name
-        reference = addnodes.download_reference("", "", nodes.literal(name, name), reftarget=target,
-                                                refdoc=self.env.docname, refexplicit=True, reftype="download",
-                                                refdomain="", refwarn=False)
+        reference = self.download(recording.path)
         hint = nodes.inline("", " — the trace file; open it in ", classes=["wt-muted"])
         hint += nodes.reference("ui.perfetto.dev", "ui.perfetto.dev", refuri="https://ui.perfetto.dev")
         return nodes.paragraph("", "Download ", reference, hint, classes=["wt-trace-download"])

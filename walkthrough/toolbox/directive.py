@@ -7,17 +7,14 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
-from sphinx.util import logging
 
 from tracers.env import REFERENCE_TORCH
-from tracers.record import public_version
 from walkthrough import __version__
 from walkthrough.directives import PageDirective, WalkthroughError
 
 from .recording import Recording, RecordingError, find_recording, load
 from .render import render_costs, render_output, render_table
 
-logger = logging.getLogger(__name__)
 RAW_CLASS = "wt-toolbox-html"
 
 
@@ -43,16 +40,8 @@ class _ToolboxDirective(PageDirective):
             recording = load(path)
         except RecordingError as error:
             raise WalkthroughError(f"{self.where}: {error}") from None
-        # Another release is expected where the site declares it for the device (walkthrough_trace_versions,
-        # e.g. the GPU machine's torch for cuda), as for recorded traces; anything else is warned about.
-        declared = getattr(self.config, "walkthrough_trace_versions", {}).get(device) or ()
-        declared = (declared,) if isinstance(declared, str) else tuple(declared)
-        release = public_version(recording.torch_version)
-        if release != REFERENCE_TORCH and release not in declared:
-            logger.warning(f"toolbox recording {path.name} was recorded with torch {recording.torch_version}, "
-                           f"not the reference {REFERENCE_TORCH}; re-record it or declare the release in "
-                           f"walkthrough_trace_versions",
-                           type="walkthrough", subtype="toolbox_version", location=(self.env.docname, self.lineno))
+        # Another release is expected where the site declares it for the device, as for recorded traces.
+        self.check_release("toolbox recording", path.name, device, recording.torch_version)
         return recording
 
     def checked(self, recording: Recording, option: str, known: list[str]) -> tuple[str, ...]:
