@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .atomic import write_text_atomic
 from .events import FORMAT_VERSION, Artifact, DeepEvent, RunInfo, Span, Trace
 from .scrub import scrub
 
@@ -71,26 +71,10 @@ def write_atomic(trace: Trace, path: Path, keep_paths: bool = False) -> Path:
 
     Unless ``keep_paths``, this machine's path prefixes become placeholders (tracers/scrub.py), so a
     trace can be shared or committed without them."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = json.dumps(to_chrome(trace), separators=(",", ":"), default=str)
     if not keep_paths:
         data = scrub(data)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(data)
-        os.chmod(temporary, 0o666 & ~_umask())  # mkstemp makes it private; a trace is an ordinary file
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    return write_text_atomic(path, data)
 
 
 def load(path: Path) -> Trace:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from .atomic import write_text_atomic
 from .measurement import EAGER, Measurement, Plot, Result
 from .svgplot import Chart, Series, render_svg
 
@@ -95,8 +95,6 @@ def write_plots(measurement: Measurement, json_path: Path) -> tuple[Plot, ...]:
     plots = []
     for kind, chart in charts(measurement).items():
         name = f"{json_path.stem}-{kind}.svg"
-        temporary = json_path.with_name(f".{name}.tmp")
-        temporary.write_text(render_svg(chart), encoding="utf-8")
-        os.replace(temporary, json_path.with_name(name))
+        write_text_atomic(json_path.with_name(name), render_svg(chart))
         plots.append(Plot(name, kind, chart.title))
     return tuple(plots)

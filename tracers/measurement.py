@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+
+from .atomic import write_text_atomic
 
 FORMAT = "torch-measure/1"
 EAGER = "eager"
@@ -203,16 +203,7 @@ def to_json(measurement: Measurement) -> str:
 
 def write_atomic(measurement: Measurement, path: Path) -> None:
     """Write through a temporary file in the same folder, so a reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(to_json(measurement))
-        os.chmod(temporary, 0o644)  # mkstemp makes it private; the file is data to share, like the charts
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, to_json(measurement))
 
 
 def load(path: Path) -> Measurement:

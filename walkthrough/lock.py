@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from tracers.atomic import write_text_atomic
 from walkthrough.excerpt import ExcerptError, ExcerptSpec, build
 from walkthrough.facts import evaluate
 from walkthrough.pages import PageRefs
@@ -146,11 +145,7 @@ def to_json(lock: Lock) -> str:
 
 def write_lock(lock: Lock, path: Path) -> None:
     """Atomically, so an interrupted run never leaves half a lock."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(to_json(lock))
-    os.replace(tmp, path)
+    write_text_atomic(path, to_json(lock))
 
 
 def read_lock(path: Path) -> Lock:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tracers.atomic import write_text_atomic
 from tracers.scrub import scrub
 
 from .detect import Evidence
@@ -94,16 +93,7 @@ def dumps(recording: Recording, run_root: Path | None = None) -> str:
 
 def save(recording: Recording, path: Path, run_root: Path | None = None) -> None:
     """Write atomically: a reader never sees half a recording."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(dumps(recording, run_root) + "\n")
-        os.chmod(temporary, 0o644)  # mkstemp's 0600 would keep a committed file from other users
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, dumps(recording, run_root) + "\n")
 
 
 def load(path: Path) -> Recording:
