@@ -45,8 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--no-page", dest="page", action="store_false", help="write only the trace, no HTML page")
     trace.add_argument("--site", metavar="URL_OR_DIR",
                        help="walkthrough site the page's chapter links point to (default: build/html if built)")
-    trace.add_argument("script", metavar="SCRIPT", help="the Python script to run")
+    trace.add_argument("-m", dest="module", metavar="MODULE",
+                       help="run MODULE as python -m does (it and ARGS come last), instead of a SCRIPT")
+    trace.add_argument("script", metavar="SCRIPT", nargs="?", help="the Python script to run")
     trace.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments for the script")
+    parser._trace = trace  # type: ignore[attr-defined]  # -m MODULE is split off with its option table
 
     record = commands.add_parser(
         "record", help="re-record the site's example traces",
@@ -117,14 +120,45 @@ def _measure_parser(commands) -> None:  # noqa: ANN001 - argparse's subparsers a
     measure.add_argument("example", metavar="EXAMPLE", help="a Python file defining build(batch_size)")
 
 
+def _split_module(argv: list[str]) -> tuple[list[str], str | None, list[str]]:
+    """``trace [options] -m MODULE [ARGS]``: everything after MODULE is the module's, as with ``python -m``,
+    even words that look like this command's options. Returns (our argv, module, its args)."""
+    trace_parser = _parser()._trace  # type: ignore[attr-defined]
+    valued = {flag for action in trace_parser._actions if action.nargs != 0 for flag in action.option_strings}
+    index = 1
+    while index < len(argv):
+        word = argv[index]
+        if word == "-m" or (word.startswith("-m") and not word.startswith("--")):
+            module = word[2:] or (argv[index + 1] if index + 1 < len(argv) else "")
+            rest = argv[index + 1:] if word[2:] else argv[index + 2:]
+            return argv[:index], module, rest
+        if not word.startswith("-") or word == "--":
+            break  # the script: what follows is its own
+        index += 2 if word in valued else 1
+    return argv, None, []
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    module = None
+    if argv[:1] == ["trace"]:
+        argv, module, module_args = _split_module(argv)
     options = _parser().parse_args(argv)
     if options.command == "trace":
         from .trace_command import TraceOptions, UsageError, run_trace
 
+        if module is not None:
+            if not module:
+                print("trace: -m needs a module name: python -m tracers trace -m package.module [ARGS]", file=sys.stderr)
+                return 2
+            options.script, options.args = module, module_args
+        elif not options.script:
+            print("trace: give a SCRIPT to run, or -m MODULE (python -m tracers trace --help)", file=sys.stderr)
+            return 2
         try:
             return run_trace(TraceOptions(
-                script=options.script, args=options.args, device=options.device, cache=options.cache,
+                script=options.script, args=options.args, module=module is not None, device=options.device,
+                cache=options.cache,
                 out=options.out, keep_code=options.keep_code, quiet=options.quiet,
                 deep_min_us=options.deep_min_us if options.deep else None,
                 lines=(options.lines_lock or "") if options.lines or options.lines_lock else None, open_page=options.open, site=options.site, page=options.page,

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from . import compile_identity
 from .events import Artifact, Span, Trace
 from .stages import STAGE_ORDER, TARGET_BY_NAME
+from .torch_counts import Totals
 
 # Stages a cache hit makes unnecessary: what the warm run can skip.
 CACHE_SKIPS: dict[str, tuple[str, ...]] = {
@@ -84,6 +86,11 @@ class TraceFacts:
     @property
     def graph_count(self) -> int:
         return sum(compile.graphs for compile in self.compiles)
+
+    def totals(self) -> Totals:
+        """The totals the summary prints, in the shape torch's own counts are read in (torch_counts.py)."""
+        frame_compiles = [facts for facts in self.compiles if "/" in facts.compile_id]  # not a capture's "!0"
+        return Totals(self.graph_count, len(self.graph_breaks), len(frame_compiles), len(self.recompiles))
 
 
 def build_tree(spans: list[Span]) -> list[TreeNode]:
@@ -213,7 +220,7 @@ def analyze(trace: Trace) -> TraceFacts:
     stage_time, stage_calls = _stage_totals(trace.spans)
     return TraceFacts(
         roots=build_tree(trace.spans),
-        compiles=sorted(compiles.values(), key=_compile_sort_key),
+        compiles=sorted(compiles.values(), key=lambda facts: compile_identity.sort_key(facts.compile_id)),
         stage_time_ns=stage_time,
         stage_calls=stage_calls,
         graph_breaks=graph_breaks,
@@ -221,8 +228,3 @@ def analyze(trace: Trace) -> TraceFacts:
         cache_counts=cache_counts,
         fired={span.target for span in trace.spans},
     )
-
-
-def _compile_sort_key(facts: CompileFacts) -> tuple[int, ...]:
-    digits = facts.compile_id.lstrip("!").replace("_", "/").split("/")
-    return tuple(int(part) if part.isdigit() else 0 for part in digits)

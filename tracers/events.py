@@ -87,6 +87,9 @@ class RunInfo:
     # Where each hooked function's body lives in this torch: target -> [path, first line, last line],
     # so a trace links to the right source lines wherever it is rendered later.
     target_sources: dict[str, list] = field(default_factory=dict)
+    resets: int = 0  # torch._dynamo.reset() calls during the run; compile ids after the n-th start with rN:
+    # The trace's totals beside torch's own counts of the same run (torch_counts.TotalsCheck.as_json()).
+    totals_check: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)

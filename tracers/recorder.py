@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .compile_identity import RESET_TARGET, CompileIdentity
 from .events import Artifact, Span
 from .stages import Target
 
@@ -17,12 +18,46 @@ ResultObserver = Callable[["Recorder", tuple[Any, ...], Any], None]
 
 
 def describe_frame(args: tuple[Any, ...]) -> str | None:
-    """The user code a compile step works on, if one of its first arguments is a frame or code object."""
+    """The user code a compile step works on, if one of its first arguments is a frame or code object.
+
+    When the frame is a pass-through wrapper (torch's ``inner`` around an ``nn.Module``, a library's
+    decorator), the wrapped model or function is named first and the wrapper after it.
+    """
     for arg in args[:3]:
         code = getattr(arg, "f_code", None) or (arg if hasattr(arg, "co_firstlineno") else None)
         if code is not None:
-            filename = code.co_filename.rsplit("/", 1)[-1]
-            return f"{code.co_name} ({filename}:{code.co_firstlineno})"
+            where = _code_label(getattr(code, "co_qualname", code.co_name), code)
+            wrapped = _wrapped_callable(code, getattr(arg, "closure", None))
+            return f"{wrapped} via {where}" if wrapped else where
+    return None
+
+
+def _code_label(name: str, code: Any) -> str:
+    return f"{name} ({code.co_filename.rsplit('/', 1)[-1]}:{code.co_firstlineno})"
+
+
+_VARARGS_AND_KEYWORDS = 0x04 | 0x08  # CO_VARARGS | CO_VARKEYWORDS: ``def wrapper(*args, **kwargs)``
+
+
+def _wrapped_callable(code: Any, closure: tuple[Any, ...] | None) -> str | None:
+    """``Model.forward (file:line)`` when ``code`` only passes its arguments on to a function or module it
+    closes over; the frame being compiled is then the wrapper, and what the user wrote is inside it."""
+    if not closure or code.co_flags & _VARARGS_AND_KEYWORDS != _VARARGS_AND_KEYWORDS:
+        return None
+    for cell in closure:
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        forward = getattr(type(value), "forward", None)
+        if forward is not None and hasattr(value, "_modules"):  # an nn.Module: what it runs is forward
+            inner = getattr(forward, "__code__", None)
+            if inner is not None:
+                return _code_label(f"{type(value).__qualname__}.forward", inner)
+        function = getattr(value, "__func__", value)  # a bound method's function
+        inner = getattr(function, "__code__", None)
+        if inner is not None and inner is not code:
+            return _code_label(getattr(function, "__qualname__", inner.co_name), inner)
     return None
 
 
@@ -30,7 +65,8 @@ class Recorder:
     """Receives enter/exit calls from the hook wrappers. Thread-safe: each thread has its own stack."""
 
     def __init__(self, compile_id: Callable[[], str | None] = lambda: None):
-        self._compile_id = compile_id
+        self._torch_compile_id = compile_id  # torch's own id of the compile running now, if any
+        self.identity = CompileIdentity()
         self._local = threading.local()
         self._ids = itertools.count(1)
         self._artifact_ids = itertools.count(1)
@@ -64,7 +100,7 @@ class Recorder:
             thread_name=thread.name,
             depth=len(stack),
             start_ns=time.perf_counter_ns(),
-            compile_id=self._compile_id(),
+            compile_id=self._compile_id(target.stage),
             frame=describe_frame(args) or (parent.frame if parent else None),
         )
         stack.append(span)
@@ -79,7 +115,7 @@ class Recorder:
         if error is not None:
             span.error = type(error).__name__
         if span.compile_id is None:
-            span.compile_id = self._compile_id()
+            span.compile_id = self._compile_id(span.stage)
         if span.compile_id and span.parent is not None:
             # Dynamo opens the compile context inside _compile, so the outer steps learn their
             # compile id from the first step beneath them that ran inside it.
@@ -92,8 +128,13 @@ class Recorder:
         elif span in stack:  # an inner span was never closed (cannot happen with our wrappers)
             del stack[stack.index(span):]
         self._open.pop(span.id, None)
+        if span.target == RESET_TARGET:
+            self.identity.note_reset()
         for listener in self.listeners:
             listener("exit", span)
+
+    def _compile_id(self, stage: str | None) -> str | None:
+        return self.identity.qualify(self._torch_compile_id(), stage)
 
     def observe(self, target_name: str, args: tuple[Any, ...], result: Any) -> None:
         observer = self.result_observers.get(target_name)
@@ -104,9 +145,11 @@ class Recorder:
         except Exception:  # noqa: BLE001 - a torch release we do not know must not break the traced program
             pass
 
-    def add_artifact(self, kind: str, name: str, compile_id: str | None, metadata: dict[str, Any],
+    def add_artifact(self, kind: str, name: str, torch_compile_id: str | None, metadata: dict[str, Any],
                      payload: str | None, payload_size: int) -> Artifact:
+        """File one record; ``torch_compile_id`` is torch's own id of the compile that emitted it, if known."""
         span = self.current_span()
+        compile_id = self.identity.qualify(torch_compile_id, span.stage if span else None)
         artifact = Artifact(
             id=next(self._artifact_ids),
             kind=kind,

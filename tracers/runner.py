@@ -1,7 +1,9 @@
-"""Run a user script as ``__main__`` with its own argv, and report how it ended the way Python would."""
+"""Run a user script (or a module, as ``python -m`` does) as ``__main__`` with its own argv, and report how it
+ended the way Python would."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import os
 import runpy
 import signal
@@ -52,7 +54,38 @@ def outcome_of(exception: BaseException | None) -> Outcome:
     return Outcome("error", 1, line, exception)
 
 
-def check_script(path: str) -> Path:
+@dataclass(frozen=True)
+class Program:
+    """What the tracer runs: a script file, or a module found on ``sys.path`` as ``python -m`` finds it."""
+
+    path: Path | None  # the script; None for a module (runpy finds its file inside the run)
+    module: str | None = None
+
+    @property
+    def name(self) -> str:
+        """What the trace file is named after."""
+        return self.module or (self.path.stem if self.path else "program")
+
+    @property
+    def display(self) -> str:
+        return f"-m {self.module}" if self.module else str(self.path)
+
+
+def check_module(name: str) -> Program:
+    """Fail early, with Python's own one line, on a module whose top-level package is nowhere on the path.
+
+    Only the top level is looked up here: finding ``pkg.mod`` means importing ``pkg``, which must happen
+    inside the traced run, as it does under ``python -m``."""
+    top = name.split(".", 1)[0]
+    if not name or not all(part.isidentifier() for part in name.split(".")):
+        raise ScriptError(f"-m {name!r}: not a module name", 2)
+    if top not in sys.builtin_module_names and \
+            importlib.machinery.PathFinder.find_spec(top, [os.getcwd(), *sys.path[1:]]) is None:
+        raise ScriptError(f"No module named {top}", 1)
+    return Program(None, name)
+
+
+def check_script(path: str) -> Program:
     """Fail early, with one line, on a script that cannot run."""
     script = Path(path)
     if not script.exists():
@@ -70,26 +103,38 @@ def check_script(path: str) -> Path:
         raise ScriptError(f"{where}: {type(error).__name__}: {error.msg}", 1) from None
     except ValueError as error:  # null bytes
         raise ScriptError(f"{path}: not a Python source file ({error})", 1) from None
-    return script
+    return Program(script)
 
 
-def run_script(script: Path, args: list[str]) -> Outcome:
-    """Execute the script as __main__; never raises what the script raised, returns it."""
+def run_program(program: Program, args: list[str]) -> Outcome:
+    """Execute the script or module as __main__; never raises what it raised, returns it.
+
+    As Python does: a script's directory, or for ``-m`` the current directory, comes first on
+    ``sys.path``; ``sys.argv[0]`` is the file that runs (runpy sets it for a module)."""
     saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
-    sys.argv = [str(script), *args]
-    script_dir = str(script.resolve().parent)
+    first_on_path = os.getcwd() if program.path is None else str(program.path.resolve().parent)
+    sys.argv = [str(program.path or program.module), *args]
     if sys.path:
-        sys.path[0] = script_dir
+        sys.path[0] = first_on_path
     else:
-        sys.path.insert(0, script_dir)
+        sys.path.insert(0, first_on_path)
     previous_term = _install_sigterm()
     try:
-        runpy.run_path(str(script), run_name="__main__")
+        if program.path is None:
+            runpy.run_module(program.module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(str(program.path), run_name="__main__")
     except (SystemExit, KeyboardInterrupt, Terminated) as ending:
         outcome = outcome_of(ending)
         if outcome.status == "exit" and not isinstance(ending.code, int):
             print(ending.code, file=sys.stderr)  # Python prints a non-integer exit argument
         return outcome
+    except ImportError as error:
+        if program.module and _not_found(error, program.module):  # python -m's own failure, not the module's
+            print(f"{sys.executable}: {error}", file=sys.stderr)  # as python -m words it
+            return Outcome("error", 1, str(error), error)
+        print_script_traceback(error)
+        return outcome_of(error)
     except BaseException as error:  # the script's own failure: reported as the script's
         print_script_traceback(error)
         return outcome_of(error)
@@ -100,6 +145,17 @@ def run_script(script: Path, args: list[str]) -> Outcome:
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
     return outcome_of(None)
+
+
+def _not_found(error: ImportError, module: str) -> bool:
+    """Whether finding ``module`` failed (it or a package above it is missing, or a package has no
+    ``__main__``), rather than an import made by its own code."""
+    if isinstance(error, ModuleNotFoundError) and error.name and f"{module}.".startswith(f"{error.name}."):
+        return True
+    tb = error.__traceback__  # runpy raised it itself
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_filename in (runpy.__file__.removesuffix("c"), "<frozen runpy>")
 
 
 def _exit_code(exit_: SystemExit) -> int:

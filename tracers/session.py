@@ -7,15 +7,18 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import __version__, autotune, cudagraph_skips, regions
+from .analysis import analyze
 from .artifacts import ArtifactCollector
+from .compile_identity import RESET_TARGET
 from .deep import DeepTracer
-from .events import FORMAT_VERSION, DeepEvent, RunInfo, Trace
+from .events import FORMAT_VERSION, DeepEvent, RunInfo, Span, Trace
 from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
 from .lines import LineCounter, watch_for
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
 from .stages import Target, all_targets
+from .torch_counts import TorchCounter, compare
 
 
 def _current_compile_id() -> str | None:
@@ -36,6 +39,8 @@ class TraceSession:
                  listeners: Iterable[Listener] = (), deep: DeepTracer | None = None,
                  lines: LineCounter | None = None, inductor_ir: bool = False):
         self.recorder = Recorder(compile_id=_current_compile_id)
+        self.torch_counter = TorchCounter()
+        self.recorder.listeners.append(self._before_reset)
         self.recorder.listeners.extend(listeners)
         for observer in (autotune, cudagraph_skips):  # what a hooked call decided, read from its args/result
             observer.install(self.recorder)
@@ -66,7 +71,12 @@ class TraceSession:
         if self.lines is not None:
             self.lines.add(watch)
 
+    def _before_reset(self, event: str, span: Span) -> None:
+        if event == "enter" and span.target == RESET_TARGET:
+            self.torch_counter.before_reset()  # reset empties the counters of frame compiles
+
     def start(self) -> None:
+        self._safely("torch's counters", self.torch_counter.start)
         if self.lines is not None:
             self.info.lines_recorded = self.lines.start()
             if not self.info.lines_recorded:
@@ -108,9 +118,19 @@ class TraceSession:
                 missing[target] = why
         self.info.targets_missing = missing
         self.info.dropped_records = dict(sorted(self.collector.dropped.items()))
+        self.info.resets = self.recorder.identity.resets
+        self._check_totals()
         if self.info.status == "running":
             self.info.status = "ok"
             self.info.exit_code = 0
+
+    def _check_totals(self) -> None:
+        """Compare the trace's totals with torch's counters: a difference is the tracer's fault, said so."""
+        try:
+            counted, why = self.torch_counter.finish(), None
+        except Exception as error:  # noqa: BLE001 - a torch without these counters: say so, don't fail
+            counted, why = None, f"torch's counters could not be read: {type(error).__name__}: {error}"
+        self.info.totals_check = compare(analyze(self.trace).totals(), counted, why).as_json()
 
     def _safely(self, what: str, stop: Callable[[], Any]) -> Any:
         try:

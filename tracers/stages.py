@@ -57,6 +57,9 @@ STAGES: tuple[Stage, ...] = (
         "torch:compile",
         "torch._dynamo.eval_frame:_optimize",
         "torch._dynamo.eval_frame:_TorchDynamoContext.__call__",
+        # torch.compiler.reset() and explain() call it too: it empties Dynamo's caches and restarts its
+        # compile ids at 0/0, so the trace counts resets to keep compiles apart (compile_identity.py).
+        "torch._dynamo:reset",
     ),
     _stage(
         "frame", "Frame evaluation (PEP 523)", "chapters/02-frame-evaluation",

@@ -92,9 +92,13 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
 
     if facts.compiles:
         lines.append("")
-        lines.append(style.bold("Compiles") + style.dim("  (one per frame compile id)"))
+        resets = f"; {info.resets} Dynamo reset{'s' if info.resets != 1 else ''}: rN: marks compiles after the N-th" \
+            if info.resets else ""
+        lines.append(style.bold("Compiles") + style.dim(f"  (one per frame compile id{resets})"))
+        id_width = max(6, *(len(compile.compile_id) for compile in facts.compiles))
+        indent = " " * (id_width + 4)
         for compile in facts.compiles:
-            parts = [f"{compile.compile_id:<6}", f"{compile.frame or '?':<40}"]
+            parts = [f"{compile.compile_id:<{id_width}}", f"{compile.frame or '?':<40}"]
             parts.append(f"{compile.graphs} graph{'s' if compile.graphs != 1 else ''}")
             if compile.op_count is not None:
                 parts.append(f"{compile.op_count} ops")
@@ -105,9 +109,9 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                 parts.append(", ".join(hits))
             lines.append("  " + "  ".join(parts))
             if compile.user_frame:
-                lines.append(style.dim(f"         called from {compile.user_frame}"))
+                lines.append(style.dim(f"{indent}called from {compile.user_frame}"))
             if compile.skipped:
-                lines.append(style.dim(f"         skipped thanks to the cache: {', '.join(compile.skipped)}"))
+                lines.append(style.dim(f"{indent}skipped thanks to the cache: {', '.join(compile.skipped)}"))
 
     lines.append("")
     lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "
@@ -118,6 +122,8 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
     for recompile in facts.recompiles:
         reasons = "; ".join(recompile.reasons) or "?"
         lines.append(f"  recompile [{recompile.compile_id}] {_clip(reasons)}")
+
+    lines.extend(_totals_check_lines(info.totals_check, style))
 
     tuned = [artifact for artifact in trace.artifacts if artifact.name == "autotune_results"]
     if tuned:
@@ -146,6 +152,17 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
             hint = "open it in https://ui.perfetto.dev" if path.endswith(".json") else "open it in a browser"
             lines.append(f"Written {path}  {style.dim(f'({hint})')}")
     return "\n".join(lines)
+
+
+def _totals_check_lines(check: dict | None, style: Style) -> list[str]:
+    """Whether the totals above agree with torch's own counters; a difference is the tracer's fault."""
+    if not check:
+        return []
+    if check.get("skipped"):
+        return [style.dim(f"  totals not checked against torch's counters: {check['skipped']}")]
+    if not check.get("mismatches"):
+        return [style.dim("  totals agree with torch's own counters")]
+    return [style.red(f"  tracer fault: {mismatch} (please report it)") for mismatch in check["mismatches"]]
 
 
 def _cache_line(facts: TraceFacts) -> str:

@@ -16,15 +16,16 @@ from .events import Trace
 from .lines import LineCounter, watches_from_lock
 from .progress import Progress
 from .report_command import ReportUnavailable, open_in_browser, write_report
-from .runner import ScriptError, check_script, outcome_of, run_script
+from .runner import Program, ScriptError, check_module, check_script, outcome_of, run_program
 from .summary import render, style_for
 from .usage import UsageError, check_writable
 
 
 @dataclass(frozen=True)
 class TraceOptions:
-    script: str
+    script: str  # a script's path, or with ``module`` set, the module's dotted name
     args: list[str]
+    module: bool = False  # run ``script`` as python -m runs a module
     device: str = "cpu"
     cache: str = "cold"
     out: str = "traces"
@@ -40,7 +41,12 @@ class TraceOptions:
 
 
 def trace_path(options: TraceOptions) -> Path:
-    return Path(options.out) / f"{Path(options.script).stem}-{options.device}-{options.cache}.json"
+    name = options.script if options.module else Path(options.script).stem
+    return Path(options.out) / f"{name}-{options.device}-{options.cache}.json"
+
+
+def check_program(options: TraceOptions) -> Program:
+    return check_module(options.script) if options.module else check_script(options.script)
 
 
 def _import_torch():
@@ -96,7 +102,7 @@ def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
 def run_trace(options: TraceOptions) -> int:
     """The whole command; returns the process exit code (the script's own)."""
     try:
-        script = check_script(options.script)
+        program = check_program(options)
     except ScriptError as error:
         print(f"trace: {error}", file=sys.stderr)
         return error.exit_code
@@ -110,7 +116,8 @@ def run_trace(options: TraceOptions) -> int:
         deep = _deep_tracer(options.deep_min_us)
         lines, lines_warning = _line_counter(options.lines)
         progress = Progress(sys.stderr)
-        command = [sys.executable, "-m", "tracers", "trace", options.script, *options.args]
+        command = [sys.executable, "-m", "tracers", "trace", *(["-m"] if options.module else []), options.script,
+                   *options.args]
         session = TraceSession(keep_code=options.keep_code, device=options.device,
                                cache_mode=options.cache, command=command, listeners=[progress], deep=deep,
                                lines=lines, inductor_ir=options.inductor_ir)
@@ -119,7 +126,7 @@ def run_trace(options: TraceOptions) -> int:
         outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
         session.start()
         try:
-            outcome = run_script(script, options.args)
+            outcome = run_program(program, options.args)
         finally:
             # Ctrl-C must not cut the trace in half: hold it off while we finish up.
             previous = signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -11,6 +11,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from tracers.analysis import TraceFacts
+from tracers.compile_identity import sort_key
 from tracers.events import Artifact, Span, Trace
 
 from .options import ARTIFACT_KINDS
@@ -39,16 +40,10 @@ def selection_problems(traces: list[Trace], wanted: tuple[str, ...], compile_id:
                 for item in wanted if item not in ARTIFACT_KINDS and item not in names]
     compiles = sorted({span.compile_id for trace in traces for span in trace.spans if span.compile_id}
                       | {a.compile_id for trace in traces for a in trace.artifacts if a.compile_id},
-                      key=compile_sort_key)
+                      key=sort_key)
     if compile_id is not None and compile_id not in compiles:
         problems.append(f"no compile {compile_id!r} in this trace (it has {', '.join(compiles) or 'none'})")
     return problems
-
-
-def compile_sort_key(compile_id: str | None) -> tuple[int, ...]:
-    if compile_id is None:
-        return (1 << 30,)
-    return tuple(int(part) if part.isdigit() else 0 for part in compile_id.lstrip("!").replace("_", "/").split("/"))
 
 
 def _lexer(artifact: Artifact, text_is_metadata: bool) -> Lexer:
@@ -100,7 +95,7 @@ def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceF
     # One compile: its artifacts are the point, show the list. Many: a list of compiles first.
     open_attr = " open" if len(groups) == 1 else ""
     sections = []
-    for compile_id in sorted(groups, key=compile_sort_key):
+    for compile_id in sorted(groups, key=sort_key):
         items = groups[compile_id]
         frame = frames.get(compile_id) if compile_id else None
         heading = f"compile {esc(compile_id)}" if compile_id else "outside any compile"

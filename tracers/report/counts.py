@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tracers.analysis import TraceFacts
+from tracers.events import RunInfo
 
 from .palette import stage_title
 from .text import duration, esc
@@ -16,7 +17,7 @@ def cache_totals(facts: TraceFacts) -> tuple[int, int]:
     return hits, misses
 
 
-def render_counts(facts: TraceFacts, cache_mode: str = "") -> str:
+def render_counts(facts: TraceFacts, info: RunInfo) -> str:
     hits, misses = cache_totals(facts)
     cache_detail = "; ".join(f"{cache}: {counter['hit']} hit, {counter['miss']} miss"
                              + (f", {counter['bypass']} bypass" if counter["bypass"] else "")
@@ -32,7 +33,12 @@ def render_counts(facts: TraceFacts, cache_mode: str = "") -> str:
     items = "".join(f'<li data-count="{esc(name)}" title="{esc(hint)}"><strong>{value}</strong> {esc(name)}</li>'
                     for name, value, hint in cells)
     notes = []
-    if cache_mode == "cold" and not hits + misses:
+    if info.resets:
+        notes.append(f"The program reset Dynamo {info.resets} time{'s' if info.resets != 1 else ''} "
+                     "(torch._dynamo.reset); torch numbers compiles from 0/0 again after each, so compiles "
+                     "after the N-th reset read rN:0/0.")
+    notes.extend(_totals_check_notes(info.totals_check))
+    if info.cache_mode == "cold" and not hits + misses:
         notes.append("Cold run: torch's compile caches were off, so every stage ran.")
     for compile_facts in facts.compiles:
         if compile_facts.skipped:
@@ -47,6 +53,14 @@ def render_counts(facts: TraceFacts, cache_mode: str = "") -> str:
     return (f'<div class="wt-trace-counts"><ul class="wt-count-list">{items}</ul>'
             + "".join(f'<p class="wt-note">{esc(note)}</p>' for note in notes)
             + render_compiles(facts) + (f'<ul class="wt-reasons">{shown}</ul>' if shown else "") + "</div>")
+
+
+def _totals_check_notes(check: dict | None) -> list[str]:
+    if not check or (not check.get("mismatches") and not check.get("skipped")):
+        return []  # agreeing totals need no words on the page; the metadata says they were checked
+    if check.get("skipped"):
+        return [f"Totals not checked against torch's counters: {check['skipped']}."]
+    return [f"Tracer fault: {mismatch} (please report it)." for mismatch in check["mismatches"]]
 
 
 def render_compiles(facts: TraceFacts) -> str:

@@ -68,7 +68,7 @@ def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
         elif part == "tree":
             html = render_tree(trace.spans, links, options.open_stages)
         elif part == "counts":
-            html = render_counts(facts, trace.info.cache_mode)
+            html = render_counts(facts, trace.info)
         elif part == "artifacts":
             chosen = select(trace.artifacts, options.artifacts, options.compile_id)
             html = render_artifacts(chosen, trace.spans, facts, options.max_payload_chars)

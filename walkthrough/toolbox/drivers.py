@@ -9,7 +9,7 @@ import itertools
 import sys
 from pathlib import Path
 
-from tracers.runner import ScriptError, check_script, run_script
+from tracers.runner import ScriptError, check_script, run_program
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -83,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"drivers: depyf not installed: pip install depyf ({error})", file=sys.stderr)
             return 2
         with depyf.prepare_debug(str(out / "depyf_out")):
-            outcome = run_script(script, options.args)
+            outcome = run_program(script, options.args)
     else:
-        outcome = run_script(script, options.args)
+        outcome = run_program(script, options.args)
     return outcome.exit_code
 
 
