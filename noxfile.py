@@ -55,9 +55,9 @@ def docs(session: nox.Session) -> None:
 
 @nox.session
 def trace(session: nox.Session) -> None:
-    """Trace a script through torch.compile: nox -s trace -- SCRIPT [ARGS...] [--device cuda] [--cache warm]."""
+    """Trace a script through torch.compile: nox -s trace -- [--device cuda] [--cache warm] SCRIPT|-m MODULE [ARGS...]."""
     if not session.posargs:
-        session.error("usage: nox -s trace -- SCRIPT [SCRIPT ARGS...]  (see python -m tracers trace --help)")
+        session.error("usage: nox -s trace -- [OPTIONS] SCRIPT|-m MODULE [ARGS...]  (see python -m tracers trace --help)")
     _install(session, "deep", "page")
     session.run("python", "-m", "tracers", "trace", *session.posargs)
 

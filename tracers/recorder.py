@@ -26,10 +26,15 @@ def describe_frame(args: tuple[Any, ...]) -> str | None:
     for arg in args[:3]:
         code = getattr(arg, "f_code", None) or (arg if hasattr(arg, "co_firstlineno") else None)
         if code is not None:
-            where = _code_label(getattr(code, "co_qualname", code.co_name), code)
+            where = _code_label(_qualname(code), code)
             wrapped = _wrapped_callable(code, getattr(arg, "closure", None))
             return f"{wrapped} via {where}" if wrapped else where
     return None
+
+
+def _qualname(code: Any) -> str:
+    """``Class.method`` where Python knows it (3.11+), without the ``outer.<locals>.`` of nested definitions."""
+    return getattr(code, "co_qualname", code.co_name).rsplit("<locals>.", 1)[-1]
 
 
 def _code_label(name: str, code: Any) -> str:
@@ -57,7 +62,7 @@ def _wrapped_callable(code: Any, closure: tuple[Any, ...] | None) -> str | None:
         function = getattr(value, "__func__", value)  # a bound method's function
         inner = getattr(function, "__code__", None)
         if inner is not None and inner is not code:
-            return _code_label(getattr(function, "__qualname__", inner.co_name), inner)
+            return _code_label(_qualname(inner), inner)
     return None
 
 
