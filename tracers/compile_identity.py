@@ -50,7 +50,8 @@ class CompileIdentity:
     def __init__(self) -> None:
         self.resets = 0
         self._started: dict[str, int] = {}  # torch's id -> the latest reset generation that compiled it
-        self._lock = threading.Lock()
+        # Re-entrant: a frame of ours that Dynamo were offered inside a compiled region would come back here.
+        self._lock = threading.RLock()
 
     def note_reset(self) -> None:
         with self._lock:

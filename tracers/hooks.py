@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from types import FunctionType, ModuleType
 from typing import Any
 
+from . import compile_identity as _compile_identity_module
 from . import recorder as _recorder_module
 from .dynamo_shield import shield
 from .recorder import Recorder
@@ -144,7 +145,7 @@ class HookSet:
         # The wrappers and the recorder run inside hooked calls, some of them (compiled autograd's
         # capture) made while a compiled function's frame hook is set: Dynamo must not compile them.
         if not self._shielded:
-            self._shielded = shield(sys.modules[__name__], _recorder_module)
+            self._shielded = shield(sys.modules[__name__], _recorder_module, _compile_identity_module)
 
     def install(self) -> None:
         self._shield()
