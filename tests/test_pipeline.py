@@ -65,6 +65,8 @@ COMPILED_AUTOGRAD = {
     "torch._dynamo.compiled_autograd:AutogradCompilerInstance.begin_capture",
     "torch._dynamo.compiled_autograd:AutogradCompilerInstance.end_capture",
 }
+# Proven by tests/test_real_programs.py: the tutorial-like program resets Dynamo twice.
+RESETS = {"torch._dynamo:reset"}
 CUDA_TRACES = ROOT / "docs" / "_traces" / "cuda"
 
 
@@ -81,7 +83,7 @@ def _ancestors(span: Span, by_id: dict[int, Span]) -> list[str]:
 
 
 def test_the_expectations_cover_the_whole_stages_table():
-    expected = MLP_INDUCTOR_CPU | WARM_CACHE | CUDA_ONLY | AUTOTUNE_ONLY | COMPILED_AUTOGRAD
+    expected = MLP_INDUCTOR_CPU | WARM_CACHE | CUDA_ONLY | AUTOTUNE_ONLY | COMPILED_AUTOGRAD | RESETS
     assert expected == {target.name for target in all_targets()}
 
 

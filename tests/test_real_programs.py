@@ -101,6 +101,7 @@ def assert_totals_agree(program: TracedProgram) -> None:
 def test_tutorial_each_compile_is_its_own_row_across_resets(tutorial):
     assert tutorial.returncode == 0, tutorial.stderr
     assert tutorial.trace.info.resets == 2
+    assert [span.target for span in tutorial.trace.spans].count("torch._dynamo:reset") == 2
     assert_rows_match_backend(tutorial)
     rows = tutorial.rows()
     assert rows["0/0"].frame.startswith("foo (tutorial_resets.py:")
