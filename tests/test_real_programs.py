@@ -172,13 +172,20 @@ def test_data_dependent_module_breaks_and_recompiles(gated):
     assert gated.returncode == 0, gated.stderr
     assert_rows_match_backend(gated)
     rows = gated.rows()
+    # The compiled frame is the outer decorator; the row names the forward beneath both decorators.
     assert rows["0/0"].frame.startswith("Gate.forward (gated_module.py:")
+    assert " via outer_wrapper (gated_module.py:" in rows["0/0"].frame
     assert rows["0/0"].user_frame == _line_of("gated_module.py", "# call: first shape")
-    (recompile,) = gated.facts.recompiles
-    assert recompile.compile_id == "0/1"
-    assert any("size" in reason for reason in recompile.reasons)
+    # The break inside the innermost frame makes Dynamo restart each enclosing frame with a break of its own
+    # (outer decorator 0/*, inner decorator 1/*, forward 2/*), and the new shape recompiles all three.
+    assert rows["1/0"].frame.startswith("Gate.forward (gated_module.py:")
+    assert " via inner_wrapper (gated_module.py:" in rows["1/0"].frame
+    assert " via " not in rows["2/0"].frame
+    recompiles = {recompile.compile_id: recompile for recompile in gated.facts.recompiles}
+    assert sorted(recompiles) == ["0/1", "1/1", "2/1"]
+    assert all(any("size" in reason for reason in recompile.reasons) for recompile in recompiles.values())
     assert rows["0/1"].user_frame == _line_of("gated_module.py", "# call: second shape")
-    assert {brk.compile_id for brk in gated.facts.graph_breaks} == {"0/0", "0/1"}
+    assert {brk.compile_id for brk in gated.facts.graph_breaks} == {"0/0", "0/1", "1/0", "1/1", "2/0", "2/1"}
     assert_totals_agree(gated)
 
 

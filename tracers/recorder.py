@@ -42,12 +42,17 @@ def _code_label(name: str, code: Any) -> str:
 
 
 _VARARGS_AND_KEYWORDS = 0x04 | 0x08  # CO_VARARGS | CO_VARKEYWORDS: ``def wrapper(*args, **kwargs)``
+_MAX_WRAPPERS = 8  # decorators stacked deeper than this are not followed (a closure cycle cannot loop)
 
 
-def _wrapped_callable(code: Any, closure: tuple[Any, ...] | None) -> str | None:
+def _wrapped_callable(code: Any, closure: tuple[Any, ...] | None, depth: int = 0) -> str | None:
     """``Model.forward (file:line)`` when ``code`` only passes its arguments on to a function or module it
-    closes over; the frame being compiled is then the wrapper, and what the user wrote is inside it."""
-    if not closure or code.co_flags & _VARARGS_AND_KEYWORDS != _VARARGS_AND_KEYWORDS:
+    closes over; the frame being compiled is then the wrapper, and what the user wrote is inside it.
+
+    Libraries stack such decorators (transformers puts ``can_return_tuple`` over ``deprecate_kwarg`` over
+    a model's ``forward``), so the chain is followed to the innermost function that is not itself one.
+    """
+    if depth > _MAX_WRAPPERS or not closure or code.co_flags & _VARARGS_AND_KEYWORDS != _VARARGS_AND_KEYWORDS:
         return None
     for cell in closure:
         try:
@@ -58,11 +63,13 @@ def _wrapped_callable(code: Any, closure: tuple[Any, ...] | None) -> str | None:
         if forward is not None and hasattr(value, "_modules"):  # an nn.Module: what it runs is forward
             inner = getattr(forward, "__code__", None)
             if inner is not None:
-                return _code_label(f"{type(value).__qualname__}.forward", inner)
+                return (_wrapped_callable(inner, forward.__closure__, depth + 1)
+                        or _code_label(f"{type(value).__qualname__}.forward", inner))
         function = getattr(value, "__func__", value)  # a bound method's function
         inner = getattr(function, "__code__", None)
         if inner is not None and inner is not code:
-            return _code_label(_qualname(inner), inner)
+            return (_wrapped_callable(inner, getattr(function, "__closure__", None), depth + 1)
+                    or _code_label(_qualname(inner), inner))
     return None
 
 
