@@ -57,3 +57,24 @@ def test_bad_trace_file_gets_one_line_and_exit_2(tmp_path, content, reason):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("diff: ") and reason in lines[0], result.stderr
     assert json.loads(CPU.read_text())  # the good side is untouched
+
+
+def test_compiles_are_matched_by_id_and_resets_stay_apart(tmp_path):
+    """A trace with resets against one without: ``r1:0/0`` is its own row, never merged into ``0/0``."""
+    tutorial = tmp_path / "tutorial"
+    traced = run_python(["-m", "tracers", "trace", "--quiet", "--no-page", "--out", str(tutorial),
+                         str(ROOT / "tests" / "programs" / "tutorial_resets.py")],
+                        cwd=ROOT / "tests" / "programs")
+    assert traced.returncode == 0, traced.stderr
+    with_resets = load(tutorial / "tutorial_resets-cpu-cold.json")
+    result = diff(load(CPU), with_resets)
+    rows = {row.compile_id: row for row in result.compiles}
+    assert {"0/0", "r1:0/0", "r2:0/0"} <= set(rows)
+    assert rows["0/0"].a is not None and rows["0/0"].b.frame.startswith("foo (tutorial_resets.py:")
+    assert rows["r1:0/0"].a is None and rows["r1:0/0"].b.frame.startswith("bar (tutorial_resets.py:")
+    assert sum(row.b.graphs for row in result.compiles if row.b) == dict(
+        (what, b) for what, _, b in result.counts)["graphs"]
+    same = diff(with_resets, with_resets)
+    assert same.compiles and not any(row.differs for row in same.compiles)
+    printed = run_python(["-m", "tracers", "diff", str(CPU), str(tutorial / "tutorial_resets-cpu-cold.json")])
+    assert "r1:0/0" in printed.stdout and "B: bar (tutorial_resets.py:" in printed.stdout

@@ -181,3 +181,10 @@ def test_bad_input_is_one_clear_error_naming_page_and_line(sphinx_tools, tmp_pat
     with pytest.raises(WalkthroughError, match=message):
         sphinx_tools.build(project(sphinx_tools, tmp_path, "# T\n\n" + page))
 
+
+
+def test_compiles_table_has_a_row_per_compile_id():
+    html = rendered(CPU_COLD, CUDA_COLD)
+    result = diff(load(CPU_COLD), load(CUDA_COLD))
+    assert re.findall(r'<tr data-compile="([^"]+)"', html) == [row.compile_id for row in result.compiles]
+    assert result.compiles and all(row.a and row.b for row in result.compiles)  # the same program on both

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .analysis import TraceFacts, analyze
+from .analysis import CompileFacts, TraceFacts, analyze
+from .compile_identity import sort_key
 from .events import Trace
 from .stages import STAGE_BY_ID, STAGE_ORDER
 from .summary import Style, format_duration
@@ -24,6 +25,34 @@ class StageRow:
 
 
 @dataclass(frozen=True)
+class CompileSide:
+    """One frame compile as one side saw it."""
+
+    frame: str
+    graphs: int
+    ops: int | None
+
+    @property
+    def text(self) -> str:
+        graphs = f"{self.graphs} graph{'s' if self.graphs != 1 else ''}"
+        ops = f" · {self.ops} ops" if self.ops is not None else ""
+        return f"{self.frame} · {graphs}{ops}"
+
+
+@dataclass(frozen=True)
+class CompileRow:
+    """A compile id and what it compiled in each trace (None: that trace has no such compile)."""
+
+    compile_id: str
+    a: CompileSide | None
+    b: CompileSide | None
+
+    @property
+    def differs(self) -> bool:
+        return self.a != self.b
+
+
+@dataclass(frozen=True)
 class TraceDiff:
     a_label: str
     b_label: str
@@ -33,6 +62,7 @@ class TraceDiff:
     counts: tuple[tuple[str, int, int], ...]  # (what, in A, in B)
     kernels_a: tuple[str, ...]
     kernels_b: tuple[str, ...]
+    compiles: tuple[CompileRow, ...] = ()  # one row per compile id of either side, resets kept apart
 
 
 def label(trace: Trace) -> str:
@@ -60,6 +90,18 @@ def _counts(facts: TraceFacts) -> dict[str, int]:
     }
 
 
+def _compile_side(facts: CompileFacts) -> CompileSide:
+    return CompileSide(facts.frame or "(frame not recorded)", facts.graphs, facts.op_count)
+
+
+def compile_rows(facts_a: TraceFacts, facts_b: TraceFacts) -> tuple[CompileRow, ...]:
+    """Compiles matched by the trace's id (``r1:0/0`` after a reset is not ``0/0``), in compile order."""
+    sides_a = {facts.compile_id: _compile_side(facts) for facts in facts_a.compiles}
+    sides_b = {facts.compile_id: _compile_side(facts) for facts in facts_b.compiles}
+    return tuple(CompileRow(compile_id, sides_a.get(compile_id), sides_b.get(compile_id))
+                 for compile_id in sorted(set(sides_a) | set(sides_b), key=sort_key))
+
+
 def diff(a: Trace, b: Trace) -> TraceDiff:
     facts_a, facts_b = analyze(a), analyze(b)
     stages = sorted(set(facts_a.stage_time_ns) | set(facts_b.stage_time_ns),
@@ -75,7 +117,7 @@ def diff(a: Trace, b: Trace) -> TraceDiff:
         only_a=tuple(sorted(facts_a.fired - facts_b.fired)),
         only_b=tuple(sorted(facts_b.fired - facts_a.fired)),
         counts=tuple((what, counts_a[what], counts_b[what]) for what in counts_a),
-        kernels_a=kernels(a), kernels_b=kernels(b),
+        kernels_a=kernels(a), kernels_b=kernels(b), compiles=compile_rows(facts_a, facts_b),
     )
 
 
@@ -99,6 +141,13 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
     for what, count_a, count_b in result.counts:
         marker = "" if count_a == count_b else style.yellow("  differs")
         lines.append(f"  {what:<32}{count_a:>12}{count_b:>12}{marker}")
+    if result.compiles:
+        lines.append("")
+        lines.append("Compiles:")
+        for row in result.compiles:
+            marker = style.yellow("  differs") if row.differs else ""
+            lines.append(f"  {row.compile_id:<10}{a}: {row.a.text if row.a else '—'}{marker}")
+            lines.append(f"  {'':<10}{b}: {row.b.text if row.b else '—'}")
     for side, only in ((a, result.only_a), (b, result.only_b)):
         if only:
             lines.append("")

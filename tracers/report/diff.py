@@ -116,6 +116,21 @@ def render_counts(result: TraceDiff, a: Side, b: Side) -> str:
             f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
 
 
+def render_compiles(result: TraceDiff, a: Side, b: Side) -> str:
+    """One row per frame compile of either side, matched by the trace's compile id."""
+    rows = []
+    for row in result.compiles:
+        differs = ' class="wt-diff-differs"' if row.differs else ""
+        cells = "".join(f"<td>{esc(side.text)}</td>" if side else '<td class="wt-muted">—</td>'
+                        for side in (row.a, row.b))
+        rows.append(f'<tr data-compile="{esc(row.compile_id)}"{differs}><th scope="row"><code>'
+                    f"{esc(row.compile_id)}</code></th>{cells}</tr>")
+    if not rows:
+        return '<p class="wt-muted">Neither side compiled a frame.</p>'
+    return (f'<table class="wt-diff-compiles"><thead><tr><th>compile</th><th>{esc(a.name)}</th>'
+            f'<th>{esc(b.name)}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
+
+
 def render_kernels(result: TraceDiff, a: Side, b: Side) -> str:
     """Kernel names per side, how many, and which generator wrote them (cpp_fused_* or triton_*)."""
     columns = []
@@ -154,6 +169,7 @@ def render_diff(result: TraceDiff, a: Side, b: Side, links: Links = Links(), tit
     if caption:
         header += f'<div class="wt-caption">{esc(caption)}</div>'
     parts = (("stages", render_stages(result, a, b, links)), ("targets", render_only(result, a, b, links)),
-             ("counts", render_counts(result, a, b)), ("kernels", render_kernels(result, a, b)))
+             ("counts", render_counts(result, a, b)), ("compiles", render_compiles(result, a, b)),
+             ("kernels", render_kernels(result, a, b)))
     body = "".join(f'<section class="wt-trace-part" data-part="diff-{name}">{html}</section>' for name, html in parts)
     return f'<div class="wt-trace wt-trace-diff">{header}{body}</div>'
