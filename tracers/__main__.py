@@ -1,4 +1,4 @@
-"""Command line: ``python -m tracers trace SCRIPT ...``, ``report``, ``diff``, ``record``, ``measure``."""
+"""Command line: ``python -m tracers trace SCRIPT ...``, ``merge``, ``report``, ``diff``, ``record``, ``measure``."""
 
 from __future__ import annotations
 
@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--no-page", dest="page", action="store_false", help="write only the trace, no HTML page")
     trace.add_argument("--site", metavar="URL_OR_DIR",
                        help="walkthrough site the page's chapter links point to (default: build/html if built)")
+    trace.add_argument("--nproc", type=int, metavar="N",
+                       help="run the script on N local ranks through torchrun's launcher (one trace per rank), "
+                            "then merge them into one timeline and print the multi-rank summary")
     trace.add_argument("-m", dest="module", metavar="MODULE",
                        help="run MODULE as python -m does (it and ARGS come last), instead of a SCRIPT")
     trace.add_argument("script", metavar="SCRIPT", nargs="?", help="the Python script to run")
@@ -75,6 +78,20 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--open", action="store_true", help="open the page in a browser")
     report.add_argument("--site", metavar="URL_OR_DIR",
                         help="walkthrough site for chapter links (default: build/html if built)")
+
+    merge = commands.add_parser(
+        "merge", help="merge the traces of a distributed run's ranks into one timeline",
+        description="Merge rank traces (<script>-<device>-<cache>-rank<N>.json, written by the tracer under torchrun) "
+                    "into one Chrome trace with one process per rank on one aligned clock, write its HTML page, "
+                    "and print the ranks side by side with where they diverge. A rank that crashed or was "
+                    "killed contributes its partial trace; a rank with no trace is named.",
+    )
+    merge.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
+                       help="rank trace files, or directories holding one run's rank traces")
+    merge.add_argument("--out", metavar="FILE",
+                       help="the merged trace (default: <script>-<device>-<cache>-ranks.json beside the rank traces)")
+    merge.add_argument("--no-page", dest="page", action="store_false", help="write only the merged trace")
+    merge.add_argument("--quiet", action="store_true", help="print only the paths written")
 
     diff = commands.add_parser(
         "diff", help="compare two traces stage by stage",
@@ -162,13 +179,17 @@ def main(argv: list[str] | None = None) -> int:
                 out=options.out, keep_code=options.keep_code, quiet=options.quiet,
                 deep_min_us=options.deep_min_us if options.deep else None,
                 lines=(options.lines_lock or "") if options.lines or options.lines_lock else None, open_page=options.open, site=options.site, page=options.page,
-                inductor_ir=options.inductor_ir, keep_paths=options.keep_paths,
+                inductor_ir=options.inductor_ir, keep_paths=options.keep_paths, nproc=options.nproc,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)
             return 2
     if options.command == "diff":
         return _diff(options.a, options.b)
+    if options.command == "merge":
+        from .ranks.merge_command import run_merge
+
+        return run_merge(options.inputs, options.out, page=options.page, quiet=options.quiet)
     if options.command == "measure":
         return _measure(options, argv if argv is not None else sys.argv[1:])
     if options.command == "report":
