@@ -64,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="warm: run each example once first (own fresh cache dir), then trace the second run")
     record.add_argument("--lines", action="store_true",
                         help="also count executed lines in the hooked functions and docs/walkthrough.lock.json's spans")
+    record.add_argument("--nproc", type=int, metavar="N",
+                        help="run each example on N local ranks (torchrun): a trace per rank and their merge "
+                             "(for docs/examples/distributed/*.py)")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
 
     report = commands.add_parser(
@@ -196,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
         return _report(options.trace_file, options.out, options.open, options.site)
     from .record import record
 
-    return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None)
+    return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None,
+                  nproc=options.nproc)
 
 
 def _diff(path_a: str, path_b: str) -> int:

@@ -103,9 +103,7 @@ def _run_key(path: Path, trace: Trace) -> tuple[str, str]:
 def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
     """Load the rank traces of one run. Ranks the world has but no file holds are kept as missing;
     ``world_size`` (from ``--nproc``) says how many there must be when no trace survived to say it."""
-    by_rank: dict[int, RankTrace] = {}
-    keys: set[tuple[str, str]] = set()
-    sizes: set[int] = set()
+    loaded: list[tuple[Path, Trace, int]] = []
     for path in paths:
         try:
             trace = load(path)
@@ -114,14 +112,19 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
         rank = rank_of(trace.info)
         if rank is None:
             raise MergeError(f"{path}: not a rank's trace (it was recorded outside a distributed launcher)")
-        if rank in by_rank:
-            raise MergeError(f"{path}: rank {rank} twice (also {by_rank[rank].source}); merge one run at a time")
-        keys.add(_run_key(path, trace))
-        sizes.add(int(trace.info.rank["world_size"]))  # type: ignore[index]
-        by_rank[rank] = RankTrace(rank, trace, path.name)
+        loaded.append((path, trace, rank))
+    keys = {_run_key(path, trace) for path, trace, _ in loaded}
     if len(keys) > 1:
         runs = ", ".join(f"{name} ({cache})" for name, cache in sorted(keys))
-        raise MergeError(f"these rank traces come from different runs: {runs}; name one run's files")
+        raise MergeError(f"these rank traces come from different runs: {runs}; name one run's files, "
+                         f"e.g. DIR/{min(keys)[0]}-*-rank*.json")
+    by_rank: dict[int, RankTrace] = {}
+    sizes: set[int] = set()
+    for path, trace, rank in loaded:
+        if rank in by_rank:
+            raise MergeError(f"{path}: rank {rank} twice (also {by_rank[rank].source}); merge one run at a time")
+        sizes.add(int(trace.info.rank["world_size"]))  # type: ignore[index]
+        by_rank[rank] = RankTrace(rank, trace, path.name)
     if len(sizes) > 1:
         raise MergeError(f"the rank traces disagree on the world size ({', '.join(map(str, sorted(sizes)))})")
     if not by_rank:
