@@ -25,7 +25,7 @@ def render_counts(facts: TraceFacts, info: RunInfo) -> str:
     cells = [
         ("compiles", len(facts.compiles), "frame compiles (compile ids)"),
         ("graphs", facts.graph_count, "FX graphs Dynamo produced"),
-        ("graph breaks", len(facts.graph_breaks), "places Dynamo stopped the graph and resumed in Python"),
+        ("graph breaks", facts.totals().graph_breaks, "places Dynamo stopped the graph and resumed in Python"),
         ("recompiles", len(facts.recompiles), "compiles caused by failed guards"),
         ("cache hits", hits, cache_detail),
         ("cache misses", misses, cache_detail),
