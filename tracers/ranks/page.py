@@ -57,15 +57,14 @@ def _divergence(divergence: Divergence, esc) -> str:  # noqa: ANN001
     if first is None:
         return ('<p class="wt-rank-agree">No divergence: every rank compiled the same graphs with the same inputs, '
                 'guards, collectives and cache outcomes.</p>')
-    rows = "".join(
-        f'<tr><td>{esc(d.compile_id)}</td><td>{esc(d.aspect)}</td><td>{esc(d.ranks_text())}</td>'
-        f'<td><code>{esc(d.line or "?")}</code></td></tr>' for d in divergence.differences)
+    later = "".join(
+        f'<li><span class="wt-compile-id">{esc(d.compile_id)}</span> {esc(d.aspect)}: {esc(d.ranks_text())} '
+        f'<span class="wt-muted">at <code>{esc(d.line or "?")}</code></span></li>' for d in divergence.differences[1:])
+    later = f'<p>Then:</p><ul class="wt-reasons">{later}</ul>' if later else ""
     return (f'<div class="wt-rank-diverge"><p><strong>Ranks diverge</strong> — first at compile '
             f'<span class="wt-compile-id">{esc(first.compile_id)}</span>, {esc(first.aspect)}, at '
             f'<code>{esc(first.line or "an unknown line")}</code>: {esc(first.ranks_text())}.</p>'
-            f'<p class="wt-note">{esc(first.why)}</p>'
-            f'<table class="wt-compiles"><tr><th>compile</th><th>differs in</th><th>ranks</th><th>user line</th></tr>'
-            f'{rows}</table></div>')
+            f'<p class="wt-note">{esc(first.why)}</p>{later}</div>')
 
 
 def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
