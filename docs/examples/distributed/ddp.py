@@ -26,7 +26,7 @@ class Tower(torch.nn.Module):
 
 def main() -> None:
     backend = sys.argv[1] if len(sys.argv) > 1 else "inductor"  # e.g. aot_eager to skip code generation
-    cuda = torch.cuda.is_available() and os.environ.get("DDP_EXAMPLE_DEVICE", "cuda") == "cuda"
+    cuda = torch.cuda.is_available()
     dist.init_process_group("nccl" if cuda else "gloo")
     rank = dist.get_rank()
     device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0))) if cuda else torch.device("cpu")
