@@ -14,7 +14,8 @@ from tracers.ranks.collectives import collectives_in
 from tracers.ranks.divergence import compare
 from tracers.ranks.environment import RankEnvironmentError, detect
 from tracers.ranks.merge import MergeError, find_rank_files, load_merged, load_run
-from tracers.ranks.summary import report
+from tracers.ranks.summary import render, report
+from tracers.summary import Style
 
 from .conftest import EXAMPLES, SCRIPTS, run_python
 
@@ -207,3 +208,33 @@ def test_single_process_traces_keep_their_names(tmp_path):
     info = load(tmp_path / "raises-cpu-cold.json").info
     assert info.rank is None and info.clock["wall_ns"] > 0
 
+
+
+def test_a_rank_without_a_trace_is_named(divergent):
+    out, _ = divergent
+    run = load_run([out / "rank_divergent-cpu-cold-rank1.json"])  # its metadata says the world has 2 ranks
+    assert run.ranks[0].trace is None and run.ranks[0].label == "rank 0 — no trace"
+    text = render(report(run), Style(False))
+    assert "rank 0: no trace" in text and "fewer than two ranks left a trace" in text
+
+
+def test_report_renders_a_merged_file_as_the_ranks_page(divergent, tmp_path):
+    out, _ = divergent
+    result = run_python(["-m", "tracers", "report", str(out / "rank_divergent-cpu-cold-ranks.json"),
+                         "--out", str(tmp_path)])
+    assert result.returncode == 0, result.stderr
+    page = (tmp_path / "rank_divergent-cpu-cold-ranks.html").read_text()
+    assert "Ranks diverge" in page and "rank 1: compiled 0/1" in page
+
+
+def test_the_ranks_page_escapes_what_the_traces_hold(divergent):
+    from tracers.ranks.page import render_ranks
+
+    out, _ = divergent
+    run = load_run([out / "rank_divergent-cpu-cold-rank0.json", out / "rank_divergent-cpu-cold-rank1.json"])
+    hostile = "<script>alert(1)</script>"
+    traces = dict(run.present)
+    traces[1].artifacts[:] = [dataclasses.replace(a, metadata={**a.metadata, "reasons": [hostile]})
+                              if a.kind == "recompile" else a for a in traces[1].artifacts]
+    html = render_ranks(report(run))
+    assert hostile not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

@@ -239,6 +239,12 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None)
     from .chrome import TraceFileError, load
     from .report_command import ReportUnavailable, open_in_browser, write_report
 
+    from .ranks.merge import is_merged_file
+
+    if is_merged_file(Path(trace_file)):  # a distributed run's merge: the multi-rank page
+        from .ranks.merge_command import report_merged
+
+        return report_merged(Path(trace_file), Path(out) if out else None, open_page)
     try:
         trace = load(Path(trace_file))
         page = write_report(trace, Path(trace_file), Path(out) if out else None, site)

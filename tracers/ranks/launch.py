@@ -17,6 +17,7 @@ from .environment import RankEnvironmentError, detect
 if TYPE_CHECKING:
     from ..trace_command import TraceOptions
 
+_GRACE_S = 5.0  # after Ctrl-C, how long torchrun may take to stop by itself before it is told to
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # where ``tracers`` is importable from
 
 
@@ -81,12 +82,16 @@ def launch(options: TraceOptions) -> int:
     interrupted = False
     while True:
         try:
+            code = process.wait(timeout=_GRACE_S) if interrupted else process.wait()
+            break
+        except subprocess.TimeoutExpired:
+            # Ctrl-C on a terminal reaches torchrun and its ranks too, and they are stopping already;
+            # a SIGINT sent to this process alone has not reached them: pass it on, once.
+            process.send_signal(signal.SIGINT)
             code = process.wait()
             break
         except KeyboardInterrupt:
-            # The terminal sent Ctrl-C to torchrun and its ranks too: they stop and write partial traces.
-            interrupted = True
-            process.send_signal(signal.SIGINT)
+            interrupted = True  # the ranks stop and write partial traces; wait for them, then merge
     name = options.script if options.module else Path(options.script).stem
     merged = merge_run(Path(options.out), name, options.cache, options.nproc, since=started, options=options)
     if interrupted:

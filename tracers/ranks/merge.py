@@ -183,6 +183,14 @@ def is_merged(raw: Any) -> bool:
     return isinstance(raw, dict) and isinstance(raw.get("otherData"), dict) and RANKS_KEY in raw["otherData"]
 
 
+def is_merged_file(path: Path) -> bool:
+    """Whether ``path`` is a readable merged multi-rank trace (anything else: False, for the caller to report)."""
+    try:
+        return is_merged(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+
+
 def load_merged(path: Path) -> MergedRun:
     """Read a merged file back into its ranks' traces; raises MergeError with one line otherwise."""
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..summary import style_for
-from .merge import RANK_FILE, MergedRun, MergeError, find_rank_files, load_run, write_merged
+from .merge import RANK_FILE, MergedRun, MergeError, find_rank_files, load_merged, load_run, write_merged
 from .summary import render, report
 
 if TYPE_CHECKING:
@@ -67,3 +67,26 @@ def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, 
         return 1
     return _write(run, directory / run.file_name, options.page, options.quiet)
 
+
+
+def report_merged(path: Path, out_dir: Path | None, open_page: bool) -> int:
+    """``report MERGED.json``: the multi-rank page of a merge made earlier (here or on another machine)."""
+    from .page import PageUnavailable, write_page
+
+    try:
+        result = report(load_merged(path))
+        if out_dir:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        page = write_page(result, path, out_dir)
+    except (MergeError, PageUnavailable) as error:
+        print(f"report: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"report: cannot write the page: {error.strerror or error}", file=sys.stderr)
+        return 2
+    print(page)
+    if open_page:
+        from ..report_command import open_in_browser
+
+        open_in_browser(page)
+    return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ..events import Span
@@ -133,8 +134,8 @@ def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
             f'<div class="wt-trace-axis"><span>0</span><span>{esc(duration(total))}</span></div></div>')
 
 
-def write_page(result: RankReport, merged_file: Path) -> Path:
-    """``<merged stem>.html`` beside the merged trace: one self-contained file, no JavaScript."""
+def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = None) -> Path:
+    """``<merged stem>.html`` beside the merged trace (or in ``page_dir``): one self-contained file, no JavaScript."""
     _report_modules()
     from pygments.formatters import HtmlFormatter
 
@@ -142,13 +143,15 @@ def write_page(result: RankReport, merged_file: Path) -> Path:
     from ..report.page import _PAGE_CSS
     from ..report.text import esc
 
-    page = merged_file.with_suffix(".html")
+    page_dir = page_dir or merged_file.parent
+    page = page_dir / f"{merged_file.stem}.html"
+    download = Path(os.path.relpath(merged_file.resolve(), page_dir.resolve())).as_posix()
     title = f"{result.run.name}: {result.run.world_size} ranks"
     html = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{esc(title)} — torch.compile across ranks</title>'
             f'<style>{_PAGE_CSS}{stylesheet()}{HtmlFormatter().get_style_defs(".highlight")}</style></head>'
-            f'<body>{render_ranks(result)}<p><a href="{esc(merged_file.name)}" download>merged trace JSON</a> '
+            f'<body>{render_ranks(result)}<p><a href="{esc(download)}" download>merged trace JSON</a> '
             f'(one process per rank: open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</p></body></html>\n')
     page.write_text(html, encoding="utf-8")
     return page
