@@ -40,3 +40,22 @@ def test_break_location_with_a_default_device(how):
     else:  # the problem the tracer no longer causes: the break is reported inside torch's mode
         assert found["modes"] == 1
         assert len(found["breaks"]) == 1 and "torch/utils/_device.py" in found["breaks"][0]
+
+
+def _trace_with_stages(*stages: str):
+    from tracers.events import RunInfo, Span, Trace
+
+    info = RunInfo(1, "t", "2.13.0", "", "3.11", "Linux", "cpu", "", "cold", [], "")
+    spans = [Span(index, None, f"torch.x:{stage}", stage, 1, "MainThread", 0, 0, 1) for index, stage in enumerate(stages)]
+    return Trace(info, spans, [])
+
+
+def test_the_device_a_trace_is_named_for_is_what_the_run_used():
+    from tracers.devices import device_used
+
+    # Triton kernels or CUDA graphs mean the script compiled for a GPU, whatever --device said.
+    assert device_used("cpu", _trace_with_stages("frame", "inductor", "triton")) == "cuda"
+    assert device_used("cpu", _trace_with_stages("frame", "cudagraphs")) == "cuda"
+    # A CPU compile in a process that never initialized CUDA (this CPU build cannot) stays cpu.
+    assert device_used("cpu", _trace_with_stages("frame", "inductor", "cpp")) == "cpu"
+    assert device_used("cuda", _trace_with_stages("frame")) == "cuda"

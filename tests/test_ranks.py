@@ -193,6 +193,13 @@ def test_merge_refuses_what_does_not_belong_together(tmp_path, divergent, ddp):
     assert result.returncode == 2 and result.stderr.startswith("merge: ") and "Traceback" not in result.stderr
 
 
+def test_nproc_checks_its_input_before_launching(tmp_path):
+    missing = run_python(["-m", "tracers", "trace", "--nproc", "2", "--out", str(tmp_path), "missing.py"])
+    assert missing.returncode == 2 and "missing.py: no such file" in missing.stderr and "torchrun" not in missing.stderr
+    zero = run_python(["-m", "tracers", "trace", "--nproc", "0", str(DISTRIBUTED / "ddp.py")])
+    assert zero.returncode == 2 and "--nproc 0" in zero.stderr
+
+
 def test_nproc_refuses_to_nest_inside_a_launcher(tmp_path):
     result = run_python(["-m", "tracers", "trace", "--nproc", "2", "--out", str(tmp_path),
                          str(DISTRIBUTED / "ddp.py")], env={"RANK": "0", "WORLD_SIZE": "2"})
