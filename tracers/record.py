@@ -75,7 +75,9 @@ def _run(command: list[str], env: dict[str, str], device: str | None = None) -> 
     return subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
 
 
+# The GPU made the default device the way `trace --device cuda` makes it (tracers/devices.py), so the
+# priming run compiles the very graphs the traced run looks up in the caches.
 _PRIME_ON_CUDA = (
-    "import runpy, sys, torch; torch.set_default_device('cuda'); sys.argv = sys.argv[1:]; "
+    "import runpy, sys; from tracers.devices import make_default; make_default('cuda'); sys.argv = sys.argv[1:]; "
     "runpy.run_path(sys.argv[0], run_name='__main__')"
 )
