@@ -103,7 +103,16 @@ def test_nproc_merges_with_a_process_per_rank_on_one_clock(divergent):
         event = next(e for e in raw["traceEvents"] if e["pid"] == rank and e.get("ph") == "X"
                      and e["args"]["id"] == first.id)
         assert event["ts"] == pytest.approx((first.start_ns - origin) / 1000, abs=0.01)
-    assert raw["otherData"]["torch_compile_walkthrough_ranks"]["alignment"] == SAME_HOST
+    meta = raw["otherData"]["torch_compile_walkthrough_ranks"]
+    assert meta["alignment"] == SAME_HOST
+    # The diagnostics travel in the merged trace too: as data, and as a mark across the timeline where
+    # the first difference starts (rank 1's recompile).
+    assert meta["diagnostics"]["divergence"][0]["compile_id"] == "0/1"
+    assert [row["recompiles"] for row in meta["diagnostics"]["ranks"]] == [0, 1]
+    mark = next(e for e in raw["traceEvents"] if e.get("cat") == "divergence")
+    recompile = next(span for span in ranks[1].spans if span.compile_id == "0/1")
+    assert mark["ph"] == "i" and mark["s"] == "g" and mark["pid"] == 1
+    assert mark["ts"] == pytest.approx((recompile.start_ns - origin) / 1000, abs=0.01)
 
 
 def test_divergence_names_the_recompiling_rank_and_the_users_line(divergent):

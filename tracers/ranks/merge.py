@@ -142,9 +142,22 @@ def _first_ns(trace: Trace) -> int:
     return min([span.start_ns for span in trace.spans] + [artifact.ts_ns for artifact in trace.artifacts], default=0)
 
 
-def to_merged_chrome(run: MergedRun) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Marker:
+    """A moment to flag on the merged timeline (e.g. the first divergence), on one rank's own span clock."""
+
+    rank: int
+    ns: int
+    name: str
+    args: dict[str, Any]
+
+
+def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
+                     diagnostics: dict[str, Any] | None = None) -> dict[str, Any]:
     """Each rank's own Chrome events (chrome.to_chrome, the one writer), moved onto the shared clock and
-    into a process named after the rank; each rank's metadata and artifacts kept to read it back."""
+    into a process named after the rank; each rank's metadata and artifacts kept to read it back.
+    ``markers`` become instant events across the whole timeline; ``diagnostics`` (the multi-rank
+    summary as data) go into the metadata."""
     singles = {rank: to_chrome(trace) for rank, trace in run.present}
     starts = {rank: single["otherData"]["origin_ns"] + run.alignment.offsets_ns[rank]
               for rank, single in singles.items()}
@@ -170,13 +183,21 @@ def to_merged_chrome(run: MergedRun) -> dict[str, Any]:
             entry.update(info=single["otherData"][TOOL_KEY], origin_ns=single["otherData"]["origin_ns"],
                          shift_us=shift_us, artifacts=single["artifacts"], executed_lines=single["executed_lines"])
         kept.append(entry)
+    for marker in markers:
+        ts = round((marker.ns + run.alignment.offsets_ns.get(marker.rank, 0) - origin) / 1000, 3)
+        # Global scope: Perfetto draws it across every rank's track, where the ranks part ways.
+        events.append({"name": marker.name, "cat": "divergence", "ph": "i", "s": "g", "ts": ts,
+                       "pid": marker.rank, "tid": 0, "args": marker.args})
     meta = {"format_version": FORMAT_VERSION, "tool_version": __version__, "name": run.name, "device": run.device,
-            "cache": run.cache, "world_size": run.world_size, "alignment": run.alignment.method}
+            "cache": run.cache, "world_size": run.world_size, "alignment": run.alignment.method,
+            **({"diagnostics": diagnostics} if diagnostics is not None else {})}
     return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": {RANKS_KEY: meta}, "ranks": kept}
 
 
-def write_merged(run: MergedRun, path: Path) -> Path:
-    return write_text_atomic(path, scrub(json.dumps(to_merged_chrome(run), separators=(",", ":"), default=str)))
+def write_merged(run: MergedRun, path: Path, markers: tuple[Marker, ...] = (),
+                 diagnostics: dict[str, Any] | None = None) -> Path:
+    text = json.dumps(to_merged_chrome(run, markers, diagnostics), separators=(",", ":"), default=str)
+    return write_text_atomic(path, scrub(text))
 
 
 def is_merged(raw: Any) -> bool:

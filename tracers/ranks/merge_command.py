@@ -8,19 +8,19 @@ from typing import TYPE_CHECKING
 
 from ..summary import style_for
 from .merge import RANK_FILE, MergedRun, MergeError, find_rank_files, load_merged, load_run, write_merged
-from .summary import render, report
+from .summary import as_json, markers, render, report
 
 if TYPE_CHECKING:
     from ..trace_command import TraceOptions
 
 
 def _write(run: MergedRun, out: Path, page: bool, quiet: bool) -> int:
+    result = report(run)
     try:
-        write_merged(run, out)
+        write_merged(run, out, markers(result), as_json(result))
     except OSError as error:
         print(f"merge: cannot write {out}: {error.strerror or error}", file=sys.stderr)
         return 2
-    result = report(run)
     written = [str(out)]
     if page:
         from .page import PageUnavailable, write_page

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from ..analysis import TraceFacts, analyze
 from ..stages import STAGE_BY_ID, STAGE_ORDER
 from ..summary import Style, format_duration
 from .divergence import Divergence, compare
-from .merge import MergedRun
+from .merge import Marker, MergedRun
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,29 @@ def report(run: MergedRun) -> RankReport:
             totals_fault="; ".join(check.get("mismatches") or []) or None,
         ))
     return RankReport(run, tuple(rows), facts, compare(dict(run.present)))
+
+
+def as_json(result: RankReport) -> dict[str, Any]:
+    """The summary as data, kept in the merged trace's metadata."""
+    differences = [{"compile_id": d.compile_id, "aspect": d.aspect, "line": d.line, "why": d.why,
+                    "groups": [{"ranks": list(ranks), "value": value} for ranks, value in d.groups]}
+                   for d in result.divergence.differences]
+    slowest = {stage: result.slowest(stage) for stage in result.stages}
+    return {"divergence": differences, "ranks": [asdict(row) for row in result.rows], "slowest_rank": slowest}
+
+
+def markers(result: RankReport) -> tuple[Marker, ...]:
+    """The first divergence on the timeline: where its compile started, on the first rank that ran it."""
+    first = result.divergence.first
+    if first is None:
+        return ()
+    starts = [(span.start_ns + result.run.alignment.offsets_ns.get(rank, 0), rank, span.start_ns)
+              for rank, trace in result.run.present for span in trace.spans if span.compile_id == first.compile_id]
+    if not starts:
+        return ()
+    _, rank, ns = min(starts)
+    return (Marker(rank, ns, f"first divergence: compile {first.compile_id}, {first.aspect}",
+                   {"ranks": first.ranks_text(), "line": first.line, "why": first.why}),)
 
 
 def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
