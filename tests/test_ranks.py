@@ -12,7 +12,7 @@ from tracers.events import RunInfo
 from tracers.ranks.clock import BY_WALL_CLOCK, SAME_HOST, align
 from tracers.ranks.collectives import collectives_in
 from tracers.ranks.divergence import compare
-from tracers.ranks.environment import RankEnvironmentError, detect
+from tracers.ranks.environment import RankEnvironmentError, detect, leads_output
 from tracers.ranks.merge import MergeError, find_rank_files, load_merged, load_run
 from tracers.ranks.summary import render, report
 from tracers.summary import Style
@@ -172,6 +172,9 @@ def test_environment_detection():
         detect({"RANK": "x", "WORLD_SIZE": "2"})
     with pytest.raises(RankEnvironmentError, match="outside"):
         detect({"RANK": "2", "WORLD_SIZE": "2"})
+    # One summary and one spinner per run on the terminal: rank 0's (or the single process's).
+    assert leads_output({}) and leads_output({"RANK": "0", "WORLD_SIZE": "2"})
+    assert not leads_output({"RANK": "1", "WORLD_SIZE": "2"})
 
 
 def _info(rank: int, host: str, perf: int, wall: int) -> RunInfo:

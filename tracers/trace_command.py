@@ -129,12 +129,15 @@ def run_trace(options: TraceOptions) -> int:
 
     with cache_mode(options.cache):
         _prepare_device(options.device)  # imports torch after the cache switches are set
+        from .ranks.environment import leads_output
         from .ranks.metadata import rank_of
         from .session import TraceSession
 
         deep = _deep_tracer(options.deep_min_us)
         lines, lines_warning = _line_counter(options.lines)
         progress = Progress(sys.stderr)
+        lead_rank = leads_output()
+        progress.enabled = progress.enabled and lead_rank  # one spinner per terminal, not one per rank
         command = [sys.executable, "-m", "tracers", "trace", *(["-m"] if options.module else []), options.script,
                    *options.args]
         session = TraceSession(keep_code=options.keep_code, device=options.device,
@@ -167,10 +170,13 @@ def run_trace(options: TraceOptions) -> int:
                     written.append(str(page))
                 elif page:
                     session.info.warnings.append(page)
-                if options.quiet:
+                if options.quiet or not lead_rank:  # under torchrun: one summary per run, rank 0's
                     print("\n".join(written), file=sys.stderr)
                 else:
                     print(render(trace, analyze(trace), style_for(sys.stderr), written), file=sys.stderr)
+                    if rank_of(trace.info) is not None:
+                        print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
+                              f"python -m tracers merge {options.out}", file=sys.stderr)
                 if options.open_page and isinstance(page, Path):
                     open_in_browser(page)
             finally:

@@ -52,6 +52,16 @@ def detect(environ: Mapping[str, str] | None = None) -> RankEnv | None:
                    socket.gethostname(), launcher)
 
 
+def leads_output(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether this process speaks for its run on the terminal: any single process, and rank 0 of a
+    distributed one (the others would print the same summary and spinner once more each)."""
+    try:
+        env = detect(environ)
+    except RankEnvironmentError:
+        return True
+    return env is None or env.rank == 0
+
+
 def clock_anchor() -> dict[str, int]:
     """This process's span clock (perf_counter) read beside the wall clock, so traces of several
     processes — on several hosts too — can be put on one time axis (tracers/ranks/clock.py)."""
