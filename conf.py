@@ -18,6 +18,7 @@ extensions = [
     "sphinx_copybutton",
     "walkthrough",  # torch-excerpt, torch-symbol, torch-fact and the lock check
     "walkthrough.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
+    "walkthrough.rank_traces",  # torch-ranks: a distributed run's ranks merged, divergence first (CPU/CUDA tabs)
     "walkthrough.trace_diff",  # torch-trace-diff: the stage diff of two recordings (CPU vs CUDA, cold vs warm)
     "walkthrough.measurements",  # torch-measure: recorded timings of eager vs compiled, table and charts
     "walkthrough.toolbox.directive",  # toolbox-table, -costs, -output: the debugging tools compared (ch. 18)

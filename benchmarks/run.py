@@ -10,6 +10,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = [
     [str(HERE / "tracer_overhead.py")],
     [str(HERE / "deep_mode.py")],
+    [str(HERE / "rank_overhead.py")],
     [str(HERE / "verify_speed.py"), "2.15.0"],
     [str(HERE / "docs_build.py")],
 ]

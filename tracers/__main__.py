@@ -1,4 +1,4 @@
-"""Command line: ``python -m tracers trace SCRIPT ...``, ``report``, ``diff``, ``record``, ``measure``."""
+"""Command line: ``python -m tracers trace SCRIPT ...``, ``merge``, ``report``, ``diff``, ``record``, ``measure``."""
 
 from __future__ import annotations
 
@@ -45,6 +45,9 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--no-page", dest="page", action="store_false", help="write only the trace, no HTML page")
     trace.add_argument("--site", metavar="URL_OR_DIR",
                        help="walkthrough site the page's chapter links point to (default: build/html if built)")
+    trace.add_argument("--nproc", type=int, metavar="N",
+                       help="run the script on N local ranks through torchrun's launcher (one trace per rank), "
+                            "then merge them into one timeline and print the multi-rank summary")
     trace.add_argument("-m", dest="module", metavar="MODULE",
                        help="run MODULE as python -m does (it and ARGS come last), instead of a SCRIPT")
     trace.add_argument("script", metavar="SCRIPT", nargs="?", help="the Python script to run")
@@ -61,6 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="warm: run each example once first (own fresh cache dir), then trace the second run")
     record.add_argument("--lines", action="store_true",
                         help="also count executed lines in the hooked functions and docs/walkthrough.lock.json's spans")
+    record.add_argument("--nproc", type=int, metavar="N",
+                        help="run each example on N local ranks (torchrun): a trace per rank and their merge "
+                             "(for docs/examples/distributed/*.py)")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
 
     report = commands.add_parser(
@@ -75,6 +81,20 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--open", action="store_true", help="open the page in a browser")
     report.add_argument("--site", metavar="URL_OR_DIR",
                         help="walkthrough site for chapter links (default: build/html if built)")
+
+    merge = commands.add_parser(
+        "merge", help="merge the traces of a distributed run's ranks into one timeline",
+        description="Merge rank traces (<script>-<device>-<cache>-rank<N>.json, written by the tracer under torchrun) "
+                    "into one Chrome trace with one process per rank on one aligned clock, write its HTML page, "
+                    "and print the ranks side by side with where they diverge. A rank that crashed or was "
+                    "killed contributes its partial trace; a rank with no trace is named.",
+    )
+    merge.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
+                       help="rank trace files, or directories holding one run's rank traces")
+    merge.add_argument("--out", metavar="FILE",
+                       help="the merged trace (default: <script>-<device>-<cache>-ranks.json beside the rank traces)")
+    merge.add_argument("--no-page", dest="page", action="store_false", help="write only the merged trace")
+    merge.add_argument("--quiet", action="store_true", help="print only the paths written")
 
     diff = commands.add_parser(
         "diff", help="compare two traces stage by stage",
@@ -162,20 +182,25 @@ def main(argv: list[str] | None = None) -> int:
                 out=options.out, keep_code=options.keep_code, quiet=options.quiet,
                 deep_min_us=options.deep_min_us if options.deep else None,
                 lines=(options.lines_lock or "") if options.lines or options.lines_lock else None, open_page=options.open, site=options.site, page=options.page,
-                inductor_ir=options.inductor_ir, keep_paths=options.keep_paths,
+                inductor_ir=options.inductor_ir, keep_paths=options.keep_paths, nproc=options.nproc,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)
             return 2
     if options.command == "diff":
         return _diff(options.a, options.b)
+    if options.command == "merge":
+        from .ranks.merge_command import run_merge
+
+        return run_merge(options.inputs, options.out, page=options.page, quiet=options.quiet)
     if options.command == "measure":
         return _measure(options, argv if argv is not None else sys.argv[1:])
     if options.command == "report":
         return _report(options.trace_file, options.out, options.open, options.site)
     from .record import record
 
-    return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None)
+    return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None,
+                  nproc=options.nproc)
 
 
 def _diff(path_a: str, path_b: str) -> int:
@@ -214,6 +239,12 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None)
     from .chrome import TraceFileError, load
     from .report_command import ReportUnavailable, open_in_browser, write_report
 
+    from .ranks.merge import is_merged_file
+
+    if is_merged_file(Path(trace_file)):  # a distributed run's merge: the multi-rank page
+        from .ranks.merge_command import report_merged
+
+        return report_merged(Path(trace_file), Path(out) if out else None, open_page)
     try:
         trace = load(Path(trace_file))
         page = write_report(trace, Path(trace_file), Path(out) if out else None, site)

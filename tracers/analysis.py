@@ -47,6 +47,9 @@ class GraphBreak:
     compile_id: str | None
     location: str
     reason: str  # the most specific one torch gave: title, then explanation, then generic reason
+    # Dynamo could not resume after this break and ran the whole frame eagerly: torch logs the break but
+    # does not count it among its graph breaks (graph_break_reasons), so the totals leave it out too.
+    frame_skipped: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,8 @@ class TraceFacts:
     def totals(self) -> Totals:
         """The totals the summary prints, in the shape torch's own counts are read in (torch_counts.py)."""
         frame_compiles = [facts for facts in self.compiles if "/" in facts.compile_id]  # not a capture's "!0"
-        return Totals(self.graph_count, len(self.graph_breaks), len(frame_compiles), len(self.recompiles))
+        counted = [graph_break for graph_break in self.graph_breaks if not graph_break.frame_skipped]
+        return Totals(self.graph_count, len(counted), len(frame_compiles), len(self.recompiles))
 
 
 def build_tree(spans: list[Span]) -> list[TreeNode]:
@@ -153,6 +157,8 @@ def _cache_event(artifact: Artifact) -> CacheEvent | None:
 
 
 CAPTURE_FRAME = "backward captured by compiled autograd"
+DDP_SPLIT_CHILD = "optimize_ddp_split_child"
+_FRAME_SKIPPED = "Failed to handle graph break gracefully"  # torch/_dynamo/symbolic_convert.py's wording
 
 
 def analyze(trace: Trace) -> TraceFacts:
@@ -183,10 +189,16 @@ def analyze(trace: Trace) -> TraceFacts:
         facts = compile_facts(artifact.compile_id) if artifact.compile_id else None
         if artifact.name in ("dynamo_output_graph", "compiled_autograd_graph") and facts:
             facts.graphs += 1
+        elif artifact.name == DDP_SPLIT_CHILD:
+            # torch counts each piece as an intentional graph break (GraphCompileReason in
+            # torch/_dynamo/backends/distributed.py appends to graph_break_reasons): count it the same.
+            graph_breaks.append(GraphBreak(artifact.compile_id, "DDPOptimizer",
+                                           "DDPOptimizer's intentional graph break at a DDP bucket boundary"))
         elif artifact.kind == "break":
             meta = artifact.metadata
             reason = " — ".join(filter(None, (meta.get("title"), meta.get("explanation")))) or meta.get("reason", "?")
-            graph_breaks.append(GraphBreak(artifact.compile_id, meta.get("location", "?"), reason))
+            skipped = _FRAME_SKIPPED in (artifact.payload or "")
+            graph_breaks.append(GraphBreak(artifact.compile_id, meta.get("location", "?"), reason, skipped))
         elif artifact.kind == "recompile":
             reasons = tuple(str(reason) for reason in artifact.metadata.get("reasons", []))
             recompiles.append(Recompile(artifact.compile_id, reasons))

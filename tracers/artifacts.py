@@ -27,6 +27,9 @@ KEPT: dict[str, tuple[str, bool]] = {
     "aot_inference_graph": ("graph", True),
     "inductor_post_grad_graph": ("graph", True),
     "compiled_autograd_graph": ("graph", True),
+    # DDPOptimizer's split of a DDP model's graph at gradient-bucket boundaries, and each piece it compiles.
+    "optimize_ddp_split_graph": ("graph", True),
+    "optimize_ddp_split_child": ("graph", True),
     "dynamo_cpp_guards_str": ("guards", True),
     "dynamo_guards": ("guards", True),
     "dynamo_graph_break_reason": ("break", True),

@@ -87,6 +87,11 @@ def load(path: Path) -> Trace:
         raise TraceFileError(f"{path}: is a directory, not a trace file") from None
     except (ValueError, UnicodeDecodeError) as error:
         raise TraceFileError(f"{path}: not valid JSON (truncated or corrupt?): {error}") from None
+    return from_chrome(raw, str(path))
+
+
+def from_chrome(raw: Any, path: str) -> Trace:
+    """A trace from the JSON ``to_chrome`` made (``path`` names it in errors); raises TraceFileError."""
     info = raw.get("otherData", {}).get(TOOL_KEY) if isinstance(raw, dict) else None
     if not isinstance(info, dict):
         raise TraceFileError(f"{path}: not a trace written by this tool (no {TOOL_KEY} metadata)")

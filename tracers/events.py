@@ -90,6 +90,10 @@ class RunInfo:
     resets: int = 0  # torch._dynamo.reset() calls during the run; compile ids after the n-th start with rN:
     # The trace's totals beside torch's own counts of the same run (torch_counts.TotalsCheck.as_json()).
     totals_check: dict[str, Any] | None = None
+    # Under a distributed launcher: rank, world_size, local_rank, local_world_size, host, launcher, backend.
+    rank: dict[str, Any] | None = None
+    # The span clock (perf_counter_ns) beside the wall clock at the start, to align several processes' traces.
+    clock: dict[str, int] | None = None
 
 
 @dataclass(slots=True)

@@ -19,10 +19,11 @@ def public_version(version: str) -> str:
 
 
 def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache: str = "cold",
-           lines_lock: str | None = None) -> int:
+           lines_lock: str | None = None, nproc: int | None = None) -> int:
     """Trace each example in a fresh process. ``cache="warm"`` first runs the example once untraced with
     an empty cache dir of its own, so the recorded run finds every cache filled. ``lines_lock`` also
-    counts executed lines inside the hooked functions and the spans that lock file holds."""
+    counts executed lines inside the hooked functions and the spans that lock file holds. ``nproc`` runs each
+    example on that many ranks (torchrun), writing a trace per rank and their merge."""
     if not examples:
         examples = [str(path) for path in sorted(EXAMPLES_DIR.glob("*.py"))]
     if not examples:
@@ -53,6 +54,8 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
                            "--cache", cache, "--device", device, "--out", str(out_dir)]
                 if lines_lock is not None:
                     command += ["--lines", "--lines-lock", lines_lock]
+                if nproc is not None:
+                    command += ["--nproc", str(nproc)]
                 command.append(example)
                 result = _run(command, env)
         elapsed = time.monotonic() - started
@@ -72,7 +75,9 @@ def _run(command: list[str], env: dict[str, str], device: str | None = None) -> 
     return subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
 
 
+# The GPU made the default device the way `trace --device cuda` makes it (tracers/devices.py), so the
+# priming run compiles the very graphs the traced run looks up in the caches.
 _PRIME_ON_CUDA = (
-    "import runpy, sys, torch; torch.set_default_device('cuda'); sys.argv = sys.argv[1:]; "
+    "import runpy, sys; from tracers.devices import make_default; make_default('cuda'); sys.argv = sys.argv[1:]; "
     "runpy.run_path(sys.argv[0], run_name='__main__')"
 )

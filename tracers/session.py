@@ -15,6 +15,7 @@ from .events import FORMAT_VERSION, DeepEvent, RunInfo, Span, Trace
 from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
 from .lines import LineCounter, watch_for
+from .ranks.metadata import RankWatch
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
 from .stages import Target, all_targets
@@ -48,6 +49,8 @@ class TraceSession:
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
         self.ir = InductorIRCollector(self.recorder, _current_compile_id) if inductor_ir else None
         self.info = _run_info(device, cache_mode, command or [])
+        self.rank_watch = RankWatch(self.info)
+        self.recorder.listeners.append(self.rank_watch)
         self.deep = deep
         self.deep_events: list[DeepEvent] = []
         self.lines = lines
@@ -119,6 +122,7 @@ class TraceSession:
         self.info.targets_missing = missing
         self.info.dropped_records = dict(sorted(self.collector.dropped.items()))
         self.info.resets = self.recorder.identity.resets
+        self.rank_watch.finish(self.info)
         self._check_totals()
         if self.info.status == "running":
             self.info.status = "ok"

@@ -115,10 +115,11 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
 
     lines.append("")
     lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "
-                 f"{len(facts.graph_breaks)}   {style.bold('Recompiles')} {len(facts.recompiles)}   "
+                 f"{facts.totals().graph_breaks}   {style.bold('Recompiles')} {len(facts.recompiles)}   "
                  f"{style.bold('Cache')} " + _cache_line(facts))
     for graph_break in facts.graph_breaks:
-        lines.append(f"  break  [{graph_break.compile_id}] {graph_break.location}: {_clip(graph_break.reason)}")
+        skipped = " (not resumable: the whole frame ran eagerly)" if graph_break.frame_skipped else ""
+        lines.append(f"  break  [{graph_break.compile_id}] {graph_break.location}: {_clip(graph_break.reason + skipped)}")
     for recompile in facts.recompiles:
         reasons = "; ".join(recompile.reasons) or "?"
         lines.append(f"  recompile [{recompile.compile_id}] {_clip(reasons)}")

@@ -12,6 +12,7 @@ from .analysis import analyze
 from .cachemode import cache_mode
 from .chrome import write_atomic
 from .deep import DeepTracer, DeepUnavailable
+from .devices import device_used, make_default
 from .events import Trace
 from .lines import LineCounter, watches_from_lock
 from .progress import Progress
@@ -38,11 +39,15 @@ class TraceOptions:
     page: bool = True  # write the HTML page beside the trace
     inductor_ir: bool = False  # keep Inductor's IR before and after fusion
     keep_paths: bool = False  # write this machine's absolute paths as they are
+    nproc: int | None = None  # launch the script on this many local ranks (torchrun) and merge their traces
 
 
-def trace_path(options: TraceOptions) -> Path:
+def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None) -> Path:
+    """``<script>-<device>-<cache>.json``; under a distributed launcher ``…-rank<N>.json``, so ranks never
+    overwrite each other. ``device`` is what the run really used (tracers/devices.py)."""
     name = options.script if options.module else Path(options.script).stem
-    return Path(options.out) / f"{name}-{options.device}-{options.cache}.json"
+    suffix = f"-rank{rank}" if rank is not None else ""
+    return Path(options.out) / f"{name}-{device or options.device}-{options.cache}{suffix}.json"
 
 
 def check_program(options: TraceOptions) -> Program:
@@ -64,8 +69,17 @@ def _prepare_device(device: str) -> None:
         if not torch.cuda.is_available():
             raise UsageError("--device cuda: no CUDA GPU is available to this torch "
                              f"({torch.__version__}, built with CUDA {torch.version.cuda or 'none'})")
-        # Scripts written for the CPU then allocate on the GPU without edits.
-        torch.set_default_device("cuda")
+        # Scripts written for the CPU then allocate on the GPU without edits (and Dynamo sees no mode).
+        make_default("cuda")
+
+
+def _note_device_used(trace: Trace, requested: str) -> None:
+    used = device_used(requested, trace)
+    if used != trace.info.device:
+        from . import env
+
+        trace.info.device, trace.info.device_name = used, env.device_description(used)
+        trace.info.warnings.append(f"ran on {used}, not --device {requested}: the trace is named for {used}")
 
 
 def _deep_tracer(min_duration_us: float | None) -> DeepTracer | None:
@@ -101,6 +115,10 @@ def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
 
 def run_trace(options: TraceOptions) -> int:
     """The whole command; returns the process exit code (the script's own)."""
+    if options.nproc is not None:
+        from .ranks.launch import launch
+
+        return launch(options)
     try:
         program = check_program(options)
     except ScriptError as error:
@@ -111,11 +129,15 @@ def run_trace(options: TraceOptions) -> int:
 
     with cache_mode(options.cache):
         _prepare_device(options.device)  # imports torch after the cache switches are set
+        from .ranks.environment import leads_output
+        from .ranks.metadata import rank_of
         from .session import TraceSession
 
         deep = _deep_tracer(options.deep_min_us)
         lines, lines_warning = _line_counter(options.lines)
         progress = Progress(sys.stderr)
+        lead_rank = leads_output()
+        progress.enabled = progress.enabled and lead_rank  # one spinner per terminal, not one per rank
         command = [sys.executable, "-m", "tracers", "trace", *(["-m"] if options.module else []), options.script,
                    *options.args]
         session = TraceSession(keep_code=options.keep_code, device=options.device,
@@ -135,6 +157,8 @@ def run_trace(options: TraceOptions) -> int:
                 session.stop()
                 progress.clear()
                 trace = session.trace
+                _note_device_used(trace, options.device)
+                path = trace_path(options, trace.info.device, rank_of(trace.info))
                 try:
                     write_atomic(trace, path, keep_paths=options.keep_paths)
                 except OSError as error:  # e.g. the disk filled up during the run
@@ -146,10 +170,13 @@ def run_trace(options: TraceOptions) -> int:
                     written.append(str(page))
                 elif page:
                     session.info.warnings.append(page)
-                if options.quiet:
+                if options.quiet or not lead_rank:  # under torchrun: one summary per run, rank 0's
                     print("\n".join(written), file=sys.stderr)
                 else:
                     print(render(trace, analyze(trace), style_for(sys.stderr), written), file=sys.stderr)
+                    if rank_of(trace.info) is not None:
+                        print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
+                              f"python -m tracers merge {options.out}", file=sys.stderr)
                 if options.open_page and isinstance(page, Path):
                     open_in_browser(page)
             finally:

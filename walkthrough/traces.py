@@ -48,6 +48,7 @@ class TorchTrace(PageDirective):
     :compile: one compile id, e.g. 0/0: only its artifacts
     :open: stage ids whose tree nodes start open (default: the top two levels)
     :caption: a line under the header
+    :rank: N: rank N's trace of a distributed run (``<stem>-<device>-<cache>-rank<N>.json``)
     """
 
     required_arguments = 1
@@ -60,6 +61,7 @@ class TorchTrace(PageDirective):
         "compile": directives.unchanged_required,
         "open": directives.unchanged_required,
         "caption": directives.unchanged,
+        "rank": directives.nonnegative_int,
     }
 
 
@@ -69,10 +71,11 @@ class TorchTrace(PageDirective):
         cache = self.options.get("cache", "cold")
         devices = DEVICES if device == "both" else (device,)
         root = Path(self.env.srcdir, self.config.walkthrough_traces)
+        suffix = f"-rank{self.options['rank']}" if "rank" in self.options else ""
         recordings = [found for name in devices
-                      if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH))]
+                      if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH, suffix))]
         if not recordings:
-            pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}.json"
+            pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}{suffix}.json"
             raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")
         options = self._options(stem)
         loaded = [(recording, self._load(recording)) for recording in recordings]

@@ -25,7 +25,7 @@ def render_counts(facts: TraceFacts, info: RunInfo) -> str:
     cells = [
         ("compiles", len(facts.compiles), "frame compiles (compile ids)"),
         ("graphs", facts.graph_count, "FX graphs Dynamo produced"),
-        ("graph breaks", len(facts.graph_breaks), "places Dynamo stopped the graph and resumed in Python"),
+        ("graph breaks", facts.totals().graph_breaks, "places Dynamo stopped the graph and resumed in Python"),
         ("recompiles", len(facts.recompiles), "compiles caused by failed guards"),
         ("cache hits", hits, cache_detail),
         ("cache misses", misses, cache_detail),
@@ -44,7 +44,9 @@ def render_counts(facts: TraceFacts, info: RunInfo) -> str:
         if compile_facts.skipped:
             skipped = ", ".join(stage_title(stage) for stage in compile_facts.skipped)
             notes.append(f"Compile {compile_facts.compile_id}: a cache hit skipped {skipped}.")
-    reasons = [f"Graph break ({brk.compile_id or '?'}) at {brk.location}: {brk.reason}" for brk in facts.graph_breaks]
+    reasons = [f"Graph break ({brk.compile_id or '?'}) at {brk.location}: {brk.reason}"
+               + (" (not resumable: the whole frame ran eagerly; torch does not count it)" if brk.frame_skipped else "")
+               for brk in facts.graph_breaks]
     reasons += [f"Recompile {rec.compile_id or '?'}: {'; '.join(rec.reasons) or 'no reason recorded'}"
                 for rec in facts.recompiles]
     shown = "".join(f"<li>{esc(reason)}</li>" for reason in reasons[:MAX_REASONS])

@@ -19,8 +19,9 @@ class Recording:
     path: Path
 
 
-def file_name(stem: str, device: str, cache: str) -> str:
-    return f"{stem}-{device}-{cache}.json"
+def file_name(stem: str, device: str, cache: str, suffix: str = "") -> str:
+    """``suffix``: ``-rank<N>`` for one rank of a distributed run, ``-ranks`` for their merge."""
+    return f"{stem}-{device}-{cache}{suffix}.json"
 
 
 def release_key(release: str) -> tuple[int, ...]:
@@ -29,9 +30,10 @@ def release_key(release: str) -> tuple[int, ...]:
     return tuple(int(part) for part in match.group().split(".")) if match else ()
 
 
-def find_recording(root: Path, stem: str, device: str, cache: str, reference: str) -> Recording | None:
+def find_recording(root: Path, stem: str, device: str, cache: str, reference: str,
+                   suffix: str = "") -> Recording | None:
     """The reference release's recording if there is one, else the newest release that has one."""
-    name = file_name(stem, device, cache)
+    name = file_name(stem, device, cache, suffix)
     device_dir = root / device
     if not device_dir.is_dir():
         return None

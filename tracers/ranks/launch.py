@@ -1,0 +1,99 @@
+"""``trace --nproc N``: run the script on N local ranks through torchrun's own launcher, then merge their traces."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..runner import ScriptError
+from ..usage import UsageError, check_writable
+from .environment import RankEnvironmentError, detect
+
+if TYPE_CHECKING:
+    from ..trace_command import TraceOptions
+
+_GRACE_S = 5.0  # after Ctrl-C, how long torchrun may take to stop by itself before it is told to
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # where ``tracers`` is importable from
+
+
+def rank_command(options: TraceOptions) -> list[str]:
+    """What each rank runs: this same ``trace`` command minus ``--nproc``, each rank writing only its
+    trace (the merged summary and page come after all ranks end)."""
+    command = ["-m", "tracers", "trace", "--quiet", "--no-page", "--device", options.device,
+               "--cache", options.cache, "--out", options.out]
+    if not options.keep_code:
+        command.append("--no-code")
+    if options.deep_min_us is not None:
+        command += ["--deep", "--deep-min-us", str(options.deep_min_us)]
+    if options.lines is not None:
+        command += ["--lines-lock", options.lines] if options.lines else ["--lines"]
+    if options.inductor_ir:
+        command.append("--inductor-ir")
+    if options.keep_paths:
+        command.append("--keep-paths")
+    command += ["-m", options.script] if options.module else [options.script]
+    return command + list(options.args)
+
+
+def torchrun_command(options: TraceOptions) -> list[str]:
+    # --standalone: a rendezvous on localhost at a free port, so concurrent runs never collide.
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", f"--nproc-per-node={options.nproc}",
+            *rank_command(options)]
+
+
+def _check(options: TraceOptions) -> None:
+    from ..trace_command import check_program
+
+    if options.nproc is None or options.nproc < 1:
+        raise UsageError(f"--nproc {options.nproc}: give a number of ranks of at least 1")
+    try:
+        inside = detect()
+    except RankEnvironmentError:
+        inside = True  # type: ignore[assignment]
+    if inside:
+        raise UsageError("--nproc inside a distributed launcher (RANK and WORLD_SIZE are set): "
+                         "drop --nproc, the launcher already starts one tracer per rank")
+    try:
+        check_program(options)
+    except ScriptError as error:
+        raise UsageError(str(error)) from None
+    check_writable(Path(options.out))
+
+
+def launch(options: TraceOptions) -> int:
+    """Run torchrun, wait for every rank, merge; returns torchrun's exit status (130 on Ctrl-C)."""
+    from .merge_command import merge_run
+
+    _check(options)
+    environment = {**os.environ,
+                   "PYTHONPATH": os.pathsep.join(filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))}
+    command = torchrun_command(options)
+    print(f"trace: launching {options.nproc} rank(s) with torchrun: {' '.join(command[1:])}", file=sys.stderr)
+    started = time.time()
+    try:
+        process = subprocess.Popen(command, env=environment)
+    except OSError as error:
+        raise UsageError(f"cannot start torchrun: {error.strerror or error}") from None
+    interrupted = False
+    while True:
+        try:
+            code = process.wait(timeout=_GRACE_S) if interrupted else process.wait()
+            break
+        except subprocess.TimeoutExpired:
+            # Ctrl-C on a terminal reaches torchrun and its ranks too, and they are stopping already;
+            # a SIGINT sent to this process alone has not reached them: pass it on, once.
+            process.send_signal(signal.SIGINT)
+            code = process.wait()
+            break
+        except KeyboardInterrupt:
+            interrupted = True  # the ranks stop and write partial traces; wait for them, then merge
+    name = options.script if options.module else Path(options.script).stem
+    merged = merge_run(Path(options.out), name, options.cache, options.nproc, since=started, options=options)
+    if interrupted:
+        return 130
+    return code if code else merged

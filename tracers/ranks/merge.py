@@ -1,0 +1,253 @@
+"""Rank traces found, loaded and merged into one Chrome trace: one process per rank, on one clock."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..atomic import write_text_atomic
+from ..chrome import TOOL_KEY, TraceFileError, from_chrome, load, to_chrome
+from ..events import Trace
+from ..scrub import scrub
+from .clock import Alignment, align
+from .metadata import rank_of
+
+RANKS_KEY = "torch_compile_walkthrough_ranks"  # marks a merged file (its ranks' own metadata is inside)
+FORMAT_VERSION = 1
+RANK_FILE = re.compile(r"^(?P<name>.+)-(?P<device>cpu|cuda)-(?P<cache>cold|warm)-rank(?P<rank>\d+)\.json$")
+_DEEP_PID = 100_000  # deep-mode tracks of rank N are process 100000 + N, below the ranks in Perfetto
+
+# How a rank's run ended (runner.Outcome.status), as the merged timeline names it.
+_ENDINGS = {"error": "crashed", "terminated": "killed (SIGTERM)", "interrupted": "interrupted (Ctrl-C)",
+            "exit": "exited with an error status", "running": "still running when its trace was written"}
+NO_TRACE = "no trace: the rank never started, or was killed before it could write one (SIGKILL, out of memory)"
+
+
+class MergeError(Exception):
+    """Nothing to merge, or inputs that do not belong together; one line says why."""
+
+
+@dataclass(frozen=True)
+class RankTrace:
+    rank: int
+    trace: Trace | None
+    source: str  # the rank trace's file name ("" when there is none)
+    problem: str | None = None  # why there is no trace, or why it is incomplete
+
+    @property
+    def ending(self) -> str | None:
+        """None for a rank that finished normally; else how it ended, in words."""
+        if self.trace is None:
+            return self.problem or NO_TRACE
+        info = self.trace.info
+        if info.status == "ok":
+            return None
+        ending = _ENDINGS.get(info.status, info.status)
+        if info.status == "exit":
+            ending = f"exited with status {info.exit_code}"
+        return f"{ending}: {info.error}" if info.error else ending
+
+    @property
+    def label(self) -> str:
+        ending = self.ending
+        if ending is None:
+            return f"rank {self.rank}"
+        return f"rank {self.rank} — {ending.split(':', 1)[0] if self.trace is not None else 'no trace'}"
+
+
+@dataclass(frozen=True)
+class MergedRun:
+    name: str
+    device: str  # cuda if any rank ran on a GPU
+    cache: str
+    world_size: int
+    ranks: tuple[RankTrace, ...]  # every rank of the world, those without a trace too
+    alignment: Alignment
+
+    @property
+    def present(self) -> list[tuple[int, Trace]]:
+        return [(rank.rank, rank.trace) for rank in self.ranks if rank.trace is not None]
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}-{self.device}-{self.cache}-ranks.json"
+
+
+def find_rank_files(inputs: list[str]) -> list[Path]:
+    """The rank traces named by files and directories (a directory: every ``…-rank<N>.json`` in it)."""
+    files: list[Path] = []
+    for text in inputs:
+        path = Path(text)
+        if path.is_dir():
+            found = sorted(child for child in path.iterdir() if RANK_FILE.match(child.name))
+            if not found:
+                raise MergeError(f"{text}: no rank traces (<script>-<device>-<cache>-rank<N>.json) in this directory")
+            files.extend(found)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise MergeError(f"{text}: no such file or directory")
+    return files
+
+
+def _run_key(path: Path, trace: Trace) -> tuple[str, str]:
+    match = RANK_FILE.match(path.name)
+    name = match["name"] if match else path.stem
+    return name, trace.info.cache_mode
+
+
+def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
+    """Load the rank traces of one run. Ranks the world has but no file holds are kept as missing;
+    ``world_size`` (from ``--nproc``) says how many there must be when no trace survived to say it."""
+    loaded: list[tuple[Path, Trace, int]] = []
+    for path in paths:
+        try:
+            trace = load(path)
+        except TraceFileError as error:
+            raise MergeError(str(error)) from None
+        rank = rank_of(trace.info)
+        if rank is None:
+            raise MergeError(f"{path}: not a rank's trace (it was recorded outside a distributed launcher)")
+        loaded.append((path, trace, rank))
+    keys = {_run_key(path, trace) for path, trace, _ in loaded}
+    if len(keys) > 1:
+        runs = ", ".join(f"{name} ({cache})" for name, cache in sorted(keys))
+        raise MergeError(f"these rank traces come from different runs: {runs}; name one run's files, "
+                         f"e.g. DIR/{min(keys)[0]}-*-rank*.json")
+    by_rank: dict[int, RankTrace] = {}
+    sizes: set[int] = set()
+    for path, trace, rank in loaded:
+        if rank in by_rank:
+            raise MergeError(f"{path}: rank {rank} twice (also {by_rank[rank].source}); merge one run at a time")
+        sizes.add(int(trace.info.rank["world_size"]))  # type: ignore[index]
+        by_rank[rank] = RankTrace(rank, trace, path.name)
+    if len(sizes) > 1:
+        raise MergeError(f"the rank traces disagree on the world size ({', '.join(map(str, sorted(sizes)))})")
+    if not by_rank:
+        raise MergeError("no rank traces to merge")
+    name, cache = keys.pop()
+    world = max(sizes.pop(), world_size or 0, max(by_rank) + 1)
+    ranks = tuple(by_rank.get(rank) or RankTrace(rank, None, "") for rank in range(world))
+    infos = {rank.rank: rank.trace.info for rank in ranks if rank.trace is not None}
+    first = {rank.rank: _first_ns(rank.trace) for rank in ranks if rank.trace is not None}
+    device = "cuda" if any(info.device == "cuda" for info in infos.values()) else "cpu"
+    return MergedRun(name, device, cache, world, ranks, align(infos, first))
+
+
+def _first_ns(trace: Trace) -> int:
+    return min([span.start_ns for span in trace.spans] + [artifact.ts_ns for artifact in trace.artifacts], default=0)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A moment to flag on the merged timeline (e.g. the first divergence), on one rank's own span clock."""
+
+    rank: int
+    ns: int
+    name: str
+    args: dict[str, Any]
+
+
+def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
+                     diagnostics: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Each rank's own Chrome events (chrome.to_chrome, the one writer), moved onto the shared clock and
+    into a process named after the rank; each rank's metadata and artifacts kept to read it back.
+    ``markers`` become instant events across the whole timeline; ``diagnostics`` (the multi-rank
+    summary as data) go into the metadata."""
+    singles = {rank: to_chrome(trace) for rank, trace in run.present}
+    starts = {rank: single["otherData"]["origin_ns"] + run.alignment.offsets_ns[rank]
+              for rank, single in singles.items()}
+    origin = min(starts.values(), default=0)
+    events: list[dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
+    for rank_trace in run.ranks:
+        rank = rank_trace.rank
+        events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0, "args": {"name": rank_trace.label}})
+        events.append({"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0, "args": {"sort_index": rank}})
+        entry: dict[str, Any] = {"rank": rank, "source": rank_trace.source, "problem": rank_trace.problem}
+        if rank in singles:
+            single = singles[rank]
+            shift_us = round((starts[rank] - origin) / 1000, 3)
+            own_pids = sorted({event["pid"] for event in single["traceEvents"]})
+            for event in single["traceEvents"]:
+                if event.get("ph") == "M" and event.get("name") == "process_name" and event["pid"] == own_pids[0]:
+                    continue  # the rank's process is named above
+                moved = {**event, "pid": rank if event["pid"] == own_pids[0] else _DEEP_PID + rank}
+                if "ts" in moved:
+                    moved["ts"] = round(moved["ts"] + shift_us, 3)
+                events.append(moved)
+            entry.update(info=single["otherData"][TOOL_KEY], origin_ns=single["otherData"]["origin_ns"],
+                         shift_us=shift_us, artifacts=single["artifacts"], executed_lines=single["executed_lines"])
+        kept.append(entry)
+    for marker in markers:
+        ts = round((marker.ns + run.alignment.offsets_ns.get(marker.rank, 0) - origin) / 1000, 3)
+        # Global scope: Perfetto draws it across every rank's track, where the ranks part ways.
+        events.append({"name": marker.name, "cat": "divergence", "ph": "i", "s": "g", "ts": ts,
+                       "pid": marker.rank, "tid": 0, "args": marker.args})
+    meta = {"format_version": FORMAT_VERSION, "tool_version": __version__, "name": run.name, "device": run.device,
+            "cache": run.cache, "world_size": run.world_size, "alignment": run.alignment.method,
+            **({"diagnostics": diagnostics} if diagnostics is not None else {})}
+    return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": {RANKS_KEY: meta}, "ranks": kept}
+
+
+def write_merged(run: MergedRun, path: Path, markers: tuple[Marker, ...] = (),
+                 diagnostics: dict[str, Any] | None = None) -> Path:
+    text = json.dumps(to_merged_chrome(run, markers, diagnostics), separators=(",", ":"), default=str)
+    return write_text_atomic(path, scrub(text))
+
+
+def is_merged(raw: Any) -> bool:
+    return isinstance(raw, dict) and isinstance(raw.get("otherData"), dict) and RANKS_KEY in raw["otherData"]
+
+
+def is_merged_file(path: Path) -> bool:
+    """Whether ``path`` is a readable merged multi-rank trace (anything else: False, for the caller to report)."""
+    try:
+        return is_merged(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+
+
+def load_merged(path: Path) -> MergedRun:
+    """Read a merged file back into its ranks' traces; raises MergeError with one line otherwise."""
+    try:
+        raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise MergeError(f"{path}: no such file") from None
+    except (ValueError, UnicodeDecodeError, IsADirectoryError) as error:
+        raise MergeError(f"{path}: not a readable merged trace: {error}") from None
+    if not is_merged(raw):
+        raise MergeError(f"{path}: not a merged multi-rank trace (no {RANKS_KEY} metadata)")
+    meta = raw["otherData"][RANKS_KEY]
+    if not isinstance(meta.get("format_version"), int) or meta["format_version"] > FORMAT_VERSION:
+        raise MergeError(f"{path}: merged format {meta.get('format_version')} is newer than this tool reads")
+    try:
+        events_by_pid: dict[int, list[dict[str, Any]]] = {}
+        for event in raw["traceEvents"]:
+            events_by_pid.setdefault(event["pid"], []).append(event)
+        ranks = []
+        offsets = {}
+        for entry in raw["ranks"]:
+            rank = entry["rank"]
+            if "info" not in entry:
+                ranks.append(RankTrace(rank, None, entry.get("source", ""), entry.get("problem")))
+                continue
+            shift = entry["shift_us"]
+            own = [{**event, "ts": round(event["ts"] - shift, 3)} if "ts" in event else event
+                   for event in events_by_pid.get(rank, []) + events_by_pid.get(_DEEP_PID + rank, [])]
+            single = {"traceEvents": own, "otherData": {TOOL_KEY: entry["info"], "origin_ns": entry["origin_ns"]},
+                      "artifacts": entry["artifacts"], "executed_lines": entry["executed_lines"]}
+            trace = from_chrome(single, f"{path} (rank {rank})")
+            offsets[rank] = round(shift * 1000) - entry["origin_ns"]
+            ranks.append(RankTrace(rank, trace, entry.get("source", ""), entry.get("problem")))
+        alignment = Alignment({rank: offsets.get(rank, 0) for rank in range(len(ranks))}, meta["alignment"])
+        return MergedRun(meta["name"], meta["device"], meta["cache"], meta["world_size"], tuple(ranks), alignment)
+    except TraceFileError as error:
+        raise MergeError(str(error)) from None
+    except (KeyError, TypeError, ValueError) as error:
+        raise MergeError(f"{path}: merged trace is damaged ({type(error).__name__}: {error})") from None
+

@@ -1,0 +1,92 @@
+"""`python -m tracers merge`: rank traces in, one merged trace, its page and the multi-rank summary out."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..summary import style_for
+from .merge import RANK_FILE, MergedRun, MergeError, find_rank_files, load_merged, load_run, write_merged
+from .summary import as_json, markers, render, report
+
+if TYPE_CHECKING:
+    from ..trace_command import TraceOptions
+
+
+def _write(run: MergedRun, out: Path, page: bool, quiet: bool) -> int:
+    result = report(run)
+    try:
+        write_merged(run, out, markers(result), as_json(result))
+    except OSError as error:
+        print(f"merge: cannot write {out}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    written = [str(out)]
+    if page:
+        from .page import PageUnavailable, write_page
+
+        try:
+            written.append(str(write_page(result, out)))
+        except PageUnavailable as error:
+            print(f"merge: no HTML page: {error}", file=sys.stderr)
+        except OSError as error:
+            print(f"merge: no HTML page: cannot write it: {error.strerror or error}", file=sys.stderr)
+    if quiet:
+        print("\n".join(written), file=sys.stderr)
+    else:
+        print(render(result, style_for(sys.stderr), written), file=sys.stderr)
+    return 0
+
+
+def run_merge(inputs: list[str], out: str | None, page: bool = True, quiet: bool = False) -> int:
+    """The ``merge`` command; 0 merged, 2 nothing usable to merge (the message says why)."""
+    try:
+        files = find_rank_files(inputs)
+        run = load_run(files)
+    except MergeError as error:
+        print(f"merge: {error}", file=sys.stderr)
+        return 2
+    target = Path(out) if out else files[0].parent / run.file_name
+    return _write(run, target, page, quiet)
+
+
+def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, options: TraceOptions) -> int:
+    """After ``trace --nproc``: merge the rank traces this launch wrote (newer than ``since``)."""
+    files = []
+    for path in sorted(directory.glob(f"{name}-*-{cache}-rank*.json")):
+        match = RANK_FILE.match(path.name)
+        if match and match["name"] == name and int(match["rank"]) < nproc and path.stat().st_mtime >= since - 1:
+            files.append(path)
+    if not files:
+        print(f"trace: no rank wrote a trace into {directory}/ (did torchrun start the ranks?)", file=sys.stderr)
+        return 1
+    try:
+        run = load_run(files, world_size=nproc)
+    except MergeError as error:
+        print(f"trace: cannot merge the ranks' traces: {error}", file=sys.stderr)
+        return 1
+    return _write(run, directory / run.file_name, options.page, options.quiet)
+
+
+
+def report_merged(path: Path, out_dir: Path | None, open_page: bool) -> int:
+    """``report MERGED.json``: the multi-rank page of a merge made earlier (here or on another machine)."""
+    from .page import PageUnavailable, write_page
+
+    try:
+        result = report(load_merged(path))
+        if out_dir:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        page = write_page(result, path, out_dir)
+    except (MergeError, PageUnavailable) as error:
+        print(f"report: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"report: cannot write the page: {error.strerror or error}", file=sys.stderr)
+        return 2
+    print(page)
+    if open_page:
+        from ..report_command import open_in_browser
+
+        open_in_browser(page)
+    return 0

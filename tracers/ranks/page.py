@@ -1,0 +1,157 @@
+"""The multi-rank HTML: divergence first, ranks side by side, one aligned timeline with a band per rank."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..events import Span
+from .divergence import Divergence
+from .summary import RankReport
+
+BAND_ROWS = 3  # nesting levels drawn per rank: the outer steps, enough to see who compiles when
+ROW, GAP, WIDTH, LABEL = 10, 2, 1000, 0
+
+
+class PageUnavailable(Exception):
+    """The page needs Pygments (the `page` extra); one line says so."""
+
+
+def _report_modules():  # noqa: ANN202 - the report package, imported only when a page is drawn
+    try:
+        from .. import report
+        from ..report import options, palette, text
+    except ImportError as error:
+        raise PageUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
+    return report, options, palette, text
+
+
+def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - report.Links
+    """The multi-rank block (the site's directive and the standalone page share it)."""
+    report, options, _, text = _report_modules()
+    links = links or options.Links()
+    esc = text.esc
+    run = result.run
+    versions = sorted({trace.info.torch_version for _, trace in run.present})
+    header = (f'<div class="wt-trace-header"><span class="wt-trace-title">{esc(run.name)}</span> · '
+              f'{run.world_size} rank{"s" if run.world_size != 1 else ""} · {esc(run.device)} · {esc(run.cache)} caches'
+              f' · torch {esc(", ".join(versions))}</div>'
+              f'<p class="wt-note">Clocks: {esc(run.alignment.method)}.</p>')
+    endings = "".join(f'<li class="wt-flag">rank {rank.rank}: {esc(rank.ending)}</li>'
+                      for rank in run.ranks if rank.ending)
+    endings = f'<ul class="wt-reasons">{endings}</ul>' if endings else ""
+    parts = [header, endings, _divergence(result.divergence, esc), _table(result, esc, text.duration),
+             _timeline(result, esc)]
+    for rank, trace in run.present:
+        body = report.render_body(trace, result.facts[rank], links,
+                                  options.RenderOptions(parts=("counts", "tree", "artifacts"),
+                                                        artifacts=("break", "recompile")))
+        parts.append(f'<details class="wt-rank-detail"><summary>rank {rank}: compiles, call tree, breaks and '
+                     f'recompiles</summary>{body}</details>')
+    return f'<div class="wt-trace wt-ranks">{"".join(parts)}</div>'
+
+
+def _divergence(divergence: Divergence, esc) -> str:  # noqa: ANN001
+    if len(divergence.ranks) < 2:
+        return '<p class="wt-note">Fewer than two ranks left a trace: nothing to compare.</p>'
+    first = divergence.first
+    if first is None:
+        return ('<p class="wt-rank-agree">No divergence: every rank compiled the same graphs with the same inputs, '
+                'guards, collectives and cache outcomes.</p>')
+    later = "".join(
+        f'<li><span class="wt-compile-id">{esc(d.compile_id)}</span> {esc(d.aspect)}: {esc(d.ranks_text())} '
+        f'<span class="wt-muted">at <code>{esc(d.line or "?")}</code></span></li>' for d in divergence.differences[1:])
+    later = f'<p>Then:</p><ul class="wt-reasons">{later}</ul>' if later else ""
+    return (f'<div class="wt-rank-diverge"><p><strong>Ranks diverge</strong> — first at compile '
+            f'<span class="wt-compile-id">{esc(first.compile_id)}</span>, {esc(first.aspect)}, at '
+            f'<code>{esc(first.line or "an unknown line")}</code>: {esc(first.ranks_text())}.</p>'
+            f'<p class="wt-note">{esc(first.why)}</p>{later}</div>')
+
+
+def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
+    if not result.rows:
+        return '<p class="wt-flag">No rank left a trace.</p>'
+    head = "".join(f'<th>rank {row.rank}</th>' for row in result.rows)
+    body = [f'<tr><th scope="row">ended</th>{"".join(f"<td>{esc(row.ended)}</td>" for row in result.rows)}</tr>']
+    for label, field in (("frame compiles", "compiles"), ("graphs", "graphs"), ("graph breaks", "graph_breaks"),
+                         ("recompiles", "recompiles"), ("cache hits", "cache_hits"), ("cache misses", "cache_misses")):
+        cells = "".join(f"<td>{getattr(row, field)}</td>" for row in result.rows)
+        body.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
+    from ..report.palette import stage_title
+
+    for stage in result.stages:
+        slowest = result.slowest(stage)
+        cells = "".join(
+            "<td>—</td>" if stage not in row.stage_time_ns else
+            f'<td{" class=wt-rank-slowest" if row.rank == slowest else ""}>'
+            f'{esc(duration(row.stage_time_ns[stage]))}</td>' for row in result.rows)
+        body.append(f'<tr><th scope="row">{esc(stage_title(stage))}</th>{cells}</tr>')
+    return (f'<table class="wt-compiles wt-rank-table"><tr><th></th>{head}</tr>{"".join(body)}</table>'
+            '<p class="wt-note">Stage times count outermost calls; the slowest rank per stage is in bold.</p>')
+
+
+def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
+    """Every rank's outer compile steps on the shared clock: where one rank compiles while others wait."""
+    from ..report.palette import colour, stage_title
+    from ..report.text import duration
+
+    run = result.run
+    placed: list[tuple[int, Span, int]] = []  # rank, span, start on the shared axis
+    for rank, trace in run.present:
+        offset = run.alignment.offsets_ns.get(rank, 0)
+        placed.extend((rank, span, span.start_ns + offset) for span in trace.spans if span.depth < BAND_ROWS)
+    if not placed:
+        return '<p class="wt-note">No rank compiled anything.</p>'
+    origin = min(start for _, _, start in placed)
+    end = max(start + span.duration_ns for _, span, start in placed)
+    total = max(end - origin, 1)
+    band = BAND_ROWS * (ROW + GAP) + 8
+    bands = {rank: index for index, (rank, _) in enumerate(run.present)}
+    shapes = []
+    for rank, index in bands.items():
+        shapes.append(f'<text class="wt-rank-label" x="2" y="{index * band + 9}">rank {rank}</text>')
+    for rank, span, start in placed:
+        x = (start - origin) / total * WIDTH
+        width = max(span.duration_ns / total * WIDTH, 0.6)
+        y = bands[rank] * band + 12 + span.depth * (ROW + GAP)
+        title = f"rank {rank}: {span.target} ({stage_title(span.stage)}) {duration(span.duration_ns)}"
+        if span.compile_id:
+            title += f", compile {span.compile_id}"
+        shapes.append(f'<rect x="{x:.2f}" y="{y}" width="{width:.2f}" height="{ROW}" fill="{colour(span.stage)}">'
+                      f'<title>{esc(title)}</title></rect>')
+    first = result.divergence.first
+    if first is not None:
+        starts = [start for rank, span, start in placed if span.compile_id == first.compile_id]
+        if starts:
+            x = (min(starts) - origin) / total * WIDTH
+            shapes.append(f'<line class="wt-mark wt-mark-recompile" x1="{x:.2f}" x2="{x:.2f}" y1="0" '
+                          f'y2="{len(bands) * band}"><title>{esc(f"first divergence: compile {first.compile_id}, {first.aspect}")}'
+                          f'</title></line>')
+    height = len(bands) * band
+    return (f'<div class="wt-trace-timeline"><svg class="wt-trace-svg" viewBox="0 0 {WIDTH} {height}" '
+            f'preserveAspectRatio="none" width="100%" height="{height}" role="img" '
+            f'aria-label="Compile steps of {len(bands)} ranks on one clock">{"".join(shapes)}</svg>'
+            f'<div class="wt-trace-axis"><span>0</span><span>{esc(duration(total))}</span></div></div>')
+
+
+def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = None) -> Path:
+    """``<merged stem>.html`` beside the merged trace (or in ``page_dir``): one self-contained file, no JavaScript."""
+    _report_modules()
+    from pygments.formatters import HtmlFormatter
+
+    from ..report import stylesheet
+    from ..report.page import _PAGE_CSS
+    from ..report.text import esc
+
+    page_dir = page_dir or merged_file.parent
+    page = page_dir / f"{merged_file.stem}.html"
+    download = Path(os.path.relpath(merged_file.resolve(), page_dir.resolve())).as_posix()
+    title = f"{result.run.name}: {result.run.world_size} ranks"
+    html = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>{esc(title)} — torch.compile across ranks</title>'
+            f'<style>{_PAGE_CSS}{stylesheet()}{HtmlFormatter().get_style_defs(".highlight")}</style></head>'
+            f'<body>{render_ranks(result)}<p><a href="{esc(download)}" download>merged trace JSON</a> '
+            f'(one process per rank: open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</p></body></html>\n')
+    page.write_text(html, encoding="utf-8")
+    return page

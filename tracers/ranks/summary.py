@@ -1,0 +1,172 @@
+"""The multi-rank summary: divergence first, then every rank side by side, the slowest rank per stage marked."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ..analysis import TraceFacts, analyze
+from ..stages import STAGE_BY_ID, STAGE_ORDER
+from ..summary import Style, format_duration
+from .divergence import Divergence, compare
+from .merge import Marker, MergedRun
+
+
+@dataclass(frozen=True)
+class RankRow:
+    """One rank's column of the side-by-side table."""
+
+    rank: int
+    ended: str
+    compiles: int
+    graphs: int
+    graph_breaks: int
+    recompiles: int
+    cache_hits: int
+    cache_misses: int
+    stage_time_ns: dict[str, int]
+    totals_fault: str | None  # the tracer's totals differ from torch's own counters on this rank
+
+
+@dataclass(frozen=True)
+class RankReport:
+    run: MergedRun
+    rows: tuple[RankRow, ...]
+    facts: dict[int, TraceFacts]
+    divergence: Divergence
+
+    def slowest(self, stage: str) -> int | None:
+        """The rank that spent longest in ``stage`` (only when at least two ranks ran it)."""
+        times = [(row.stage_time_ns[stage], row.rank) for row in self.rows if stage in row.stage_time_ns]
+        return max(times)[1] if len(times) > 1 else None
+
+    @property
+    def stages(self) -> list[str]:
+        found = {stage for row in self.rows for stage in row.stage_time_ns}
+        return sorted(found, key=lambda stage: STAGE_ORDER.get(stage, len(STAGE_ORDER)))
+
+
+def report(run: MergedRun) -> RankReport:
+    facts = {rank: analyze(trace) for rank, trace in run.present}
+    rows = []
+    for rank_trace in run.ranks:
+        fact = facts.get(rank_trace.rank)
+        if fact is None:
+            continue
+        totals = fact.totals()
+        caches = list(fact.cache_counts.values())
+        check = rank_trace.trace.info.totals_check or {}  # type: ignore[union-attr]
+        rows.append(RankRow(
+            rank=rank_trace.rank, ended=rank_trace.ending or "ok", compiles=totals.frame_compiles,
+            graphs=totals.graphs, graph_breaks=totals.graph_breaks, recompiles=totals.recompiles,
+            cache_hits=sum(counts.get("hit", 0) for counts in caches),
+            cache_misses=sum(counts.get("miss", 0) for counts in caches),
+            stage_time_ns=dict(fact.stage_time_ns),
+            totals_fault="; ".join(check.get("mismatches") or []) or None,
+        ))
+    return RankReport(run, tuple(rows), facts, compare(dict(run.present)))
+
+
+def as_json(result: RankReport) -> dict[str, Any]:
+    """The summary as data, kept in the merged trace's metadata."""
+    differences = [{"compile_id": d.compile_id, "aspect": d.aspect, "line": d.line, "why": d.why,
+                    "groups": [{"ranks": list(ranks), "value": value} for ranks, value in d.groups]}
+                   for d in result.divergence.differences]
+    slowest = {stage: result.slowest(stage) for stage in result.stages}
+    return {"divergence": differences, "ranks": [asdict(row) for row in result.rows], "slowest_rank": slowest}
+
+
+def markers(result: RankReport) -> tuple[Marker, ...]:
+    """The first divergence on the timeline: where its compile started, on the first rank that ran it."""
+    first = result.divergence.first
+    if first is None:
+        return ()
+    starts = [(span.start_ns + result.run.alignment.offsets_ns.get(rank, 0), rank, span.start_ns)
+              for rank, trace in result.run.present for span in trace.spans if span.compile_id == first.compile_id]
+    if not starts:
+        return ()
+    _, rank, ns = min(starts)
+    return (Marker(rank, ns, f"first divergence: compile {first.compile_id}, {first.aspect}",
+                   {"ranks": first.ranks_text(), "line": first.line, "why": first.why}),)
+
+
+def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
+    run = result.run
+    lines = [style.bold("torch.compile across ranks") + f" — {run.name}, {run.world_size} rank(s), {run.device}, "
+             f"cache {run.cache}", style.dim(f"  clocks: {run.alignment.method}")]
+    for rank_trace in run.ranks:
+        if rank_trace.ending is not None:
+            colour = style.red if rank_trace.trace is None or rank_trace.trace.info.status == "error" else style.yellow
+            lines.append("  " + colour(f"rank {rank_trace.rank}: {rank_trace.ending}"))
+    lines.append("")
+    lines.extend(_divergence_lines(result.divergence, style))
+    lines.append("")
+    lines.extend(_table_lines(result, style))
+    recompiles = [(rank, recompile) for rank, fact in result.facts.items() for recompile in fact.recompiles]
+    if recompiles:
+        lines.append("")
+        lines.append(style.bold("Recompile reasons"))
+        for rank, recompile in recompiles:
+            lines.append(f"  rank {rank} [{recompile.compile_id}] {'; '.join(recompile.reasons) or '?'}")
+    faults = [(row.rank, row.totals_fault) for row in result.rows if row.totals_fault]
+    for rank, fault in faults:
+        lines.append(style.red(f"  tracer fault on rank {rank}: {fault} (please report it)"))
+    if written:
+        lines.append("")
+        for path in written:
+            hint = "open it in https://ui.perfetto.dev" if path.endswith(".json") else "open it in a browser"
+            lines.append(f"Written {path}  {style.dim(f'({hint})')}")
+    return "\n".join(lines)
+
+
+def _divergence_lines(divergence: Divergence, style: Style) -> list[str]:
+    if len(divergence.ranks) < 2:
+        return [style.dim("Divergence: fewer than two ranks left a trace; nothing to compare")]
+    first = divergence.first
+    if first is None:
+        return [style.green(f"No divergence: ranks {', '.join(map(str, divergence.ranks))} compiled the same "
+                            "graphs with the same inputs, guards, collectives and cache outcomes")]
+    lines = [style.red(style.bold(f"Ranks diverge ({len(divergence.differences)} difference"
+                                  f"{'s' if len(divergence.differences) != 1 else ''}); first at compile "
+                                  f"{first.compile_id}, {first.aspect}")),
+             f"  at {first.line or 'an unknown line'}",
+             f"  {first.ranks_text()}",
+             style.dim(f"  {first.why}")]
+    for difference in divergence.differences[1:]:
+        lines.append(f"  then [{difference.compile_id}] {difference.aspect}: {_clip(difference.ranks_text())}")
+    return lines
+
+
+def _table_lines(result: RankReport, style: Style) -> list[str]:
+    rows = result.rows
+    if not rows:
+        return [style.yellow("No rank left a trace.")]
+    width = max(12, *(len(row.ended) + 2 for row in rows))
+    width = min(width, 28)
+    header = f"  {'':<30}" + "".join(f"{'rank ' + str(row.rank):>{width}}" for row in rows)
+    lines = [style.bold("Per rank"), header]
+
+    def line(label: str, values: list[str]) -> str:
+        return f"  {label:<30}" + "".join(f"{_clip(value, width - 1):>{width}}" for value in values)
+
+    lines.append(line("ended", [row.ended.split(":", 1)[0] for row in rows]))
+    for label, field in (("frame compiles", "compiles"), ("graphs", "graphs"), ("graph breaks", "graph_breaks"),
+                         ("recompiles", "recompiles"), ("cache hits", "cache_hits"),
+                         ("cache misses", "cache_misses")):
+        lines.append(line(label, [str(getattr(row, field)) for row in rows]))
+    lines.append("")
+    lines.append(style.bold("Time per stage") + style.dim("  (outermost calls; * the slowest rank)"))
+    for stage in result.stages:
+        slowest = result.slowest(stage)
+        title = STAGE_BY_ID[stage].title if stage in STAGE_BY_ID else stage
+        values = []
+        for row in rows:
+            ns = row.stage_time_ns.get(stage)
+            values.append("—" if ns is None else format_duration(ns) + ("*" if row.rank == slowest else " "))
+        lines.append(line(title, values))
+    return lines
+
+
+def _clip(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
