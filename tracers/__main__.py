@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="warm: run each example once first (own fresh cache dir), then trace the second run")
     record.add_argument("--lines", action="store_true",
                         help="also count executed lines in the hooked functions and docs/walkthrough.lock.json's spans")
+    record.add_argument("--torch", metavar="RELEASE",
+                        help="record with another torch release, e.g. 2.15.0, in its own venv .venvs/torch-RELEASE "
+                             "(made from its wheel on first use)")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
 
     report = commands.add_parser(
@@ -175,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
         return _report(options.trace_file, options.out, options.open, options.site)
     from .record import record
 
+    if options.torch:
+        from .record import record_with_release
+
+        return record_with_release(options.torch, options.examples, options.device, options.cache, options.lines)
     return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None)
 
 

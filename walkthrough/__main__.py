@@ -8,7 +8,7 @@ from pathlib import Path
 
 from walkthrough.lock import DEFAULT_LOCK, LockError, compute_lock, read_lock, stage_hooks, stale_reasons, write_lock
 from walkthrough.pages import PageError, scan_docs
-from walkthrough.source import SourceError, TorchSource, open_source
+from walkthrough.source import SourceError, open_source
 from walkthrough.symbols import resolver_for
 
 DEFAULT_DOCS = Path("docs")
@@ -69,30 +69,14 @@ def cmd_lock(args: argparse.Namespace) -> int:
     return 0
 
 
-def _baseline(spec: str, lock_version: str, lock_git: str) -> TorchSource | None:
-    """The locked release's tree: diffs and similarity hints need its old code."""
-    if spec != "auto":
-        return open_source(spec)
-    try:
-        installed = open_source("installed")
-        if installed.base_version == lock_version.split("+")[0] and installed.git_version == lock_git:
-            return installed
-    except SourceError:
-        pass
-    try:
-        return open_source(lock_version.split("+")[0])
-    except SourceError as exc:
-        print(f"note: no tree of the locked torch ({exc}); diffs and similarity hints are left out", file=sys.stderr)
-        return None
-
-
 def cmd_verify(args: argparse.Namespace) -> int:
     from walkthrough import report as reports
+    from walkthrough.releases.context import reference_source
     from walkthrough.verify import verify
 
     lock = read_lock(args.lock)
     target = open_source(args.against)
-    baseline = _baseline(args.baseline, lock.torch_version, lock.git_version)
+    baseline = reference_source(args.baseline, lock)
     result = verify(lock, resolver_for(target), resolver_for(baseline) if baseline else None, stage_hooks())
     print(reports.terminal(result, diffs=args.diffs))
     if args.json:

@@ -22,7 +22,7 @@ from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
 from tracers.stages import STAGE_BY_ID
 from walkthrough import __version__
-from walkthrough.directives import PageDirective, WalkthroughError, _resolver
+from walkthrough.directives import PageDirective, WalkthroughError, _resolver, release_view
 from walkthrough.symbols import SymbolNotFound
 
 TRACE_DIRECTIVE = "torch-trace"
@@ -69,8 +69,9 @@ class TorchTrace(PageDirective):
         cache = self.options.get("cache", "cold")
         devices = DEVICES if device == "both" else (device,)
         root = Path(self.env.srcdir, self.config.walkthrough_traces)
+        release = release_view(self.env).release
         recordings = [found for name in devices
-                      if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH))]
+                      if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH, prefer=release))]
         if not recordings:
             pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}.json"
             raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")
@@ -123,6 +124,13 @@ class TorchTrace(PageDirective):
                                    f"({type(exc).__name__}: {exc})") from None
         block = nodes.container(classes=["wt-trace"])
         block += nodes.raw("", header, format="html", classes=[RAW_CLASS])
+        release = release_view(self.env).release
+        if recording.release != release:
+            # A site built for another release than the recording's: say so where the reader sees the trace.
+            text = (f"No {recording.device.upper() if recording.device == 'cuda' else 'CPU'} recording of this "
+                    f"example with torch {release} is committed: this one was recorded with torch "
+                    f"{recording.release}.")
+            block += nodes.paragraph(text, text, classes=["wt-trace-release"])
         block += self._download(recording)
         block += nodes.raw("", body, format="html", classes=[RAW_CLASS])
         return block
