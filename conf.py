@@ -22,6 +22,7 @@ extensions = [
     "walkthrough.measurements",  # torch-measure: recorded timings of eager vs compiled, table and charts
     "walkthrough.toolbox.directive",  # toolbox-table, -costs, -output: the debugging tools compared (ch. 18)
     "walkthrough.site",  # the pipeline map and each page's torch/verify banner
+    "walkthrough.sphinx.releases",  # the version switcher and each release's "what changed" page
 ]
 source_suffix = {".md": "markdown"}
 # Example programs and recorded traces are data the pages read, not pages. The recorded verify
@@ -40,7 +41,8 @@ copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = False
 
 # Excerpts and facts come from the installed torch; the build fails when the lock
-# (docs/walkthrough.lock.json) no longer matches it.
+# (docs/walkthrough.lock.json) no longer matches it. With another release installed (or
+# `python -m walkthrough build --torch X`), the pages show that release and mark what drifted.
 walkthrough_torch = "installed"
 walkthrough_lock = "walkthrough.lock.json"
 walkthrough_verify_reports = "verify"

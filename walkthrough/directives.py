@@ -117,10 +117,12 @@ def release_view(env) -> ReleaseView:  # noqa: ANN001 - a Sphinx BuildEnvironmen
 
 
 def _drift_mark(text: str, title: str, status: str) -> nodes.raw:
+    """A small badge after a symbol link or fact: what drifted, the details in its tooltip."""
     from html import escape
 
-    return nodes.raw("", f' <span class="wt-drift-mark wt-drift-{escape(status.lower())}" title="{escape(title)}">'
-                         f"{escape(text)}</span>", format="html")
+    tip = f"{text}: {title}" if title else text
+    return nodes.raw("", f'<sup class="wt-drift-mark wt-drift-{escape(status.lower())}" title="{escape(tip)}">'
+                         f"{escape(text)}</sup>", format="html")
 
 
 class TorchExcerpt(SphinxDirective):

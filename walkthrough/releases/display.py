@@ -14,6 +14,9 @@ LABELS = {"CHANGED": "changed since torch {reference}", "MISSING": "gone in torc
           "INHERITED": "no longer defined here in torch {release}", "UNLOCKED": "not checked against torch {reference}"}
 
 
+SHORT = {"CHANGED": "changed", "MISSING": "gone in {release}", "INHERITED": "inherited", "UNLOCKED": "unchecked"}
+
+
 def label(status: str, release: str, reference: str) -> str:
     return LABELS.get(status, "").format(release=release, reference=reference)
 
@@ -74,8 +77,8 @@ def symbol_mark(view: SymbolView) -> tuple[str, str]:
     """(mark text, title) shown after a symbol link; empty when the symbol holds in this release."""
     if view.status in ("SAME", "MOVED"):
         return "", ""
-    text = label(view.status, view.release, view.reference)
-    title = view.note
+    text = SHORT.get(view.status, view.status.lower()).format(release=view.release)
+    title = "; ".join(filter(None, [label(view.status, view.release, view.reference), view.note]))
     if view.from_reference:
         title = f"the link shows torch {view.reference}'s code; " + title
     if view.successors:
