@@ -120,7 +120,7 @@ def _drift_mark(text: str, title: str, status: str) -> nodes.raw:
     """A small badge after a symbol link or fact: what drifted, the details in its tooltip."""
     from html import escape
 
-    tip = f"{text}: {title}" if title else text
+    tip = title or text
     return nodes.raw("", f'<sup class="wt-drift-mark wt-drift-{escape(status.lower())}" title="{escape(tip)}">'
                          f"{escape(text)}</sup>", format="html")
 
