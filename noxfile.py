@@ -1,4 +1,4 @@
-"""nox sessions: tests, docs, trace, record, measure, verify, lock and bench, all against the reference torch."""
+"""nox sessions: tests, docs, releases, trace, record, measure, verify, lock and bench, all against the reference torch."""
 
 from __future__ import annotations
 
@@ -54,6 +54,17 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session
+def releases(session: nox.Session) -> None:
+    """Build the walkthrough for every supported torch release into build/releases/ (one site, a version switcher).
+
+    nox -s releases -- --releases 2.13.0,2.15.0 builds some; each release is read from its wheel, nothing installed.
+    """
+    _install(session, "docs")
+    session.run("python", "-m", "walkthrough", "build", "--all", *session.posargs)
+    session.log(f"site: {ROOT / 'build' / 'releases' / 'index.html'}")
+
+
+@nox.session
 def trace(session: nox.Session) -> None:
     """Trace a script through torch.compile: nox -s trace -- [--device cuda] [--cache warm] SCRIPT|-m MODULE [ARGS...]."""
     if not session.posargs:
@@ -64,7 +75,7 @@ def trace(session: nox.Session) -> None:
 
 @nox.session
 def record(session: nox.Session) -> None:
-    """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/."""
+    """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/ (-- --torch 2.15.0: with that release, in its own venv)."""
     _install(session, "page")
     session.run("python", "-m", "tracers", "record", *session.posargs)
 

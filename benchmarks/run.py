@@ -12,6 +12,7 @@ BENCHMARKS = [
     [str(HERE / "deep_mode.py")],
     [str(HERE / "verify_speed.py"), "2.15.0"],
     [str(HERE / "docs_build.py")],
+    [str(HERE / "release_build.py")],
 ]
 
 

@@ -108,7 +108,8 @@ def release_view(env) -> ReleaseView:  # noqa: ANN001 - a Sphinx BuildEnvironmen
         else:
             hooks = stage_hooks() if config.walkthrough_stage_hooks else []
             try:
-                _VIEWS[key] = open_release(resolver.source, lock, config.walkthrough_reference_torch, hooks)
+                _VIEWS[key] = open_release(resolver.source, lock, config.walkthrough_reference_torch, hooks,
+                                           cache=Path(env.doctreedir))
             except SourceError as exc:
                 raise WalkthroughError(str(exc)) from None
             logger.info(f"walkthrough: torch {resolver.version} is not the locked {lock.torch_version}; "

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import sys
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 from walkthrough.lock import Lock, stage_hooks
 from walkthrough.source import SourceError, TorchSource, open_source
@@ -66,13 +69,47 @@ def is_reference(source: TorchSource, lock: Lock) -> bool:
     return source.base_version == lock.base_version
 
 
+# The modules whose code decides a report: a change to any of them invalidates a cached one.
+_CLASSIFIER_MODULES = ("verify", "excerpt", "symbols", "toplevel", "successors", "facts", "lock")
+
+
+def _report_key(lock: Lock, target: TorchSource, reference: TorchSource | None, hooks: list[tuple[str, str]]) -> str:
+    digest = hashlib.sha256(repr((asdict(lock), target.version, target.git_version, target.origin,
+                                  reference and (reference.version, reference.git_version), hooks)).encode())
+    here = Path(__file__).resolve().parent.parent
+    for module in _CLASSIFIER_MODULES:
+        digest.update((here / f"{module}.py").read_bytes())
+    return digest.hexdigest()
+
+
+def _cached_verify(lock: Lock, resolver: Resolver, baseline: Resolver | None, hooks: list[tuple[str, str]],
+                   cache: Path | None) -> Report:
+    """verify(), its report kept in ``cache`` (a build's doctree dir) so a rebuild with nothing changed skips it."""
+    key = _report_key(lock, resolver.source, baseline.source if baseline else None, hooks)
+    path = cache / "walkthrough-release-report.pickle" if cache else None
+    if path is not None and path.exists():
+        try:
+            stored_key, report = pickle.loads(path.read_bytes())
+            if stored_key == key:
+                return report
+        except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+            pass  # a damaged or older cache is recomputed
+    report = verify(lock, resolver, baseline, hooks)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps((key, report)))
+    return report
+
+
 def open_release(target: TorchSource, lock: Lock, reference_spec: str = "auto",
-                 hooks: list[tuple[str, str]] | None = None) -> ReleaseView:
-    """The view of one release: for the reference, its own tree; for another, verify against the lock (one classifier)."""
+                 hooks: list[tuple[str, str]] | None = None, cache: Path | None = None) -> ReleaseView:
+    """The view of one release: for the reference, its own tree; for another, verify against the lock (one classifier).
+
+    With ``cache`` (a directory), the verify report is reused while lock, trees, hooks and the classifier's code are unchanged."""
     resolver = resolver_for(target)
     if is_reference(target, lock):
         return ReleaseView(resolver, lock, resolver, None)
     reference = reference_source(reference_spec, lock)
     baseline = resolver_for(reference) if reference is not None else None
-    report = verify(lock, resolver, baseline, stage_hooks() if hooks is None else hooks)
+    report = _cached_verify(lock, resolver, baseline, stage_hooks() if hooks is None else hooks, cache)
     return ReleaseView(resolver, lock, baseline, report)
