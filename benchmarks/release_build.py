@@ -43,9 +43,9 @@ def main() -> int:
     from walkthrough.releases.catalog import supported
     from walkthrough.source import open_source
 
-    open_source(args.release)  # fetch the wheel now if it is not cached: downloads are not timed
-    for release in supported():
-        open_source(release) if release != open_source("installed").base_version else None
+    installed = open_source("installed").base_version
+    for release in {args.release, *supported()} - {installed}:
+        open_source(release)  # fetch wheels that are not cached yet now: downloads are not timed
     runs = max(args.runs, 1)
     one: list[float] = []
     with tempfile.TemporaryDirectory() as scratch:
