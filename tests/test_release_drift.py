@@ -13,6 +13,7 @@ pytest.importorskip("sphinx")
 pytest.importorskip("myst_parser")
 
 from sphinx.application import Sphinx  # noqa: E402
+from sphinx.util.docutils import docutils_namespace  # noqa: E402
 
 from tests.walkthrough_fixtures import CONFIG_TEXT, DRIVER, PIPELINE, CONFIG, edit, write_tree  # noqa: E402
 from walkthrough.excerpt import ExcerptSpec, build as build_excerpt  # noqa: E402
@@ -69,9 +70,10 @@ def project(tmp_path_factory):
     (src / "index.md").write_text(PAGE)
     write_lock(compute_lock(resolver_for(open_source(str(old))), scan_docs(src), []), src / "walkthrough.lock.json")
     warnings = io.StringIO()
-    app = Sphinx(str(src), str(src), str(root / "html"), str(root / "doctrees"), "html",
-                 status=io.StringIO(), warning=warnings, freshenv=True)
-    app.build()
+    with docutils_namespace():  # as sphinx-build does: later in-process builds start from a clean docutils
+        app = Sphinx(str(src), str(src), str(root / "html"), str(root / "doctrees"), "html",
+                     status=io.StringIO(), warning=warnings, freshenv=True)
+        app.build()
     html = (root / "html" / "index.html").read_text()
     blocks = html.split('<div class="wt-drift ')
     return {"old": old, "new": new, "src": src, "html": html, "warnings": warnings.getvalue(), "blocks": blocks}

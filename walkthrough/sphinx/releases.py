@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 
@@ -63,15 +64,19 @@ class ReleaseChanges(SphinxDirective):
                 continue
             head = nodes.rubric(classes=["wt-changes-chapter"])
             if group.chapter in self.env.found_docs:
-                head += _doc_link(group.chapter, self.env.titles[group.chapter].astext()
-                                  if group.chapter in self.env.titles else group.chapter, [])
+                # Not explicit: Sphinx puts the chapter's title in when it resolves the link.
+                link = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget="/" + group.chapter,
+                                             refexplicit=False, refwarn=True)
+                link += nodes.inline(group.chapter, group.chapter)
+                head += link
             else:
                 head += nodes.Text(group.chapter)
             if group.stages:
                 head += nodes.Text(f" — {', '.join(group.stages)}")
             out.append(head)
             if group.unchanged:
-                text = f"{group.unchanged} more entries of this chapter are the same."
+                text = (f"{group.unchanged} more {'entry' if group.unchanged == 1 else 'entries'} of this chapter "
+                        f"{'is' if group.unchanged == 1 else 'are'} the same.")
                 out.append(nodes.paragraph(text, text, classes=["wt-muted"]))
             out.append(nodes.raw("", render_findings(group.findings, report), format="html"))
         return out
