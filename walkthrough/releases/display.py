@@ -47,7 +47,7 @@ def render_excerpt_view(view: ExcerptView, ran: RanLines | None, git_version: st
     elif view.excerpt is None:
         details.append(f"Neither torch {escape(view.release)} nor the reference has this code "
                        f"({escape(view.note)}).")
-    elif view.note:
+    elif view.note and not view.excerpt.anchors_lost:  # lost anchors are said once, below
         details.append(escape(view.note))
     if view.excerpt is not None and view.excerpt.anchors_lost and not view.from_reference:
         spec = view.excerpt.spec
@@ -68,7 +68,8 @@ def render_excerpt_view(view: ExcerptView, ran: RanLines | None, git_version: st
                 f"<pre>{escape(view.diff)}</pre></details>")
     hints = successors_html(view.successors, git_version)
     text = " ".join(details)
-    return (f'<div class="wt-drift wt-drift-{status}" data-status="{escape(view.status)}">'
+    whole = " wt-drift-whole" if view.excerpt is not None and view.excerpt.anchors_lost else ""
+    return (f'<div class="wt-drift wt-drift-{status}{whole}" data-status="{escape(view.status)}">'
             f'<p class="wt-drift-label"><span class="wt-drift-badge">{head}</span> {text}</p>'
             f"{code}{stale}{diff}{hints}</div>")
 
