@@ -68,3 +68,22 @@ def test_a_page_missing_in_a_release_says_so():
         ("2.13.0", "../../2.13.0/chapters/a.html", True, True), ("2.15.0", "../../2.15.0/index.html", False, False)]
     html = render(found)
     assert "does not exist in torch 2.15.0" in html and "2.13.0 (reference)" in html
+
+
+def test_reference_site_says_which_release_recorded_its_cuda_tabs(site):
+    page = (site.root / site.reference / "chapters" / "01-entry.html").read_text(encoding="utf-8")
+    assert (f"No CUDA recording of this example with torch {site.reference} is committed: "
+            "this one was recorded with torch 2.11.0.") in page
+
+
+def test_a_page_uses_its_own_release_recording_else_the_reference_else_the_newest(tmp_path):
+    from tracers.report.recorded import find_recording
+
+    for release in ("2.11.0", "2.13.0", "2.15.0"):
+        (tmp_path / "cpu" / release).mkdir(parents=True)
+        (tmp_path / "cpu" / release / "mlp-cpu-cold.json").write_text("{}")
+    (tmp_path / "cuda" / "2.11.0").mkdir(parents=True)
+    (tmp_path / "cuda" / "2.11.0" / "mlp-cuda-cold.json").write_text("{}")
+    find = lambda device, prefer: find_recording(tmp_path, "mlp", device, "cold", "2.13.0", prefer=prefer).release  # noqa: E731
+    assert [find("cpu", "2.15.0"), find("cpu", "2.12.1"), find("cpu", None)] == ["2.15.0", "2.13.0", "2.13.0"]
+    assert [find("cuda", "2.11.0"), find("cuda", "2.15.0")] == ["2.11.0", "2.11.0"]  # 2.11.0's CUDA tabs

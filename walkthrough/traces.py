@@ -72,6 +72,12 @@ class TorchTrace(PageDirective):
         release = release_view(self.env).release
         recordings = [found for name in devices
                       if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH, prefer=release))]
+        for recording in recordings:
+            if recording.release != release:
+                # Re-read the page once this release's own recording lands: its folder's (or, before that
+                # folder exists, the device folder's) mtime moves when a file is added.
+                own = root / recording.device / release
+                self.env.note_dependency(str(own if own.is_dir() else root / recording.device))
         if not recordings:
             pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}.json"
             raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")
