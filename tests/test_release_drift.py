@@ -145,3 +145,17 @@ def test_the_reference_build_stays_strict(tmp_path):
     with pytest.raises(Exception, match="annotation pattern 'if options' not found"):
         build_excerpt(resolver_for(open_source(str(old))),
                       ExcerptSpec(f"{M}:entry", start="prepared =", annotations=(("if options", "x"),)))
+
+
+def test_a_rebuild_reuses_the_verify_report(project, tmp_path, monkeypatch):
+    """Nothing is re-classified that did not change: the report is kept beside the doctrees, keyed by its inputs."""
+    from walkthrough.releases import context
+
+    lock = read_lock(project["src"] / "walkthrough.lock.json")
+    first = open_release(open_source(str(project["new"])), lock, str(project["old"]), hooks=[], cache=tmp_path)
+    monkeypatch.setattr(context, "verify", lambda *args: pytest.fail("verify ran again with nothing changed"))
+    again = open_release(open_source(str(project["new"])), lock, str(project["old"]), hooks=[], cache=tmp_path)
+    assert again.report.findings == first.report.findings
+    with pytest.raises(pytest.fail.Exception, match="verify ran again"):  # another hook list is another report
+        open_release(open_source(str(project["new"])), lock, str(project["old"]), hooks=[(f"{M}:helper", "x")],
+                     cache=tmp_path)

@@ -248,7 +248,8 @@ class TorchFact(SphinxRole):
         """The claim as written, then what this release has (linked to its line when there is one)."""
         nodes_out: list[nodes.Node] = [nodes.literal(label, label, classes=["wt-fact", "wt-fact-stale"])]
         if mark:
-            nodes_out.append(_drift_mark(mark, f"the page claims {result.claim.text}", "changed"))
+            status = {"false": "changed", "missing": "missing"}.get(result.status, "unchecked")
+            nodes_out.append(_drift_mark(mark, f"the page claims {result.claim.text}", status))
         if result.line:
             link = nodes.reference("", "", internal=False, classes=["wt-fact-link"],
                                    refuri=source_url(result.path, result.line, None, resolver.source.git_version))
