@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from html import escape
 from dataclasses import replace
 from pathlib import Path
 
@@ -119,8 +120,6 @@ def release_view(env) -> ReleaseView:  # noqa: ANN001 - a Sphinx BuildEnvironmen
 
 def _drift_mark(text: str, title: str, status: str) -> nodes.raw:
     """A small badge after a symbol link or fact: what drifted, the details in its tooltip."""
-    from html import escape
-
     tip = title or text
     return nodes.raw("", f'<sup class="wt-drift-mark wt-drift-{escape(status.lower())}" title="{escape(tip)}">'
                          f"{escape(text)}</sup>", format="html")
@@ -161,7 +160,7 @@ class TorchExcerpt(SphinxDirective):
         return nodes.raw("", render_excerpt_view(shown, ran, view.target.source.git_version), format="html")
 
     def _ran_lines(self, excerpt: Excerpt) -> RanLines:
-        """The recording is found as torch-trace finds it: the reference release first, else the newest."""
+        """The recording is found as torch-trace finds it: this build's release, else the reference, else the newest."""
         example, device, cache = parse_trace_option(excerpt.spec.trace)
         root = Path(self.env.srcdir, getattr(self.config, "walkthrough_traces", "_traces"))
         recording = find_recording(root, example, device, cache, REFERENCE_TORCH,

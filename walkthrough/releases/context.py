@@ -39,7 +39,7 @@ class ReleaseView:
     """What a page built for one release needs: its resolver and, for a non-reference release, the drift."""
 
     target: Resolver
-    lock: Lock
+    lock: Lock | None  # None: a site without a lock, always built as its own reference
     reference: Resolver | None  # the locked release's tree (the target itself when it is the reference)
     report: Report | None  # verify's findings; None for the reference release
     _by_key: dict[tuple[str, str], Finding] = field(default_factory=dict, compare=False, repr=False)
@@ -54,7 +54,8 @@ class ReleaseView:
 
     @property
     def reference_version(self) -> str:
-        return self.lock.base_version
+        """The release the pages were written and locked against (this one when there is no lock)."""
+        return self.lock.base_version if self.lock is not None else self.release
 
     def finding(self, kind: str, name: str) -> Finding | None:
         """Verify's finding for a symbol (qualname), an excerpt (``page: key``) or a fact (its claim)."""
