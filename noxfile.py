@@ -104,7 +104,7 @@ def toolbox(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure the tracer's overhead, trace size, verify's speed and the docs build; writes benchmarks/RESULTS.md."""
+    """Measure the tracer's overhead, trace size, verify's speed, the docs build and the release builds; writes benchmarks/RESULTS.md."""
     _install(session, "docs", "deep")  # the docs build benchmark runs sphinx-build; deep mode is measured too
     session.run("python", "benchmarks/run.py", *session.posargs)
 

@@ -159,3 +159,37 @@ def test_a_rebuild_reuses_the_verify_report(project, tmp_path, monkeypatch):
     with pytest.raises(pytest.fail.Exception, match="verify ran again"):  # another hook list is another report
         open_release(open_source(str(project["new"])), lock, str(project["old"]), hooks=[(f"{M}:helper", "x")],
                      cache=tmp_path)
+
+
+def test_a_release_recording_without_what_the_page_shows_falls_back_to_the_reference(tmp_path):
+    """torch 2.11 cannot run the guards example (recompile_limit is a torch.compile argument since 2.12): its
+    recording ended in a TypeError, so a page asking for the compile's metrics shows the reference's recording."""
+    from tracers.env import REFERENCE_TORCH
+
+    docs = Path(__file__).resolve().parent.parent / "docs" / "_traces" / "cpu"
+    failed = docs / "2.11.0" / "guards_recompile-cpu-cold.json"
+    if not failed.is_file():
+        pytest.skip("the 2.11.0 recordings are not committed")
+    old = write_tree(tmp_path / "torch-1", "1.0.0")
+    new = write_tree(tmp_path / "torch-2", "2.0.0", git="c" * 40)
+    src = tmp_path / "src"
+    for release, recording in (("2.0.0", failed), (REFERENCE_TORCH, docs / REFERENCE_TORCH / failed.name)):
+        (src / "_traces" / "cpu" / release).mkdir(parents=True)
+        (src / "_traces" / "cpu" / release / failed.name).write_bytes(recording.read_bytes())
+    (src / "conf.py").write_text(
+        "extensions = ['myst_parser', 'walkthrough', 'walkthrough.traces']\n"
+        f"walkthrough_torch = {str(new)!r}\nwalkthrough_reference_torch = {str(old)!r}\n"
+        "walkthrough_stage_hooks = False\nexclude_patterns = ['_traces']\n"
+        "walkthrough_trace_versions = {'cpu': '2.11.0'}\n")
+    (src / "index.md").write_text(f"# Guards\n\nSee {{torch-symbol}}`{M}:helper`.\n\n"
+                                  "```{torch-trace} guards_recompile\n:device: cpu\n:artifacts: compilation_metrics\n```\n")
+    write_lock(compute_lock(resolver_for(open_source(str(old))), scan_docs(src), []), src / "walkthrough.lock.json")
+    warnings = io.StringIO()
+    with docutils_namespace():
+        app = Sphinx(str(src), str(src), str(tmp_path / "html"), str(tmp_path / "doctrees"), "html",
+                     status=io.StringIO(), warning=warnings, freshenv=True)
+        app.build()
+    html = (tmp_path / "html" / "index.html").read_text()
+    assert warnings.getvalue() == ""
+    assert "torch 2.0.0’s recording of this example lacks what this page shows" in html.replace("&#8217;", "’")
+    assert "TypeError" in html and f"This one was recorded with torch {REFERENCE_TORCH}." in html

@@ -84,12 +84,32 @@ class TorchTrace(PageDirective):
         options = self._options(stem)
         loaded = [(recording, self._load(recording)) for recording in recordings]
         problems = selection_problems([trace for _, trace in loaded], options.artifacts, options.compile_id)
+        self._fallbacks: dict[str, str] = {}
+        if problems and release != REFERENCE_TORCH:
+            loaded = self._fall_back(loaded, root, stem, cache, "; ".join(problems))
+            problems = selection_problems([trace for _, trace in loaded], options.artifacts, options.compile_id)
         if problems:
             raise WalkthroughError(f"{self.where}: {'; '.join(problems)}")
         blocks = [(recording, self._block(recording, trace, options)) for recording, trace in loaded]
         if device != "both":
             return [blocks[0][1]]
         return [_tab_set(blocks)]
+
+    def _fall_back(self, loaded: list[tuple[Recording, Trace]], root: Path, stem: str, cache: str,
+                   why: str) -> list[tuple[Recording, Trace]]:
+        """A release's own recording lacks what the page shows (its run may have failed there): the reference's instead."""
+        out = []
+        for recording, trace in loaded:
+            other = find_recording(root, stem, recording.device, cache, REFERENCE_TORCH)
+            if other is None or other.release == recording.release:
+                out.append((recording, trace))
+                continue
+            ended = f" (its run ended: {trace.info.status}: {trace.info.error})" if trace.info.status != "ok" else ""
+            self._fallbacks[recording.device] = (
+                f"torch {recording.release}'s recording of this example lacks what this page shows{ended}: "
+                f"{why}. This one was recorded with torch {other.release}.")
+            out.append((other, self._load(other)))
+        return out
 
     def _options(self, stem: str) -> RenderOptions:
         try:
@@ -131,7 +151,10 @@ class TorchTrace(PageDirective):
         block = nodes.container(classes=["wt-trace"])
         block += nodes.raw("", header, format="html", classes=[RAW_CLASS])
         release = release_view(self.env).release
-        if recording.release != release:
+        if recording.device in getattr(self, "_fallbacks", {}):
+            text = self._fallbacks[recording.device]
+            block += nodes.paragraph(text, text, classes=["wt-trace-release"])
+        elif recording.release != release:
             # A site built for another release than the recording's: say so where the reader sees the trace.
             text = (f"No {recording.device.upper() if recording.device == 'cuda' else 'CPU'} recording of this "
                     f"example with torch {release} is committed: this one was recorded with torch "
