@@ -193,3 +193,27 @@ def test_a_release_recording_without_what_the_page_shows_falls_back_to_the_refer
     assert warnings.getvalue() == ""
     assert "torch 2.0.0’s recording of this example lacks what this page shows" in html.replace("&#8217;", "’")
     assert "TypeError" in html and f"This one was recorded with torch {REFERENCE_TORCH}." in html
+
+
+def test_the_changelog_groups_by_chapter_and_stage_and_escapes():
+    from walkthrough.releases.changes import changelog, render_findings
+    from walkthrough.successors import Successor
+    from walkthrough.verify import Finding, Place, Report
+
+    findings = (
+        Finding("symbol", "torch:compile", ("chapters/01-entry",), "CHANGED", Place("torch/__init__.py", 1, 9),
+                Place("torch/__init__.py", 3, 12), ("hook",), diff="--- a\n+++ b\n-x <old>\n+x <new>"),
+        Finding("symbol", "torch._dynamo:reset", ("chapters/01-entry",), "SAME", Place("a.py", 1, 2), Place("a.py", 1, 2)),
+        Finding("excerpt", "chapters/09-inductor: m:f", ("chapters/09-inductor",), "MISSING", Place("m.py", 5, 9), None,
+                successors=(Successor("m:f_v2", "m.py", 7, 12, "similar code", 0.8),)),
+    )
+    report = Report("2.13.0", "a" * 40, "2.15.0", "c" * 40, "2.15.0", findings, 0.1)
+    groups = {group.chapter: group for group in changelog(report)}
+    assert [f.name for f in groups["chapters/01-entry"].findings] == ["torch:compile"]
+    assert groups["chapters/01-entry"].unchanged == 1 and "torch.compile entry" in groups["chapters/01-entry"].stages
+    assert "Inductor entry" in groups["chapters/09-inductor"].stages
+    html = render_findings(groups["chapters/01-entry"].findings, report)
+    assert "hook target <code>torch:compile</code>" in html and "-x &lt;old&gt;" in html
+    assert "/blob/" + "a" * 40 + "/torch/__init__.py#L1-L9" in html and "/blob/" + "c" * 40 + "/torch/__init__.py#L3-L12" in html
+    gone = render_findings(groups["chapters/09-inductor"].findings, report)
+    assert "<code>m:f_v2</code>" in gone and "similar code 0.80" in gone
