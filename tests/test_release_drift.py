@@ -217,3 +217,37 @@ def test_the_changelog_groups_by_chapter_and_stage_and_escapes():
     assert "/blob/" + "a" * 40 + "/torch/__init__.py#L1-L9" in html and "/blob/" + "c" * 40 + "/torch/__init__.py#L3-L12" in html
     gone = render_findings(groups["chapters/09-inductor"].findings, report)
     assert "<code>m:f_v2</code>" in gone and "similar code 0.80" in gone
+
+
+def test_a_page_is_re_read_when_its_release_recording_lands_and_not_before(tmp_path):
+    from tracers.env import REFERENCE_TORCH
+
+    recording = Path(__file__).resolve().parent.parent / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "mlp-cpu-cold.json"
+    old = write_tree(tmp_path / "torch-1", "1.0.0")
+    new = write_tree(tmp_path / "torch-2", "2.0.0", git="c" * 40)
+    src = tmp_path / "src"
+    (src / "_traces" / "cpu" / REFERENCE_TORCH).mkdir(parents=True)
+    (src / "_traces" / "cpu" / REFERENCE_TORCH / recording.name).write_bytes(recording.read_bytes())
+    (src / "conf.py").write_text(
+        "extensions = ['myst_parser', 'walkthrough', 'walkthrough.traces']\n"
+        f"walkthrough_torch = {str(new)!r}\nwalkthrough_reference_torch = {str(old)!r}\n"
+        "walkthrough_stage_hooks = False\nexclude_patterns = ['_traces']\n")
+    (src / "index.md").write_text(f"# MLP\n\nSee {{torch-symbol}}`{M}:helper`.\n\n```{{torch-trace}} mlp\n:device: cpu\n```\n")
+    write_lock(compute_lock(resolver_for(open_source(str(old))), scan_docs(src), []), src / "walkthrough.lock.json")
+
+    def build() -> tuple[str, str]:
+        status = io.StringIO()
+        with docutils_namespace():
+            app = Sphinx(str(src), str(src), str(tmp_path / "html"), str(tmp_path / "doctrees"), "html",
+                         status=status, warning=io.StringIO())
+            app.build()
+        return (tmp_path / "html" / "index.html").read_text(), status.getvalue()
+
+    html, _ = build()
+    assert f"No CPU recording of this example with torch 2.0.0 is committed: this one was recorded with torch {REFERENCE_TORCH}." in html
+    _, status = build()
+    assert "0 added, 0 changed, 0 removed" in status  # nothing re-read while nothing changed
+    (src / "_traces" / "cpu" / "2.0.0").mkdir()
+    (src / "_traces" / "cpu" / "2.0.0" / recording.name).write_bytes(recording.read_bytes())
+    html, status = build()
+    assert "No CPU recording of this example" not in html

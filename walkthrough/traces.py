@@ -74,10 +74,11 @@ class TorchTrace(PageDirective):
                       if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH, prefer=release))]
         for recording in recordings:
             if recording.release != release:
-                # Re-read the page once this release's own recording lands: its folder's (or, before that
-                # folder exists, the device folder's) mtime moves when a file is added.
-                own = root / recording.device / release
-                self.env.note_dependency(str(own if own.is_dir() else root / recording.device))
+                # Re-read the page once this release's own recording lands (see _outdated; a dependency
+                # on a file that does not exist yet would re-read it on every build).
+                own = root / recording.device / release / recording.path.name
+                self.env.wt_trace_fallbacks = getattr(self.env, "wt_trace_fallbacks", {})
+                self.env.wt_trace_fallbacks.setdefault(self.env.docname, set()).add(str(own))
         if not recordings:
             pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}.json"
             raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")
@@ -226,6 +227,22 @@ def resolve_chapter_links(app: Sphinx, doctree: nodes.document, docname: str) ->
                                        classes=raw["classes"]))
 
 
+def _outdated(app: Sphinx, env, added: set[str], changed: set[str], removed: set[str]) -> list[str]:  # noqa: ANN001
+    """Pages that show another release's recording, re-read once their own release's recording exists."""
+    fallbacks = getattr(env, "wt_trace_fallbacks", {})
+    return sorted(doc for doc, paths in fallbacks.items() if any(Path(p).is_file() for p in paths))
+
+
+def _purge(app: Sphinx, env, docname: str) -> None:  # noqa: ANN001
+    getattr(env, "wt_trace_fallbacks", {}).pop(docname, None)
+
+
+def _merge(app: Sphinx, env, docnames: set[str], other) -> None:  # noqa: ANN001
+    env.wt_trace_fallbacks = {**getattr(env, "wt_trace_fallbacks", {}),
+                              **{doc: paths for doc, paths in getattr(other, "wt_trace_fallbacks", {}).items()
+                                 if doc in docnames}}
+
+
 def _add_static(app: Sphinx, config) -> None:  # noqa: ANN001 - a Sphinx Config
     config.html_static_path.append(str(Path(stylesheet_path()).parent))
 
@@ -241,4 +258,7 @@ def setup(app: Sphinx) -> dict:
     app.add_css_file(Path(stylesheet_path()).name)
     app.connect("config-inited", _add_static)
     app.connect("doctree-resolved", resolve_chapter_links)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
