@@ -9,9 +9,11 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # the walkthrough extension and the stages table live in this repo
 
 from tracers.env import REFERENCE_TORCH  # noqa: E402
+from walkthrough.releases.catalog import installed_release  # noqa: E402
 
 project = "torch.compile, stage by stage"
-html_title = f"{project} — torch {REFERENCE_TORCH}"
+# The release the pages are built from (python -m walkthrough build sets it for a wheel or a directory).
+html_title = f"{project} — torch {installed_release() or REFERENCE_TORCH}"
 extensions = [
     "myst_parser",
     "sphinx_design",  # tabs for CPU / CUDA

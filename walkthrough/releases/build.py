@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tracers.atomic import write_text_atomic
 from tracers.env import REFERENCE_TORCH
-from walkthrough.releases.catalog import label, supported
+from walkthrough.releases.catalog import installed_release, label, supported
 from walkthrough.releases.switcher import SWITCHER_FILE, Switcher, site_pages
 from walkthrough.source import SourceError, open_source
 
@@ -52,10 +52,7 @@ def plan_all(releases: tuple[str, ...] | None = None) -> list[Planned]:
     if unknown:
         raise SourceError(f"not a supported release: {', '.join(unknown)} (supported: {', '.join(supported())}; "
                           "the list is walkthrough/releases/catalog.py)")
-    try:
-        installed = open_source("installed").base_version
-    except SourceError:
-        installed = ""
+    installed = installed_release()
     planned = []
     for release in wanted:
         spec = "installed" if release == installed else release

@@ -18,3 +18,13 @@ def supported() -> tuple[str, ...]:
 def label(release: str) -> str:
     """How a release is named to readers: ``2.13.0 (reference)``."""
     return f"{release} (reference)" if release == REFERENCE_TORCH else release
+
+
+def installed_release() -> str | None:
+    """The release of the installed torch (``2.14.1``), read from its version.py without importing it; None if absent."""
+    from walkthrough.source import SourceError, open_source
+
+    try:
+        return open_source("installed").base_version
+    except SourceError:
+        return None
