@@ -9,9 +9,11 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # the walkthrough extension and the stages table live in this repo
 
 from tracers.env import REFERENCE_TORCH  # noqa: E402
+from walkthrough.releases.catalog import installed_release  # noqa: E402
 
 project = "torch.compile, stage by stage"
-html_title = f"{project} — torch {REFERENCE_TORCH}"
+# The release the pages are built from (python -m walkthrough build sets it for a wheel or a directory).
+html_title = f"{project} — torch {installed_release() or REFERENCE_TORCH}"
 extensions = [
     "myst_parser",
     "sphinx_design",  # tabs for CPU / CUDA
@@ -23,6 +25,7 @@ extensions = [
     "walkthrough.measurements",  # torch-measure: recorded timings of eager vs compiled, table and charts
     "walkthrough.toolbox.directive",  # toolbox-table, -costs, -output: the debugging tools compared (ch. 18)
     "walkthrough.site",  # the pipeline map and each page's torch/verify banner
+    "walkthrough.sphinx.releases",  # the version switcher and each release's "what changed" page
 ]
 source_suffix = {".md": "markdown"}
 # Example programs and recorded traces are data the pages read, not pages. The recorded verify
@@ -41,7 +44,8 @@ copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = False
 
 # Excerpts and facts come from the installed torch; the build fails when the lock
-# (docs/walkthrough.lock.json) no longer matches it.
+# (docs/walkthrough.lock.json) no longer matches it. With another release installed (or
+# `python -m walkthrough build --torch X`), the pages show that release and mark what drifted.
 walkthrough_torch = "installed"
 walkthrough_lock = "walkthrough.lock.json"
 walkthrough_verify_reports = "verify"

@@ -1,4 +1,4 @@
-"""nox sessions: tests, docs, trace, record, measure, verify, lock and bench, all against the reference torch."""
+"""nox sessions: tests, docs, releases, trace, record, measure, verify, lock and bench, all against the reference torch."""
 
 from __future__ import annotations
 
@@ -54,6 +54,16 @@ def docs(session: nox.Session) -> None:
 
 
 @nox.session
+def releases(session: nox.Session) -> None:
+    """Build the walkthrough for every supported torch release into build/releases/ (one site, a version switcher).
+
+    nox -s releases -- --releases 2.13.0,2.15.0 builds some; each release is read from its wheel, nothing installed.
+    """
+    _install(session, "docs")
+    session.run("python", "-m", "walkthrough", "build", "--all", *session.posargs)  # it prints where the site is
+
+
+@nox.session
 def trace(session: nox.Session) -> None:
     """Trace a script through torch.compile: nox -s trace -- [--device cuda] [--cache warm] SCRIPT|-m MODULE [ARGS...]."""
     if not session.posargs:
@@ -64,7 +74,7 @@ def trace(session: nox.Session) -> None:
 
 @nox.session
 def record(session: nox.Session) -> None:
-    """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/."""
+    """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/ (-- --torch 2.15.0: with that release, in its own venv)."""
     _install(session, "page")
     session.run("python", "-m", "tracers", "record", *session.posargs)
 
@@ -93,8 +103,8 @@ def toolbox(session: nox.Session) -> None:
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """Measure the tracer's overhead (one process, and per rank under torchrun), trace size, verify's speed and the
-    docs build; writes benchmarks/RESULTS.md."""
+    """Measure the tracer's overhead (one process, and per rank under torchrun), trace size, verify's speed, the docs
+    build and the release builds; writes benchmarks/RESULTS.md."""
     _install(session, "docs", "deep")  # the docs build benchmark runs sphinx-build; deep mode is measured too
     session.run("python", "benchmarks/run.py", *session.posargs)
 

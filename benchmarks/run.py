@@ -13,6 +13,7 @@ BENCHMARKS = [
     [str(HERE / "rank_overhead.py")],
     [str(HERE / "verify_speed.py"), "2.15.0"],
     [str(HERE / "docs_build.py")],
+    [str(HERE / "release_build.py")],
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import runpy
 import shutil
 import subprocess
@@ -52,3 +53,52 @@ def build_site(base: Path) -> SiteBuild:
     build = SiteBuild(source, html, result.returncode, result.stderr, time.perf_counter() - started, trace_page)
     _BUILDS["site"] = build
     return build
+
+
+RELEASE_PAGES = ("index.md", "changes.md", "chapters/01-entry.md")  # a small site: enough for drift and the switcher
+OTHER_RELEASES = ("2.15.0", "2.14.1")  # the first whose wheel is in the cache is built beside the reference
+
+
+@dataclass(frozen=True)
+class ReleaseSite:
+    root: Path  # <root>/<release>/..., <root>/index.html
+    reference: str
+    other: str
+    built: tuple  # walkthrough.releases.build.Built, one per release
+    seconds: float
+
+
+def build_release_site(base: Path) -> ReleaseSite | None:
+    """The reference and one other release (its cached wheel, read in place) built into one site; cached.
+
+    None when no wheel of another release is in the cache (``python -m walkthrough verify --against 2.15.0``
+    fetches one). The pages are a few real ones, with a lock written for them against the installed torch."""
+    if "releases" in _BUILDS:
+        return _BUILDS["releases"]  # type: ignore[return-value]
+    from tracers.env import REFERENCE_TORCH
+    from walkthrough.lock import compute_lock, stage_hooks, write_lock
+    from walkthrough.pages import scan_docs
+    from walkthrough.releases.build import Planned, build_site
+    from walkthrough.source import cached_wheel, open_source
+    from walkthrough.symbols import resolver_for
+
+    other = next(((release, wheel) for release in OTHER_RELEASES if (wheel := cached_wheel(release))), None)
+    if other is None:
+        return None
+    docs = base / "docs"
+    for page in RELEASE_PAGES:
+        (docs / page).parent.mkdir(parents=True, exist_ok=True)
+        text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+        # Links to chapters this small site leaves out become their text.
+        text = re.sub(r"\[([^\]]+)\]\((\d\d-[\w-]+\.md)(#[\w-]*)?\)", r"\1", text)
+        (docs / page).write_text(text, encoding="utf-8")
+    for folder in ("verify", "_traces"):
+        shutil.copytree(ROOT / "docs" / folder, docs / folder)
+    write_lock(compute_lock(resolver_for(open_source("installed")), scan_docs(docs), stage_hooks()),
+               docs / "walkthrough.lock.json")
+    started = time.perf_counter()
+    built = build_site([Planned(REFERENCE_TORCH, "installed"), Planned(other[0], str(other[1]))], base / "site",
+                       docs=docs, progress=lambda text: None)
+    site = ReleaseSite(base / "site", REFERENCE_TORCH, other[0], tuple(built), time.perf_counter() - started)
+    _BUILDS["releases"] = site  # type: ignore[assignment]
+    return site

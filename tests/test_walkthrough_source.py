@@ -91,5 +91,6 @@ def test_unknown_version_says_what_pip_said(fake_pip):
         open_source("0.0.1")
     message = str(info.value)
     assert message == ("torch 0.0.1: pip download failed: Could not find a version that satisfies "
-                       "the requirement torch==0.0.1")
+                       "the requirement torch==0.0.1; pass a torch 0.0.1 wheel file or a directory holding "
+                       "its torch/ instead")
     assert not list(fake_pip.glob("*.whl"))  # nothing half-written is left as a cache hit

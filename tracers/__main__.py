@@ -67,6 +67,9 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("--nproc", type=int, metavar="N",
                         help="run each example on N local ranks (torchrun): a trace per rank and their merge "
                              "(for docs/examples/distributed/*.py)")
+    record.add_argument("--torch", metavar="RELEASE",
+                        help="record with another torch release, e.g. 2.15.0, in its own venv .venvs/torch-RELEASE "
+                             "(made from its wheel on first use)")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
 
     report = commands.add_parser(
@@ -199,6 +202,11 @@ def main(argv: list[str] | None = None) -> int:
         return _report(options.trace_file, options.out, options.open, options.site)
     from .record import record
 
+    if options.torch:
+        from .record import record_with_release
+
+        return record_with_release(options.torch, options.examples, options.device, options.cache, options.lines,
+                                   nproc=options.nproc)
     return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None,
                   nproc=options.nproc)
 

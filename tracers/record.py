@@ -81,3 +81,29 @@ _PRIME_ON_CUDA = (
     "import runpy, sys; from tracers.devices import make_default; make_default('cuda'); sys.argv = sys.argv[1:]; "
     "runpy.run_path(sys.argv[0], run_name='__main__')"
 )
+
+
+def record_with_release(release: str, examples: list[str], device: str, cache: str, lines: bool,
+                        nproc: int | None = None) -> int:
+    """Record in the release's own venv (``.venvs/torch-<release>``, made on first use), this checkout on its path.
+
+    The tracer's core needs only torch and the standard library, so the venv holds torch and numpy alone."""
+    from walkthrough.releases.venvs import release_python  # lazily: plain recording never needs it
+    from walkthrough.source import SourceError
+
+    try:
+        python = release_python(release)
+    except SourceError as error:
+        print(f"record: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("record: interrupted", file=sys.stderr)
+        return 130
+    checkout = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [checkout, os.environ.get("PYTHONPATH")]))}
+    command = [str(python), "-m", "tracers", "record", "--device", device, "--cache", cache,
+               *(["--lines"] if lines else []), *(["--nproc", str(nproc)] if nproc else []), *examples]
+    try:
+        return subprocess.run(command, env=env).returncode
+    except KeyboardInterrupt:
+        return 130

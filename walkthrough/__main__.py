@@ -1,4 +1,4 @@
-"""The command line: ``python -m walkthrough lock`` and ``python -m walkthrough verify``."""
+"""The command line: ``python -m walkthrough lock``, ``verify`` and ``build``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from walkthrough.lock import DEFAULT_LOCK, LockError, compute_lock, read_lock, stage_hooks, stale_reasons, write_lock
 from walkthrough.pages import PageError, scan_docs
-from walkthrough.source import SourceError, TorchSource, open_source
+from walkthrough.source import SourceError, open_source
 from walkthrough.symbols import resolver_for
 
 DEFAULT_DOCS = Path("docs")
@@ -39,6 +39,20 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--no-diff-text", action="store_true",
                         help="markdown report with diff sizes and links only (no torch code in it)")
     verify.add_argument("--diffs", action="store_true", help="print the diffs of CHANGED entries in the terminal")
+    build = commands.add_parser("build", help="build the walkthrough site for a torch release, or for all of them",
+                                description="Build the site against one torch release (drift from the reference "
+                                            "shown in the pages), or every supported release into one site with a "
+                                            "version switcher. Nothing is installed or imported.")
+    which = build.add_mutually_exclusive_group()
+    which.add_argument("--torch", metavar="SPEC", default=None,
+                       help="installed (default), a version such as 2.15.0 (its wheel fetched once), a wheel or a dir")
+    which.add_argument("--all", action="store_true", dest="all_releases",
+                       help="every supported release into OUT/<release>/, with a root page and a switcher")
+    build.add_argument("--releases", default="", metavar="LIST",
+                       help="with --all: only these supported releases, comma-separated (e.g. 2.13.0,2.15.0)")
+    build.add_argument("--out", type=Path, default=None,
+                       help="output dir (default build/releases/<release>, or build/releases with --all)")
+    build.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="docs dir (default docs)")
     return parser
 
 
@@ -69,30 +83,14 @@ def cmd_lock(args: argparse.Namespace) -> int:
     return 0
 
 
-def _baseline(spec: str, lock_version: str, lock_git: str) -> TorchSource | None:
-    """The locked release's tree: diffs and similarity hints need its old code."""
-    if spec != "auto":
-        return open_source(spec)
-    try:
-        installed = open_source("installed")
-        if installed.base_version == lock_version.split("+")[0] and installed.git_version == lock_git:
-            return installed
-    except SourceError:
-        pass
-    try:
-        return open_source(lock_version.split("+")[0])
-    except SourceError as exc:
-        print(f"note: no tree of the locked torch ({exc}); diffs and similarity hints are left out", file=sys.stderr)
-        return None
-
-
 def cmd_verify(args: argparse.Namespace) -> int:
     from walkthrough import report as reports
+    from walkthrough.releases.context import reference_source
     from walkthrough.verify import verify
 
     lock = read_lock(args.lock)
     target = open_source(args.against)
-    baseline = _baseline(args.baseline, lock.torch_version, lock.git_version)
+    baseline = reference_source(args.baseline, lock)
     result = verify(lock, resolver_for(target), resolver_for(baseline) if baseline else None, stage_hooks())
     print(reports.terminal(result, diffs=args.diffs))
     if args.json:
@@ -114,6 +112,10 @@ def _write(path: Path, text: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
+        if args.command == "build":
+            from walkthrough.releases.build import main_build
+
+            return main_build(args.torch, args.all_releases, args.out, args.releases, args.docs)
         return cmd_lock(args) if args.command == "lock" else cmd_verify(args)
     except (UsageError, SourceError, LockError, PageError, ValueError) as exc:
         print(f"walkthrough: error: {exc}", file=sys.stderr)

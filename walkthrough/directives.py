@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from html import escape
+from dataclasses import replace
 from pathlib import Path
 
 from docutils import nodes
@@ -24,12 +26,16 @@ from walkthrough.facts import Claim, evaluate, evaluate_live
 from walkthrough.lock import LOCK_COMMAND, LockError, compute_lock, read_lock, stage_hooks, stale_reasons
 from walkthrough.pages import EXCERPT_DIRECTIVE, FACT_ROLE, SYMBOL_ROLE, PageError, role_target, scan_docs
 from walkthrough.ranlines import RanLines, parse_trace_option, ran_lines
+from walkthrough.releases.context import ReleaseView, open_release
+from walkthrough.releases.display import fact_value, render_excerpt_view, symbol_mark
+from walkthrough.releases.drift import excerpt_view, fact_view, symbol_view
 from walkthrough.render import render_excerpt, symbol_url
 from walkthrough.source import SourceError, open_source
 from walkthrough.symbols import Resolver, SymbolNotFound, resolver_for
 
 STATIC = Path(__file__).parent / "static"
 _RESOLVERS: dict[str, Resolver] = {}
+_VIEWS: dict[tuple, ReleaseView] = {}
 
 
 logger = logging.getLogger(__name__)
@@ -52,7 +58,8 @@ class PageDirective(SphinxDirective):
     def declared_releases(self, device: str) -> frozenset[str]:
         """Releases the site expects besides the reference for a device (conf.py's walkthrough_trace_versions)."""
         declared = getattr(self.config, "walkthrough_trace_versions", {}).get(device) or ()
-        return frozenset((declared,) if isinstance(declared, str) else declared)
+        # A site built for another release expects that release's recordings too.
+        return frozenset((declared,) if isinstance(declared, str) else declared) | {release_view(self.env).release}
 
     def check_release(self, kind: str, name: str, device: str, torch_version: str) -> VersionCheck:
         """Which torch recorded a file (a ``kind``: trace, measurement, toolbox recording); a warning
@@ -83,6 +90,41 @@ def _resolver(config) -> Resolver:  # noqa: ANN001 - a Sphinx Config
     return _RESOLVERS[spec]
 
 
+def release_view(env) -> ReleaseView:  # noqa: ANN001 - a Sphinx BuildEnvironment
+    """The release this site is built for, against the lock: the reference (strict) or another (drift shown).
+
+    One verify run per release and process (the same classifier as ``python -m walkthrough verify``)."""
+    config = env.config
+    lock_path = Path(env.srcdir, config.walkthrough_lock) if config.walkthrough_lock else None
+    resolver = _resolver(config)
+    key = (config.walkthrough_torch, config.walkthrough_reference_torch, str(lock_path),
+           lock_path.stat().st_mtime_ns if lock_path and lock_path.exists() else 0, config.walkthrough_stage_hooks)
+    if key not in _VIEWS:
+        try:
+            lock = read_lock(lock_path) if lock_path else None
+        except LockError as exc:
+            raise WalkthroughError(str(exc)) from None
+        if lock is None or lock.base_version == resolver.source.base_version:
+            _VIEWS[key] = ReleaseView(resolver, lock, resolver, None)  # type: ignore[arg-type]
+        else:
+            hooks = stage_hooks() if config.walkthrough_stage_hooks else []
+            try:
+                _VIEWS[key] = open_release(resolver.source, lock, config.walkthrough_reference_torch, hooks,
+                                           cache=Path(env.doctreedir))
+            except SourceError as exc:
+                raise WalkthroughError(str(exc)) from None
+            logger.info(f"walkthrough: torch {resolver.version} is not the locked {lock.torch_version}; "
+                        "drift is shown in the pages")
+    return _VIEWS[key]
+
+
+def _drift_mark(text: str, title: str, status: str) -> nodes.raw:
+    """A small badge after a symbol link or fact: what drifted, the details in its tooltip."""
+    tip = title or text
+    return nodes.raw("", f'<sup class="wt-drift-mark wt-drift-{escape(status.lower())}" title="{escape(tip)}">'
+                         f"{escape(text)}</sup>", format="html")
+
+
 class TorchExcerpt(SphinxDirective):
     """``{torch-excerpt} module:qualname`` with :start:/:end:/:emphasize:/:caption: and callout lines.
 
@@ -98,19 +140,31 @@ class TorchExcerpt(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         options = {key: value or "" for key, value in self.options.items()}
         where = f"{self.env.docname}:{self.lineno}"
+        view = release_view(self.env)
         try:
             spec = parse_spec(self.arguments[0], options, list(self.content))
+            if not view.is_reference:
+                return [self._drifted(view, spec)]
             excerpt = build(_resolver(self.config), spec)
             ran = self._ran_lines(excerpt) if spec.trace else None
         except (ValueError, SymbolNotFound, ExcerptError) as exc:
             raise WalkthroughError(f"{where}: {exc}") from None
         return [nodes.raw("", render_excerpt(excerpt, ran), format="html")]
 
+    def _drifted(self, view: ReleaseView, spec) -> nodes.raw:  # noqa: ANN001 - an ExcerptSpec
+        """Another release: its code, marked when it drifted from the reference; never an error for drift."""
+        shown = excerpt_view(view, self.env.docname, spec)
+        ran = None
+        if spec.trace and shown.excerpt is not None and not shown.from_reference:
+            ran = self._ran_lines(shown.excerpt)
+        return nodes.raw("", render_excerpt_view(shown, ran, view.target.source.git_version), format="html")
+
     def _ran_lines(self, excerpt: Excerpt) -> RanLines:
-        """The recording is found as torch-trace finds it: the reference release first, else the newest."""
+        """The recording is found as torch-trace finds it: this build's release, else the reference, else the newest."""
         example, device, cache = parse_trace_option(excerpt.spec.trace)
         root = Path(self.env.srcdir, getattr(self.config, "walkthrough_traces", "_traces"))
-        recording = find_recording(root, example, device, cache, REFERENCE_TORCH)
+        recording = find_recording(root, example, device, cache, REFERENCE_TORCH,
+                                   prefer=release_view(self.env).release)
         if recording is None:
             raise ValueError(f":trace: no recorded trace of {example!r} ({device}, {cache}): looked for "
                              f"{root}/{device}/<release>/{file_name(example, device, cache)}")
@@ -127,6 +181,12 @@ class TorchSymbol(SphinxRole):
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         title, target = role_target(self.text)
         resolver = _resolver(self.config)
+        view = release_view(self.env)
+        if not view.is_reference:
+            try:
+                return self._drifted(view, title, target), []
+            except ValueError as exc:
+                raise WalkthroughError(f"{self.env.docname}:{self.lineno}: {exc}") from None
         try:
             symbol = resolver.resolve(target)
         except (ValueError, SymbolNotFound) as exc:
@@ -136,6 +196,18 @@ class TorchSymbol(SphinxRole):
                                     refuri=symbol_url(symbol, resolver.source.git_version))
         reference += nodes.literal(label, label)
         return [reference], []
+
+    def _drifted(self, view: ReleaseView, title: str, target: str) -> list[nodes.Node]:
+        shown = symbol_view(view, target)
+        label = title or target.partition(":")[2]
+        node: nodes.Element = nodes.literal(label, label)
+        if shown.symbol is not None:
+            link = nodes.reference("", "", internal=False, classes=["wt-symbol"],
+                                   refuri=symbol_url(shown.symbol, shown.git_version))
+            link += node
+            node = link
+        text, tip = symbol_mark(shown)
+        return [node, _drift_mark(text, tip, shown.status)] if text else [node]
 
 
 class TorchFact(SphinxRole):
@@ -149,9 +221,14 @@ class TorchFact(SphinxRole):
             claim = Claim.parse(text)
         except ValueError as exc:
             raise WalkthroughError(f"{where}: {exc}") from None
+        view = release_view(self.env)
         result = evaluate(resolver, claim)
         if result.status == "unknown" and self.config.walkthrough_torch == "installed":
             result = evaluate_live(claim, result)  # not a literal: ask the installed torch itself
+        if not view.is_reference and not result.holds:
+            # Another release: a claim that no longer holds is content, shown beside what the release has.
+            shown = replace(fact_view(view, claim), result=result)
+            return self._drifted(title or claim.expected_text, result, resolver, fact_value(shown)), []
         if not result.holds:
             detail = f"torch {resolver.version} has {result.actual}" if result.actual else result.reason
             raise WalkthroughError(f"{where}: fact {claim.text} is false: {detail}")
@@ -164,6 +241,20 @@ class TorchFact(SphinxRole):
             reference += node
             node = reference
         return [node], []
+
+    @staticmethod
+    def _drifted(label: str, result, resolver: Resolver, mark: str) -> list[nodes.Node]:  # noqa: ANN001
+        """The claim as written, then what this release has (linked to its line when there is one)."""
+        nodes_out: list[nodes.Node] = [nodes.literal(label, label, classes=["wt-fact", "wt-fact-stale"])]
+        if mark:
+            status = {"false": "changed", "missing": "missing"}.get(result.status, "unchecked")
+            nodes_out.append(_drift_mark(mark, f"the page claims {result.claim.text}", status))
+        if result.line:
+            link = nodes.reference("", "", internal=False, classes=["wt-fact-link"],
+                                   refuri=source_url(result.path, result.line, None, resolver.source.git_version))
+            link += nodes_out[0]
+            nodes_out[0] = link
+        return nodes_out
 
 
 def _check_key(resolver: Resolver, pages: list, hooks: list, lock_path: Path) -> str:
@@ -180,7 +271,13 @@ def check_lock(app: Sphinx) -> None:
         return
     path = Path(app.srcdir, app.config.walkthrough_lock)
     hooks = stage_hooks() if app.config.walkthrough_stage_hooks else []
-    resolver = _resolver(app.config)
+    view = release_view(app.env)
+    # Another release is checked for drift, not against the lock: the lock must still fit the pages,
+    # which the reference tree decides.
+    resolver = view.reference if view.is_reference or view.reference is not None else None
+    if resolver is None:
+        logger.info("walkthrough: no tree of the locked torch here, so the lock's freshness is not checked")
+        return
     # Resolving every locked symbol parses dozens of torch's largest files; an incremental build whose
     # inputs to this check are unchanged reuses the last passing check (kept beside the doctrees).
     passed = Path(app.doctreedir, "walkthrough-lock-check")
@@ -207,6 +304,8 @@ def setup(app: Sphinx) -> dict:
     app.add_config_value("walkthrough_torch", "installed", "env", [str])
     app.add_config_value("walkthrough_lock", "walkthrough.lock.json", "env", [str])
     app.add_config_value("walkthrough_stage_hooks", True, "env", [bool])
+    # The locked release's tree, for a build against another release: diffs and the code of gone excerpts.
+    app.add_config_value("walkthrough_reference_torch", "auto", "env", [str])
     app.add_directive(EXCERPT_DIRECTIVE, TorchExcerpt)
     app.add_role(SYMBOL_ROLE, TorchSymbol())
     app.add_role(FACT_ROLE, TorchFact())

@@ -44,6 +44,15 @@ class Callout:
 
 
 @dataclass(frozen=True)
+class Stale:
+    """An emphasis or callout of the page whose pattern no longer matches the release's code."""
+
+    kind: str  # emphasis | callout
+    pattern: str
+    note: str = ""  # a callout's note, as the page wrote it
+
+
+@dataclass(frozen=True)
 class Excerpt:
     """A resolved excerpt: file lines ``start..end`` of one torch tree, ready to render."""
 
@@ -56,6 +65,9 @@ class Excerpt:
     callouts: tuple[Callout, ...]
     torch_version: str
     git_version: str
+    # Only from a lenient build (another release than the page was written for):
+    anchors_lost: bool = False  # the start/end patterns no longer match: the whole symbol is shown
+    stale: tuple[Stale, ...] = ()  # emphases and callouts left out because their pattern no longer matches
 
     @property
     def path(self) -> str:
@@ -151,36 +163,51 @@ def _first(lines: list[str], pattern: str, begin: int = 0) -> int | None:
     return None
 
 
-def build(resolver: Resolver, spec: ExcerptSpec, symbol: Symbol | None = None) -> Excerpt:
-    """Resolve a spec in one torch tree; raises ExcerptError (or SymbolNotFound) when it no longer fits."""
+def build(resolver: Resolver, spec: ExcerptSpec, symbol: Symbol | None = None, *, lenient: bool = False) -> Excerpt:
+    """Resolve a spec in one torch tree; raises ExcerptError (or SymbolNotFound) when it no longer fits.
+
+    ``lenient`` (building for another release than the page was written for) never raises ExcerptError:
+    lost start/end anchors fall back to the whole symbol, and emphases or callouts whose pattern is gone
+    are listed in ``stale`` instead of shown."""
     symbol = symbol or resolver.resolve(spec.target)
     lines = symbol.text.splitlines()
     where = f"{spec.target} in torch {resolver.source.version}"
     first, last = 0, len(lines) - 1
+    anchors_lost = False
     if spec.start:
         found = _first(lines, spec.start)
-        if found is None:
+        if found is None and not lenient:
             raise ExcerptError(f"{where}: start pattern {spec.start!r} not found")
-        first = found
-    if spec.end:
+        anchors_lost = found is None
+        first = found or 0
+    if spec.end and not anchors_lost:
         found = _first(lines, spec.end, first)
-        if found is None:
+        if found is None and not lenient:
             raise ExcerptError(f"{where}: end pattern {spec.end!r} not found after the start")
-        last = found
+        anchors_lost = found is None
+        last = len(lines) - 1 if found is None else found
+    if anchors_lost:
+        first, last = 0, len(lines) - 1
     window = lines[first:last + 1]
     start = symbol.start + first
     emphasized = []
+    stale = []
     for pattern in spec.emphasize:
         hits = [start + i for i, line in enumerate(window) if pattern in line]
         if not hits:
-            raise ExcerptError(f"{where}: emphasize pattern {pattern!r} not found in the excerpt")
+            if not lenient:
+                raise ExcerptError(f"{where}: emphasize pattern {pattern!r} not found in the excerpt")
+            stale.append(Stale("emphasis", pattern))
         emphasized.extend(hits)
     callouts = []
-    for number, (pattern, note) in enumerate(spec.annotations, start=1):
+    for pattern, note in spec.annotations:
         hit = _first(window, pattern)
         if hit is None:
-            raise ExcerptError(f"{where}: annotation pattern {pattern!r} not found in the excerpt")
-        callouts.append(Callout(number, start + hit, pattern, note))
+            if not lenient:
+                raise ExcerptError(f"{where}: annotation pattern {pattern!r} not found in the excerpt")
+            stale.append(Stale("callout", pattern, note))
+            continue
+        callouts.append(Callout(len(callouts) + 1, start + hit, pattern, note))
     dedented = textwrap.dedent("\n".join(window)).split("\n")
     return Excerpt(spec, symbol, start, start + len(window) - 1, tuple(dedented), tuple(sorted(set(emphasized))),
-                   tuple(callouts), resolver.source.version, resolver.source.git_version)
+                   tuple(callouts), resolver.source.version, resolver.source.git_version, anchors_lost, tuple(stale))

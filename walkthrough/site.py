@@ -12,8 +12,8 @@ from sphinx.util.docutils import SphinxDirective
 
 from tracers.env import GITHUB_REPO
 from walkthrough import __version__
-from walkthrough.banner import PageStatus, ReportFormatError, page_status, read_reports
-from walkthrough.directives import WalkthroughError, _resolver
+from walkthrough.banner import PageStatus, RecordedReport, ReleaseStatus, ReportFormatError, page_status, read_reports
+from walkthrough.directives import WalkthroughError, _resolver, release_view
 from walkthrough.lock import LockError, read_lock
 from walkthrough.pipeline import pipeline_boxes
 from walkthrough.verify_counts import VerifyCounts
@@ -81,6 +81,33 @@ def _status(app: Sphinx, docname: str) -> PageStatus | None:
     return status
 
 
+CHANGES_PAGE = "changes"  # docs/changes.md: what changed in this release (the {release-changes} directive)
+
+
+def _release_drift(app: Sphinx, docname: str) -> ReleaseStatus | None:
+    """For a site built against another release than the lock's: how much of this page drifted there."""
+    view = release_view(app.env)
+    if view.is_reference or view.lock is None:
+        return None
+    statuses = {(f.kind, f.name): f.status for f in view.report.findings}
+    live = RecordedReport(view.release, view.target.version, statuses)
+    status = page_status(view.lock, docname, (live,), view.target.version, view.target.source.git_version)
+    return status.releases[0] if status else None
+
+
+def _release_line(app: Sphinx, drift: ReleaseStatus) -> nodes.paragraph:
+    view = release_view(app.env)
+    line = nodes.paragraph(classes=["wt-banner-release", f"wt-{drift.state}"])
+    line += nodes.Text(f"This is the walkthrough for torch {view.release}; its text was written against torch "
+                       f"{view.reference_version}. Here: {drift.text}")
+    if drift.drifted:
+        line += nodes.Text(" — marked where they appear below")
+    line += nodes.Text(". ")
+    if CHANGES_PAGE in app.env.found_docs:
+        line += _doc_link(CHANGES_PAGE, f"What changed in torch {view.release}", ["wt-changes-link"])
+    return line
+
+
 def _banner(app: Sphinx, status: PageStatus) -> nodes.container:
     base = status.torch_version.split("+", 1)[0]
     line = nodes.paragraph(classes=["wt-banner-source"])
@@ -94,7 +121,8 @@ def _banner(app: Sphinx, status: PageStatus) -> nodes.container:
         line += commit
         line += nodes.Text(")")
     verify = nodes.paragraph(classes=["wt-banner-verify"])
-    verify += nodes.Text(f"Verify: {status.entries} entries locked and current for torch {base}")
+    locked = release_view(app.env).reference_version or base
+    verify += nodes.Text(f"Verify: {status.entries} entries locked and current for torch {locked}")
     if status.releases:
         verify += nodes.Text("; in other releases:")
     reports_dir = app.config.walkthrough_verify_reports.strip("/")
@@ -110,6 +138,9 @@ def _banner(app: Sphinx, status: PageStatus) -> nodes.container:
         verify += chip
     banner = nodes.container(classes=["wt-banner"])
     banner += line
+    drift = _release_drift(app, app.env.docname)
+    if drift is not None:
+        banner += _release_line(app, drift)
     banner += verify
     return banner
 

@@ -16,6 +16,8 @@ import time
 import zipfile
 from pathlib import Path
 
+from walkthrough.releases.pip import unconstrained
+
 CACHE_ENV = "TORCH_WALKTHROUGH_CACHE"
 # How wheels are fetched; a module constant so tests can stand in a fake pip without network.
 PIP_COMMAND = [sys.executable, "-m", "pip"]
@@ -172,7 +174,10 @@ def cached_wheel(version: str) -> Path | None:
 
 
 def fetch_wheel(version: str, *, allow_download: bool = True) -> Path:
-    """The wheel of ``torch==version``, from the cache or fetched with ``pip download --no-deps``."""
+    """The wheel of ``torch==version``, from the cache or fetched with ``pip download --no-deps``.
+
+    pip's constraints are left out (a cap on torch must not stop reading a newer release); its
+    index, find-links, certificate and proxy settings still apply."""
     wheel = cached_wheel(version)
     if wheel is not None:
         return wheel
@@ -185,10 +190,14 @@ def fetch_wheel(version: str, *, allow_download: bool = True) -> Path:
     with tempfile.TemporaryDirectory(dir=target, prefix=".partial-") as scratch:
         args = [*PIP_COMMAND, "download", "--no-deps", "--only-binary=:all:", "--disable-pip-version-check",
                 "--progress-bar", "off", f"torch=={version}", "-d", scratch]
-        result = _run_with_progress(args, f"fetching torch {version} with pip download")
+        pip_env = unconstrained("download", PIP_COMMAND)
+        result = _run_with_progress(args, f"fetching torch {version} with pip download", pip_env.env)
         wheels = sorted(Path(scratch).glob("torch-*.whl"))
         if result.returncode != 0 or not wheels:
-            raise SourceError(f"torch {version}: pip download failed: {_pip_reason(result.stdout)}")
+            ignored = f" (constraints left out, as reading is not installing: {pip_env.dropped_text})" \
+                if pip_env.dropped else ""
+            raise SourceError(f"torch {version}: pip download failed: {_pip_reason(result.stdout)}{ignored}; "
+                              f"pass a torch {version} wheel file or a directory holding its torch/ instead")
         final = target / wheels[0].name
         shutil.move(str(wheels[0]), final)
     return final
@@ -203,7 +212,8 @@ def _pip_reason(output: str) -> str:
     return lines[-1] if lines else "no output"
 
 
-def _run_with_progress(args: list[str], label: str) -> subprocess.CompletedProcess[str]:
+def _run_with_progress(args: list[str], label: str,
+                       env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run a quiet command while a one-line elapsed-time display says what is happening."""
     done = threading.Event()
     started = time.monotonic()
@@ -220,7 +230,7 @@ def _run_with_progress(args: list[str], label: str) -> subprocess.CompletedProce
     if spinner:
         spinner.start()
     try:
-        result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     except OSError as exc:
         result = subprocess.CompletedProcess(args, 127, stdout=f"ERROR: {exc}")
     finally:

@@ -22,7 +22,7 @@ from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
 from tracers.stages import STAGE_BY_ID
 from walkthrough import __version__
-from walkthrough.directives import PageDirective, WalkthroughError, _resolver
+from walkthrough.directives import PageDirective, WalkthroughError, _resolver, release_view
 from walkthrough.symbols import SymbolNotFound
 
 TRACE_DIRECTIVE = "torch-trace"
@@ -72,20 +72,48 @@ class TorchTrace(PageDirective):
         devices = DEVICES if device == "both" else (device,)
         root = Path(self.env.srcdir, self.config.walkthrough_traces)
         suffix = f"-rank{self.options['rank']}" if "rank" in self.options else ""
+        release = release_view(self.env).release
         recordings = [found for name in devices
-                      if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH, suffix))]
+                      if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH, suffix, prefer=release))]
+        for recording in recordings:
+            if recording.release != release:
+                # Re-read the page once this release's own recording lands (see _outdated; a dependency
+                # on a file that does not exist yet would re-read it on every build).
+                own = root / recording.device / release / recording.path.name
+                self.env.wt_trace_fallbacks = getattr(self.env, "wt_trace_fallbacks", {})
+                self.env.wt_trace_fallbacks.setdefault(self.env.docname, set()).add(str(own))
         if not recordings:
             pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}{suffix}.json"
             raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")
         options = self._options(stem)
         loaded = [(recording, self._load(recording)) for recording in recordings]
         problems = selection_problems([trace for _, trace in loaded], options.artifacts, options.compile_id)
+        self._fallbacks: dict[str, str] = {}
+        if problems and release != REFERENCE_TORCH:
+            loaded = self._fall_back(loaded, root, stem, cache, "; ".join(problems))
+            problems = selection_problems([trace for _, trace in loaded], options.artifacts, options.compile_id)
         if problems:
             raise WalkthroughError(f"{self.where}: {'; '.join(problems)}")
         blocks = [(recording, self._block(recording, trace, options)) for recording, trace in loaded]
         if device != "both":
             return [blocks[0][1]]
         return [_tab_set(blocks)]
+
+    def _fall_back(self, loaded: list[tuple[Recording, Trace]], root: Path, stem: str, cache: str,
+                   why: str) -> list[tuple[Recording, Trace]]:
+        """A release's own recording lacks what the page shows (its run may have failed there): the reference's instead."""
+        out = []
+        for recording, trace in loaded:
+            other = find_recording(root, stem, recording.device, cache, REFERENCE_TORCH)
+            if other is None or other.release == recording.release:
+                out.append((recording, trace))
+                continue
+            ended = f" (its run ended: {trace.info.status}: {trace.info.error})" if trace.info.status != "ok" else ""
+            self._fallbacks[recording.device] = (
+                f"torch {recording.release}'s recording of this example lacks what this page shows{ended}: "
+                f"{why}. This one was recorded with torch {other.release}.")
+            out.append((other, self._load(other)))
+        return out
 
     def _options(self, stem: str) -> RenderOptions:
         try:
@@ -126,6 +154,16 @@ class TorchTrace(PageDirective):
                                    f"({type(exc).__name__}: {exc})") from None
         block = nodes.container(classes=["wt-trace"])
         block += nodes.raw("", header, format="html", classes=[RAW_CLASS])
+        release = release_view(self.env).release
+        if recording.device in getattr(self, "_fallbacks", {}):
+            text = self._fallbacks[recording.device]
+            block += nodes.paragraph(text, text, classes=["wt-trace-release"])
+        elif recording.release != release:
+            # A site built for another release than the recording's: say so where the reader sees the trace.
+            text = (f"No {recording.device.upper() if recording.device == 'cuda' else 'CPU'} recording of this "
+                    f"example with torch {release} is committed: this one was recorded with torch "
+                    f"{recording.release}.")
+            block += nodes.paragraph(text, text, classes=["wt-trace-release"])
         block += self._download(recording)
         block += nodes.raw("", body, format="html", classes=[RAW_CLASS])
         return block
@@ -192,6 +230,22 @@ def resolve_chapter_links(app: Sphinx, doctree: nodes.document, docname: str) ->
                                        classes=raw["classes"]))
 
 
+def _outdated(app: Sphinx, env, added: set[str], changed: set[str], removed: set[str]) -> list[str]:  # noqa: ANN001
+    """Pages that show another release's recording, re-read once their own release's recording exists."""
+    fallbacks = getattr(env, "wt_trace_fallbacks", {})
+    return sorted(doc for doc, paths in fallbacks.items() if any(Path(p).is_file() for p in paths))
+
+
+def _purge(app: Sphinx, env, docname: str) -> None:  # noqa: ANN001
+    getattr(env, "wt_trace_fallbacks", {}).pop(docname, None)
+
+
+def _merge(app: Sphinx, env, docnames: set[str], other) -> None:  # noqa: ANN001
+    env.wt_trace_fallbacks = {**getattr(env, "wt_trace_fallbacks", {}),
+                              **{doc: paths for doc, paths in getattr(other, "wt_trace_fallbacks", {}).items()
+                                 if doc in docnames}}
+
+
 def _add_static(app: Sphinx, config) -> None:  # noqa: ANN001 - a Sphinx Config
     config.html_static_path.append(str(Path(stylesheet_path()).parent))
 
@@ -207,4 +261,7 @@ def setup(app: Sphinx) -> dict:
     app.add_css_file(Path(stylesheet_path()).name)
     app.connect("config-inited", _add_static)
     app.connect("doctree-resolved", resolve_chapter_links)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -68,7 +68,9 @@ def unified(old: str, new: str, old_label: str, new_label: str) -> str:
     return "\n".join(difflib.unified_diff(old.splitlines(), new.splitlines(), old_label, new_label, lineterm="", n=2))
 
 
-class _Verifier:
+class Classifier:
+    """The one drift classifier: each locked symbol, excerpt or fact against a target tree (verify and the release builds)."""
+
     def __init__(self, lock: Lock, target: Resolver, baseline: Resolver | None) -> None:
         self.lock, self.target, self.baseline = lock, target, baseline
         self.symbol_findings: dict[str, Finding] = {}
@@ -159,7 +161,7 @@ def verify(lock: Lock, target: Resolver, baseline: Resolver | None,
     hints, so verify still runs (without them) when it is not at hand.
     """
     started = time.perf_counter()
-    verifier = _Verifier(lock, target, baseline)
+    verifier = Classifier(lock, target, baseline)
     by_name = {e.qualname: e for e in lock.symbols}
     entries: list[SymbolEntry] = []
     # Hook targets first, in pipeline order, so the report reads like the walkthrough.

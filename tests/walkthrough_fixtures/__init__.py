@@ -146,7 +146,11 @@ def write_wheel(path: Path, version: str = "1.0.0", files: dict[str, str] | None
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
         for file in sorted(staging.rglob("*.py")):
             wheel.write(file, file.relative_to(staging).as_posix())
-        wheel.writestr(f"torch-{version}.dist-info/METADATA", f"Name: torch\nVersion: {version}\n")
+        wheel.writestr(f"torch-{version}.dist-info/METADATA",
+                       f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n")
+        # What pip reads of a wheel it downloads (the release fetch is tested with real pip, offline).
+        wheel.writestr(f"torch-{version}.dist-info/WHEEL",
+                       "Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
     return path
 
 

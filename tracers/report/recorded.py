@@ -31,8 +31,9 @@ def release_key(release: str) -> tuple[int, ...]:
 
 
 def find_recording(root: Path, stem: str, device: str, cache: str, reference: str,
-                   suffix: str = "") -> Recording | None:
-    """The reference release's recording if there is one, else the newest release that has one."""
+                   suffix: str = "", prefer: str | None = None) -> Recording | None:
+    """``prefer``'s recording (the release a site is built for) if there is one, else the reference's,
+    else the newest release that has one. ``suffix`` picks one rank's file, e.g. ``-rank1``."""
     name = file_name(stem, device, cache, suffix)
     device_dir = root / device
     if not device_dir.is_dir():
@@ -41,7 +42,8 @@ def find_recording(root: Path, stem: str, device: str, cache: str, reference: st
     if not releases:
         return None
     reference = public_version(reference)
-    release = reference if reference in releases else max(releases, key=release_key)
+    wanted = [public_version(prefer)] if prefer else []
+    release = next((r for r in [*wanted, reference] if r in releases), None) or max(releases, key=release_key)
     return Recording(device, release, device_dir / release / name)
 
 

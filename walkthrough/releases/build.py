@@ -1,0 +1,149 @@
+"""Build the walkthrough for one torch release, or for every supported one into one site with a switcher."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import time
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+
+from tracers.atomic import write_text_atomic
+from tracers.env import REFERENCE_TORCH
+from walkthrough.releases.catalog import installed_release, label, supported
+from walkthrough.releases.switcher import SWITCHER_FILE, Switcher, site_pages
+from walkthrough.source import SourceError, open_source
+
+ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: conf.py and docs/
+DEFAULT_OUT = Path("build") / "releases"
+
+
+@dataclass(frozen=True)
+class Planned:
+    release: str  # e.g. 2.15.0
+    spec: str  # what the build reads it from: installed, a version (cached wheel), a wheel, a directory
+
+
+@dataclass(frozen=True)
+class Built:
+    planned: Planned
+    out: Path
+    seconds: float
+    returncode: int  # sphinx-build's: 0 built, else it printed why
+    output: str  # Sphinx's warnings and errors
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+def plan(spec: str) -> Planned:
+    """One release from a spec; opening it here (fetching a version's wheel once) turns a bad spec into one line."""
+    source = open_source(spec)
+    return Planned(source.base_version, spec)
+
+
+def plan_all(releases: tuple[str, ...] | None = None) -> list[Planned]:
+    """Every supported release (or the ones given): the installed torch where it is that release, else its wheel."""
+    wanted = releases or supported()
+    unknown = [r for r in wanted if r not in supported()]
+    if unknown:
+        raise SourceError(f"not a supported release: {', '.join(unknown)} (supported: {', '.join(supported())}; "
+                          "the list is walkthrough/releases/catalog.py)")
+    installed = installed_release()
+    planned = []
+    for release in wanted:
+        spec = "installed" if release == installed else release
+        planned.append(plan(spec))
+    return planned
+
+
+def build_one(planned: Planned, out: Path, doctrees: Path, *, docs: Path = ROOT / "docs", conf: Path = ROOT,
+              switcher: Path | None = None) -> Built:
+    """sphinx-build for one release, warnings as errors (drift is content, so it never warns)."""
+    from sphinx.cmd.build import build_main
+
+    overrides = {"walkthrough_torch": planned.spec, "html_title": f"torch.compile, stage by stage — torch {planned.release}"}
+    if switcher is not None:
+        overrides["walkthrough_switcher"] = str(switcher.resolve())
+    args = ["-W", "--keep-going", "-q", "-b", "html", "-c", str(conf), "-d", str(doctrees)]
+    for key, value in overrides.items():
+        args += ["-D", f"{key}={value}"]
+    started = time.perf_counter()
+    captured = io.StringIO()
+    with contextlib.redirect_stderr(captured):
+        returncode = build_main([*args, str(docs), str(out)])
+    return Built(planned, out, time.perf_counter() - started, returncode, captured.getvalue())
+
+
+def build_site(planned: list[Planned], out: Path, *, docs: Path = ROOT / "docs", conf: Path = ROOT,
+               progress=print) -> list[Built]:  # noqa: ANN001 - a print-like callable
+    """Each release into ``out/<release>/``, with the switcher's release list and a root page opening the reference."""
+    out.mkdir(parents=True, exist_ok=True)
+    pages = site_pages(docs)
+    reference = REFERENCE_TORCH if any(p.release == REFERENCE_TORCH for p in planned) else planned[0].release
+    listing = Switcher(reference, {p.release: pages for p in planned})
+    listing.write(out / SWITCHER_FILE)
+    built = []
+    for index, item in enumerate(planned, 1):
+        progress(f"[{index}/{len(planned)}] torch {item.release} from {item.spec} → {out / item.release}/ ...")
+        result = build_one(item, out / item.release, out / ".doctrees" / item.release, docs=docs, conf=conf,
+                           switcher=out / SWITCHER_FILE)
+        progress(f"      {'built' if result.ok else 'FAILED'} in {result.seconds:.1f} s" +
+                 ("" if result.ok else f":\n{result.output.rstrip()}"))
+        built.append(result)
+    write_text_atomic(out / "index.html", landing_page(listing, {b.planned.release for b in built if b.ok}))
+    return built
+
+
+def landing_page(listing: Switcher, ok: set[str]) -> str:
+    """The site's root: opens the reference's walkthrough, and lists every release with its "what changed" page."""
+    rows = []
+    for release in listing.pages:
+        if release not in ok:
+            rows.append(f"<li>torch {escape(label(release))}: its build failed</li>")
+            continue
+        changes = (f' · <a href="{escape(release)}/changes.html">what changed since {escape(listing.reference)}</a>'
+                   if release != listing.reference and "changes" in listing.pages[release] else "")
+        rows.append(f'<li><a href="{escape(release)}/index.html">torch {escape(label(release))}</a>{changes}</li>')
+    start = f"{escape(listing.reference)}/index.html"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="refresh" content="0; url={start}">
+<title>torch.compile, stage by stage — every release</title>
+<link rel="icon" href="data:,">
+</head><body>
+<h1>torch.compile, stage by stage</h1>
+<p>The walkthrough for each supported torch release; it opens the reference,
+<a href="{start}">torch {escape(listing.reference)}</a>.</p>
+<ul>{"".join(rows)}</ul>
+</body></html>
+"""
+
+
+def main_build(spec: str | None, all_releases: bool, out: Path | None, releases: str, docs: Path) -> int:
+    """The ``python -m walkthrough build`` command: 0 built, 1 a build failed (Sphinx said why), 2 bad input."""
+    if not docs.is_dir():
+        raise SourceError(f"{docs}: no docs directory (run from the repository root, or pass --docs)")
+    say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731 - progress goes to stderr
+    if all_releases:
+        chosen = tuple(r.strip() for r in releases.split(",") if r.strip()) if releases else None
+        planned = plan_all(chosen)
+        root = out or DEFAULT_OUT
+        built = build_site(planned, root, docs=docs, progress=say)
+        failed = [b.planned.release for b in built if not b.ok]
+        print(f"site: {root / 'index.html'} ({len(built) - len(failed)} of {len(built)} releases built"
+              + (f"; failed: {', '.join(failed)}" if failed else "") + ")")
+        return 1 if failed else 0
+    planned = plan(spec or "installed")
+    target = out or DEFAULT_OUT / planned.release
+    say(f"building the walkthrough for torch {planned.release} from {planned.spec} → {target}/ ...")
+    result = build_one(planned, target, target / ".doctrees", docs=docs)
+    if not result.ok:
+        say(result.output.rstrip())
+        print(f"walkthrough build: torch {planned.release} failed after {result.seconds:.1f} s (Sphinx's messages above)")
+        return 1
+    print(f"site: {target / 'index.html'} (torch {planned.release}, {result.seconds:.1f} s)")
+    return 0
