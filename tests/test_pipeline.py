@@ -173,6 +173,13 @@ def test_graph_breaks_example_compiles_each_piece_and_recompiles_each_on_the_new
     assert facts.compiles[0].frame == "scale_and_report (graph_breaks.py:8)"
     first_call, second_call = facts.compiles[0], facts.compiles[1]  # 0/0 and its recompile 0/1
     assert (first_call.user_frame, second_call.user_frame) == ("graph_breaks.py:20", "graph_breaks.py:21")
+    # Dynamo restarts 2/1 once after building its graph (the float from .item() becomes dynamic): the
+    # thrown-away attempt's graph is kept in the trace but not counted, as torch does not count it.
+    restarted = [a for a in graph_breaks.trace().artifacts if a.compile_id == "2/1" and a.metadata.get("attempt")]
+    assert restarted, "2/1 is no longer restarted: this test no longer covers restarts"
+    assert [c.graphs for c in facts.compiles] == [1] * 6
+    check = graph_breaks.trace().info.totals_check
+    assert check["mismatches"] == [] and check["tracer"] == check["torch"]
 
 
 @pytest.mark.parametrize("trace_file", sorted(CUDA_TRACES.glob("*/*.json")), ids=lambda p: f"{p.parent.name}/{p.name}")

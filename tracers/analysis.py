@@ -158,6 +158,17 @@ def _cache_event(artifact: Artifact) -> CacheEvent | None:
 
 CAPTURE_FRAME = "backward captured by compiled autograd"
 DDP_SPLIT_CHILD = "optimize_ddp_split_child"
+GRAPH_RECORDS = ("dynamo_output_graph", "compiled_autograd_graph")  # one per graph a compile produced
+
+
+def _last_attempts(trace: Trace) -> dict[str | None, int]:
+    """Per compile id, the last of Dynamo's attempts at it that produced a graph (0 when it never restarted)."""
+    last: dict[str | None, int] = {}
+    for artifact in trace.artifacts:
+        if artifact.name in GRAPH_RECORDS:
+            attempt = artifact.metadata.get("attempt", 0)
+            last[artifact.compile_id] = max(attempt, last.get(artifact.compile_id, 0))
+    return last
 _FRAME_SKIPPED = "Failed to handle graph break gracefully"  # torch/_dynamo/symbolic_convert.py's wording
 
 
@@ -185,10 +196,12 @@ def analyze(trace: Trace) -> TraceFacts:
     graph_breaks: list[GraphBreak] = []
     recompiles: list[Recompile] = []
     cache_counts: dict[str, Counter[str]] = {cache: Counter() for cache in CACHE_SKIPS}
+    last_attempt = _last_attempts(trace)
     for artifact in trace.artifacts:
         facts = compile_facts(artifact.compile_id) if artifact.compile_id else None
-        if artifact.name in ("dynamo_output_graph", "compiled_autograd_graph") and facts:
-            facts.graphs += 1
+        if artifact.name in GRAPH_RECORDS and facts:
+            # A graph built by an attempt that Dynamo then restarted was thrown away: torch does not count it.
+            facts.graphs += artifact.metadata.get("attempt", 0) == last_attempt[artifact.compile_id]
         elif artifact.name == DDP_SPLIT_CHILD:
             # torch counts each piece as an intentional graph break (GraphCompileReason in
             # torch/_dynamo/backends/distributed.py appends to graph_break_reasons): count it the same.

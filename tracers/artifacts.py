@@ -175,6 +175,10 @@ class ArtifactCollector(logging.Handler):
             details.pop("user_stack", None)
         if not keep_payload or (kind in CODE_KINDS and not self.keep_code):
             payload = None
+        if metadata.get("attempt"):
+            # Dynamo restarted this frame's analysis (a restart after a graph was already built); only the
+            # last attempt's graph is the one torch keeps and counts.
+            details["attempt"] = metadata["attempt"]
         self.recorder.add_artifact(kind, name, compile_id_of(metadata), details, payload, size)
 
     def _user_frame(self, stack: list[dict[str, Any]]) -> dict[str, Any] | None:
