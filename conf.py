@@ -19,12 +19,12 @@ extensions = [
     "sphinx_design",  # tabs for CPU / CUDA
     "sphinx_copybutton",
     "walkthrough",  # torch-excerpt, torch-symbol, torch-fact and the lock check
-    "walkthrough.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
-    "walkthrough.rank_traces",  # torch-ranks: a distributed run's ranks merged, divergence first (CPU/CUDA tabs)
-    "walkthrough.trace_diff",  # torch-trace-diff: the stage diff of two recordings (CPU vs CUDA, cold vs warm)
-    "walkthrough.measurements",  # torch-measure: recorded timings of eager vs compiled, table and charts
+    "walkthrough.sphinx.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
+    "walkthrough.sphinx.rank_traces",  # torch-ranks: a distributed run's ranks merged, divergence first (CPU/CUDA tabs)
+    "walkthrough.sphinx.trace_diff",  # torch-trace-diff: the stage diff of two recordings (CPU vs CUDA, cold vs warm)
+    "walkthrough.sphinx.measurements",  # torch-measure: recorded timings of eager vs compiled, table and charts
     "walkthrough.toolbox.directive",  # toolbox-table, -costs, -output: the debugging tools compared (ch. 18)
-    "walkthrough.site",  # the pipeline map and each page's torch/verify banner
+    "walkthrough.sphinx.site",  # the pipeline map and each page's torch/verify banner
     "walkthrough.sphinx.releases",  # the version switcher and each release's "what changed" page
 ]
 source_suffix = {".md": "markdown"}

@@ -40,7 +40,7 @@ def build_site(base: Path) -> SiteBuild:
     source, html = base / "docs", base / "html"
     shutil.copytree(ROOT / "docs", source)
     trace_page = None
-    if "walkthrough.traces" in site_extensions():
+    if "walkthrough.sphinx.traces" in site_extensions():
         trace_page = TRACE_PAGE
         (source / f"{TRACE_PAGE}.md").write_text(
             "---\norphan: true\n---\n\n# Trace check\n\n```{torch-trace} mlp\n```\n", encoding="utf-8")

@@ -143,7 +143,7 @@ def test_call_tree_opens_on_click_and_a_chapter_screenshot(site, server, browser
     with_trace = [path for path in sorted(site.html.rglob("*.html"))
                   if 'class="wt-node"' in path.read_text(encoding="utf-8")]
     if not with_trace:
-        pytest.skip("no page of the site has a recorded trace yet (walkthrough.traces is not in conf.py)")
+        pytest.skip("no page of the site has a recorded trace yet (walkthrough.sphinx.traces is not in conf.py)")
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(urljoin(server, with_trace[0].relative_to(site.html).as_posix()), wait_until="load")
     # A handle, not a locator: a locator for "closed details" would find the next one after the click.

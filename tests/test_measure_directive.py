@@ -19,7 +19,7 @@ from sphinx.util.docutils import docutils_namespace, patch_docutils  # noqa: E40
 from tracers.env import REFERENCE_TORCH  # noqa: E402
 from tracers.measure_plots import KINDS, write_plots  # noqa: E402
 from tracers.measurement import Measurement, Run, Settings, Timing, summarize, write_atomic  # noqa: E402
-from walkthrough.measurements import find_measurement, machine_line  # noqa: E402
+from walkthrough.sphinx.measurements import find_measurement, machine_line  # noqa: E402
 
 from .test_trace_directive import make_project  # noqa: E402
 
@@ -72,7 +72,7 @@ def build(src: Path) -> tuple[Path, str, int]:
 def project(root: Path, page: str, items: list[Measurement], versions: dict[str, str] | None = None) -> Path:
     src = make_project(root, {"index.md": page}, versions=versions)
     with (src / "conf.py").open("a") as conf:
-        conf.write("extensions.append('walkthrough.measurements')\nexclude_patterns.append('_measure')\n")
+        conf.write("extensions.append('walkthrough.sphinx.measurements')\nexclude_patterns.append('_measure')\n")
     for item in items:
         write(src / "_measure", item)
     return src

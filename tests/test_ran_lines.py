@@ -242,7 +242,7 @@ def test_excerpt_marks_the_lines_that_ran_and_notes_another_release(recorded, tm
 def test_bad_trace_option_is_one_clear_error_naming_page_and_line(recorded, tmp_path, trace, message):
     pytest.importorskip("myst_parser")
     from tests.test_trace_directive import build as sphinx_build
-    from walkthrough.directives import WalkthroughError
+    from walkthrough.sphinx.directives import WalkthroughError
 
     src = excerpt_project(tmp_path, EXCERPT.format(trace=trace), {f"cpu/{_release(recorded)}/ran-cpu-cold.json": recorded})
     with pytest.raises(WalkthroughError, match=message):

@@ -177,7 +177,7 @@ def test_a_release_recording_without_what_the_page_shows_falls_back_to_the_refer
         (src / "_traces" / "cpu" / release).mkdir(parents=True)
         (src / "_traces" / "cpu" / release / failed.name).write_bytes(recording.read_bytes())
     (src / "conf.py").write_text(
-        "extensions = ['myst_parser', 'walkthrough', 'walkthrough.traces']\n"
+        "extensions = ['myst_parser', 'walkthrough', 'walkthrough.sphinx.traces']\n"
         f"walkthrough_torch = {str(new)!r}\nwalkthrough_reference_torch = {str(old)!r}\n"
         "walkthrough_stage_hooks = False\nexclude_patterns = ['_traces']\n"
         "walkthrough_trace_versions = {'cpu': '2.11.0'}\n")
@@ -229,7 +229,7 @@ def test_a_page_is_re_read_when_its_release_recording_lands_and_not_before(tmp_p
     (src / "_traces" / "cpu" / REFERENCE_TORCH).mkdir(parents=True)
     (src / "_traces" / "cpu" / REFERENCE_TORCH / recording.name).write_bytes(recording.read_bytes())
     (src / "conf.py").write_text(
-        "extensions = ['myst_parser', 'walkthrough', 'walkthrough.traces']\n"
+        "extensions = ['myst_parser', 'walkthrough', 'walkthrough.sphinx.traces']\n"
         f"walkthrough_torch = {str(new)!r}\nwalkthrough_reference_torch = {str(old)!r}\n"
         "walkthrough_stage_hooks = False\nexclude_patterns = ['_traces']\n")
     (src / "index.md").write_text(f"# MLP\n\nSee {{torch-symbol}}`{M}:helper`.\n\n```{{torch-trace}} mlp\n:device: cpu\n```\n")

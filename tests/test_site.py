@@ -107,7 +107,7 @@ def test_docs_and_test_extras_install_every_extension_and_the_theme():
 
 def test_the_verify_summary_counts_every_report_from_the_reports_themselves(site):
     from tracers.stages import all_targets
-    from walkthrough.verify_counts import counts_table
+    from walkthrough.sphinx.verify_counts import counts_table
 
     summary = site.page("verify/SUMMARY")
     reports = read_reports(ROOT / "docs" / "verify")

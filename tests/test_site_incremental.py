@@ -12,7 +12,7 @@ pytest.importorskip("myst_parser")
 from sphinx.application import Sphinx  # noqa: E402
 from sphinx.util.docutils import docutils_namespace  # noqa: E402
 
-import walkthrough.directives as directives  # noqa: E402
+import walkthrough.sphinx.directives as directives  # noqa: E402
 from tests.test_walkthrough_sphinx import PAGE, make_project  # noqa: E402
 from tests.walkthrough_fixtures import write_tree  # noqa: E402
 
@@ -65,7 +65,7 @@ def test_pipeline_map_links_a_chapter_once_it_is_written(tmp_path):
     src = make_project(tmp_path, write_tree(tmp_path / "torch-tree"), page="# Home\n\n```{pipeline-map}\n```\n",
                        lock=False)
     conf = src / "conf.py"
-    conf.write_text(conf.read_text().replace("'walkthrough']", "'walkthrough', 'walkthrough.site']"))
+    conf.write_text(conf.read_text().replace("'walkthrough']", "'walkthrough', 'walkthrough.sphinx.site']"))
     chapter = STAGES[0].chapter
     _build(src, fresh=True)
     index = (tmp_path / "html" / "index.html").read_text()

@@ -96,7 +96,7 @@ from sphinx.application import Sphinx  # noqa: E402
 from sphinx.util.docutils import docutils_namespace, patch_docutils  # noqa: E402
 
 from tests.walkthrough_fixtures import write_tree  # noqa: E402
-from walkthrough.directives import WalkthroughError  # noqa: E402
+from walkthrough.sphinx.directives import WalkthroughError  # noqa: E402
 
 PAGE = f"""\
 # Toolbox
@@ -158,6 +158,6 @@ def test_a_recording_from_another_release_builds_with_a_warning(tmp_path):
     assert status == 1 and "recorded with torch 2.11.0+cu130, not the reference" in warnings
     # ... unless the site declares that release for the device, as it does for recorded traces.
     _, warnings, status = build(tmp_path / "declared", "```{toolbox-table} demo\n```\n", recording("2.11.0+cu130"),
-                                conf="extensions.append('walkthrough.traces')\n"
+                                conf="extensions.append('walkthrough.sphinx.traces')\n"
                                      "walkthrough_trace_versions = {'cpu': '2.11.0'}\n")
     assert (warnings, status) == ("", 0)

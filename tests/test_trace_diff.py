@@ -141,7 +141,7 @@ def project(tools, root: Path, page: str, traces=TRACE_FILES, versions=None) -> 
     src = tools.make_project(root, {"index.md": page, "chapters/11-cpp-codegen.md": "# C++\n\nText.\n"},
                              versions={"cuda": CUDA_RELEASE} if versions is None else versions, traces=traces)
     conf = src / "conf.py"
-    conf.write_text(conf.read_text().replace("'walkthrough.traces'", "'walkthrough.trace_diff'"))
+    conf.write_text(conf.read_text().replace("'walkthrough.sphinx.traces'", "'walkthrough.sphinx.trace_diff'"))
     return src
 
 
@@ -176,7 +176,7 @@ def test_an_undeclared_release_warns_like_torch_trace(sphinx_tools, tmp_path):
     ("```{torch-trace-diff} mlp\n:a: cpu\n```\n", r"index\.md:3: :a: 'cpu' is not DEVICE/CACHE"),
 ])
 def test_bad_input_is_one_clear_error_naming_page_and_line(sphinx_tools, tmp_path, page, message):
-    from walkthrough.directives import WalkthroughError
+    from walkthrough.sphinx.directives import WalkthroughError
 
     with pytest.raises(WalkthroughError, match=message):
         sphinx_tools.build(project(sphinx_tools, tmp_path, "# T\n\n" + page))

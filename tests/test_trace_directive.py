@@ -19,7 +19,7 @@ from sphinx.util.docutils import docutils_namespace, patch_docutils  # noqa: E40
 
 from tests.walkthrough_fixtures import write_tree  # noqa: E402
 from tracers.env import REFERENCE_TORCH  # noqa: E402
-from walkthrough.directives import WalkthroughError  # noqa: E402
+from walkthrough.sphinx.directives import WalkthroughError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACES = ROOT / "docs" / "_traces"
@@ -50,7 +50,7 @@ def make_project(root: Path, pages: dict[str, str], versions: dict[str, str] | N
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, target)
     (src / "conf.py").write_text(
-        "extensions = ['myst_parser', 'sphinx_design', 'walkthrough', 'walkthrough.traces']\n"
+        "extensions = ['myst_parser', 'sphinx_design', 'walkthrough', 'walkthrough.sphinx.traces']\n"
         f"walkthrough_torch = {str(tree)!r}\n"
         "walkthrough_stage_hooks = False\n"
         "walkthrough_lock = ''\n"

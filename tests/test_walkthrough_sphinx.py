@@ -11,9 +11,10 @@ pytest.importorskip("sphinx")
 pytest.importorskip("myst_parser")
 
 from sphinx.application import Sphinx  # noqa: E402
+from sphinx.util.docutils import docutils_namespace  # noqa: E402
 
 from tests.walkthrough_fixtures import DRIVER, PIPELINE, edit, write_tree  # noqa: E402
-from walkthrough.directives import WalkthroughError  # noqa: E402
+from walkthrough.sphinx.directives import WalkthroughError  # noqa: E402
 from walkthrough.lock import compute_lock, write_lock  # noqa: E402
 from walkthrough.pages import scan_docs  # noqa: E402
 from walkthrough.source import open_source  # noqa: E402
@@ -54,9 +55,12 @@ def make_project(root: Path, tree: Path, page: str = PAGE, lock: bool = True) ->
 
 def build(src: Path) -> str:
     out = src.parent / "html"
-    app = Sphinx(str(src), str(src), str(out), str(src.parent / "doctrees"), "html",
-                 status=io.StringIO(), warning=io.StringIO(), freshenv=True)
-    app.build()
+    # docutils_namespace undoes the node and directive registrations the build makes, so a later
+    # in-process build in the same test session does not find them already registered.
+    with docutils_namespace():
+        app = Sphinx(str(src), str(src), str(out), str(src.parent / "doctrees"), "html",
+                     status=io.StringIO(), warning=io.StringIO(), freshenv=True)
+        app.build()
     return (out / "index.html").read_text()
 
 

@@ -8,6 +8,6 @@ __version__ = "0.1.0"
 def setup(app):  # noqa: ANN001, ANN201 - Sphinx's extension entry point
     """Register the ``torch-excerpt`` directive and the ``torch-symbol``/``torch-fact`` roles."""
     # Imported here so that ``python -m walkthrough verify`` never needs Sphinx installed.
-    from walkthrough.directives import setup as setup_directives
+    from walkthrough.sphinx.directives import setup as setup_directives
 
     return setup_directives(app)

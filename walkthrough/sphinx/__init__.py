@@ -1,1 +1,1 @@
-"""The Sphinx layer of the release site (thin: its logic is in walkthrough.releases, tested without Sphinx)."""
+"""The Sphinx layer: directives, roles and page hooks, thin over the plain functions of walkthrough and tracers."""

@@ -11,11 +11,11 @@ from sphinx.util.docutils import SphinxDirective
 
 from walkthrough import __version__
 from walkthrough.banner import ReportFormatError, read_reports
-from walkthrough.directives import WalkthroughError, release_view
+from walkthrough.sphinx.directives import WalkthroughError, release_view
 from walkthrough.releases import switcher
 from walkthrough.releases.catalog import label, supported
 from walkthrough.releases.changes import changelog, render_findings
-from walkthrough.site import _doc_link
+from walkthrough.sphinx.site import _doc_link
 
 CHANGES_DIRECTIVE = "release-changes"
 
@@ -120,7 +120,7 @@ class ReleaseChanges(SphinxDirective):
 
 
 def setup(app: Sphinx) -> dict:
-    app.setup_extension("walkthrough.site")  # the banner's release line, the doc links, the release view
+    app.setup_extension("walkthrough.sphinx.site")  # the banner's release line, the doc links, the release view
     # The release list of a site that carries several releases (written by python -m walkthrough build --all).
     app.add_config_value("walkthrough_switcher", "", "html", [str])
     app.add_directive(CHANGES_DIRECTIVE, ReleaseChanges)

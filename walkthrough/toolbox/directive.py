@@ -10,7 +10,7 @@ from sphinx.application import Sphinx
 
 from tracers.env import REFERENCE_TORCH
 from walkthrough import __version__
-from walkthrough.directives import PageDirective, WalkthroughError
+from walkthrough.sphinx.directives import PageDirective, WalkthroughError
 
 from .recording import Recording, RecordingError, find_recording, load
 from .render import render_costs, render_output, render_table

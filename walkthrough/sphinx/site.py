@@ -13,10 +13,10 @@ from sphinx.util.docutils import SphinxDirective
 from tracers.env import GITHUB_REPO
 from walkthrough import __version__
 from walkthrough.banner import PageStatus, RecordedReport, ReleaseStatus, ReportFormatError, page_status, read_reports
-from walkthrough.directives import WalkthroughError, _resolver, release_view
+from walkthrough.sphinx.directives import WalkthroughError, _resolver, release_view
 from walkthrough.lock import LockError, read_lock
 from walkthrough.pipeline import pipeline_boxes
-from walkthrough.verify_counts import VerifyCounts
+from walkthrough.sphinx.verify_counts import VerifyCounts
 
 PIPELINE_DIRECTIVE = "pipeline-map"
 

@@ -22,7 +22,7 @@ from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
 from tracers.stages import STAGE_BY_ID
 from walkthrough import __version__
-from walkthrough.directives import PageDirective, WalkthroughError, _resolver, release_view
+from walkthrough.sphinx.directives import PageDirective, WalkthroughError, _resolver, release_view
 from walkthrough.symbols import SymbolNotFound
 
 TRACE_DIRECTIVE = "torch-trace"

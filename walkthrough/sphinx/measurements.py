@@ -15,7 +15,7 @@ from tracers.measure_table import HEADERS, LEGEND, rows
 from tracers.measurement import MeasureFileError, Measurement, load
 from tracers.report.recorded import DEVICES, Recording, release_key
 from walkthrough import __version__
-from walkthrough.directives import PageDirective, WalkthroughError
+from walkthrough.sphinx.directives import PageDirective, WalkthroughError
 
 MEASURE_DIRECTIVE = "torch-measure"
 
@@ -116,7 +116,7 @@ class TorchMeasure(PageDirective):
         blocks = [(recording, self._block(recording, kinds)) for recording in found]
         if device != "both":
             return [blocks[0][1]]
-        from walkthrough.traces import _tab_set
+        from walkthrough.sphinx.traces import _tab_set
 
         return [_tab_set(blocks)]
 
@@ -178,7 +178,7 @@ class TorchMeasure(PageDirective):
 
 
 def setup(app: Sphinx) -> dict:
-    app.setup_extension("walkthrough.traces")  # sphinx-design tabs and walkthrough_trace_versions
+    app.setup_extension("walkthrough.sphinx.traces")  # sphinx-design tabs and walkthrough_trace_versions
     app.add_config_value("walkthrough_measurements", "_measure", "env", [str])
     app.add_directive(MEASURE_DIRECTIVE, TorchMeasure)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

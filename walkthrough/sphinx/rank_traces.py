@@ -15,8 +15,8 @@ from tracers.ranks.summary import report
 from tracers.report import Links
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
 from walkthrough import __version__
-from walkthrough.directives import WalkthroughError
-from walkthrough.traces import DEVICE_LABELS, RAW_CLASS, TorchTrace, _choice, _tab_set
+from walkthrough.sphinx.directives import WalkthroughError
+from walkthrough.sphinx.traces import DEVICE_LABELS, RAW_CLASS, TorchTrace, _choice, _tab_set
 
 RANKS_DIRECTIVE = "torch-ranks"
 MERGED_SUFFIX = "-ranks"
@@ -80,6 +80,6 @@ class TorchRanks(TorchTrace):
 
 
 def setup(app: Sphinx) -> dict:
-    app.setup_extension("walkthrough.traces")  # the trace stylesheet, chapter links, walkthrough_traces
+    app.setup_extension("walkthrough.sphinx.traces")  # the trace stylesheet, chapter links, walkthrough_traces
     app.add_directive(RANKS_DIRECTIVE, TorchRanks)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

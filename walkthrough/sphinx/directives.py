@@ -33,7 +33,7 @@ from walkthrough.render import render_excerpt, symbol_url
 from walkthrough.source import SourceError, open_source
 from walkthrough.symbols import Resolver, SymbolNotFound, resolver_for
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent.parent / "static"  # walkthrough/static, shipped as package data
 _RESOLVERS: dict[str, Resolver] = {}
 _VIEWS: dict[tuple, ReleaseView] = {}
 

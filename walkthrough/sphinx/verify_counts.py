@@ -9,7 +9,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from walkthrough.banner import RecordedReport, ReportFormatError, read_reports
-from walkthrough.directives import WalkthroughError
+from walkthrough.sphinx.directives import WalkthroughError
 
 COLUMNS = (("hook", "hook targets"), ("symbol", "linked symbols"), ("excerpt", "excerpts"), ("fact", "facts"))
 ORDER = ("SAME", "MOVED", "CHANGED", "MISSING")

@@ -15,8 +15,8 @@ from tracers.report import Links
 from tracers.report.diff import Side, render_diff, side_names
 from tracers.report.recorded import Recording, find_recording, parse_side
 from walkthrough import __version__
-from walkthrough.directives import WalkthroughError
-from walkthrough.traces import RAW_CLASS, TorchTrace
+from walkthrough.sphinx.directives import WalkthroughError
+from walkthrough.sphinx.traces import RAW_CLASS, TorchTrace
 
 DIFF_DIRECTIVE = "torch-trace-diff"
 DEFAULT_SIDES = ("cpu/cold", "cuda/cold")
@@ -68,6 +68,6 @@ class TorchTraceDiff(TorchTrace):
 
 
 def setup(app: Sphinx) -> dict:
-    app.setup_extension("walkthrough.traces")  # the trace stylesheet, chapter-link resolution, the traces folder
+    app.setup_extension("walkthrough.sphinx.traces")  # the trace stylesheet, chapter-link resolution, the traces folder
     app.add_directive(DIFF_DIRECTIVE, TorchTraceDiff)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
