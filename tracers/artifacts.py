@@ -8,6 +8,7 @@ from pathlib import Path
 from collections import Counter
 from typing import Any
 
+from .record_filter import RecordFilter
 from .recorder import Recorder
 
 # Keys torch adds to every record's metadata; the remaining key names the record.
@@ -64,6 +65,11 @@ CODE_KINDS = frozenset({"code"})
 _BYTECODE_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")
 
 _PACKAGE_DIR = str(Path(__file__).parent)
+
+
+def keeps(name: str) -> bool:
+    """Whether the collector keeps records of this name (``str`` records intern the file names it reads)."""
+    return name == "str" or name in KEPT or name.endswith(_BYTECODE_SUFFIXES)
 
 
 def compile_id_of(metadata: dict[str, Any]) -> str | None:
@@ -130,6 +136,7 @@ class ArtifactCollector(logging.Handler):
         self._strings: dict[int, str] = {}  # torch interns file names in ``str`` records
         self._logger: logging.Logger | None = None
         self._old_level = logging.NOTSET
+        self._filter = RecordFilter(keeps, self.dropped)  # records we would drop are never built
 
     # Our own bookkeeping must never break the traced program: swallow our errors, count them.
     def handleError(self, record: logging.LogRecord) -> None:
@@ -191,12 +198,14 @@ class ArtifactCollector(logging.Handler):
         self._old_level = trace_log.level
         trace_log.setLevel(logging.DEBUG)
         trace_log.addHandler(self)
+        self._filter.install()
 
     def detach(self) -> list[str]:
         warnings = []
         logger, self._logger = self._logger, None
         if logger is None:
             return warnings
+        self._filter.uninstall()
         if self in logger.handlers:
             logger.removeHandler(self)
         else:
