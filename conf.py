@@ -16,6 +16,7 @@ extensions = [
     "myst_parser",
     "sphinx_design",  # tabs for CPU / CUDA
     "sphinx_copybutton",
+    "sphinx.ext.autodoc",  # the Python API's reference (docs/python-api.md)
     "walkthrough",  # torch-excerpt, torch-symbol, torch-fact and the lock check
     "walkthrough.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
     "walkthrough.trace_diff",  # torch-trace-diff: the stage diff of two recordings (CPU vs CUDA, cold vs warm)

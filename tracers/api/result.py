@@ -117,6 +117,7 @@ class TraceResult:
 
     @property
     def finished(self) -> bool:
+        """Whether the block has ended (the result no longer changes)."""
         return self._trace is not None
 
     @property
@@ -139,10 +140,12 @@ class TraceResult:
 
     @property
     def graph_breaks(self) -> Count:
+        """Graph breaks (``breaks`` has each one's reason and line)."""
         return Count(self.breaks, "graph break")
 
     @property
     def recompiles(self) -> Count:
+        """Recompiles: frame compiles after a frame's first (``recompilations`` has each one's reasons)."""
         return Count(self.recompilations, "recompile")
 
     @property
@@ -155,6 +158,7 @@ class TraceResult:
     # -- the things counted ---------------------------------------------------------------
     @property
     def breaks(self) -> tuple[GraphBreak, ...]:
+        """Each graph break, in the order torch reported them."""
         found = []
         for graph_break in self.facts.graph_breaks:
             match = _LOCATION.match(graph_break.location)
@@ -164,6 +168,7 @@ class TraceResult:
 
     @property
     def recompilations(self) -> tuple[Recompilation, ...]:
+        """Each recompile, with the guard failures torch gave as its reasons."""
         frames = {compile.compile_id: compile.frame for compile in self.facts.compiles}
         callers = self._callers()
         return tuple(Recompilation(recompile.compile_id, recompile.reasons, frames.get(recompile.compile_id),
