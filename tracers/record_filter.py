@@ -31,6 +31,7 @@ class RecordFilter:
             return self._filtered(name, metadata_fn, **options)
 
         self.wrapper = trace_structured  # one object, so identity finds where it was bound
+        trace_structured.__record_filter__ = self  # type: ignore[attr-defined]
 
     def _filtered(self, name: str, metadata_fn: Callable[[], Any] = dict, **options: Any) -> None:
         original = self.original
@@ -67,12 +68,15 @@ class RecordFilter:
         if self.original is None:
             return
         self.active = False
+        restore = self.original
+        if getattr(getattr(restore, "__record_filter__", None), "active", True) is False:
+            restore = restore.__torch_original__  # an outer session's filter, already removed: skip it
         for namespace, attr in self._bound:
             if namespace.get(attr) is self.wrapper:
-                namespace[attr] = self.original
+                namespace[attr] = restore
         self._bound.clear()
         imported = [sys.modules.get(name) for name in set(sys.modules) - self._modules_before]
-        self._rebind(imported, self.wrapper, self.original, remember=False)
+        self._rebind(imported, self.wrapper, restore, remember=False)
         self.original = None
 
     def _rebind(self, modules: list[Any], old: Any, new: Any, remember: bool = True) -> None:
