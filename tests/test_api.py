@@ -182,3 +182,15 @@ def test_the_api_imports_no_torch() -> None:
 
     code = "import sys, tracers, tracers.api; tracers.trace; print('torch' in sys.modules)"
     assert run_python(["-c", code]).stdout.strip() == "False"
+
+
+def test_without_depyf_the_listing_stays(monkeypatch) -> None:
+    import tracers.decompiled
+
+    monkeypatch.setattr(tracers.decompiled, "_decompiler", lambda: (None, None))
+    with tracers.trace(cache="warm") as result:
+        torch.compile(lambda x: x.sigmoid(), backend="eager")(torch.ones(2))
+    (code,) = result.code
+    assert code.source is None and "LOAD_GLOBAL" in code.listing and "__compiled_fn_" in code.listing
+    assert any("pip install depyf" in warning for warning in result.trace.info.warnings)
+    assert "recorded without depyf: pip install depyf" in result._repr_html_()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import dis
+import sys
 from collections.abc import Callable
 from types import CodeType
 from typing import Any
@@ -11,7 +12,8 @@ from typing import Any
 from .recorder import Recorder
 
 KIND = "decompiled"
-SUFFIX = "_DECOMPILED"  # artifact names are the frame's name plus this, as torch names its bytecode records
+SUFFIX = "_DECOMPILED"
+_CONVERT_FRAME = "torch._dynamo.convert_frame"  # artifact names are the frame's name plus this, as torch names its bytecode records
 
 
 class TransformedCodeCollector:
@@ -27,14 +29,31 @@ class TransformedCodeCollector:
         self._compile_id = compile_id
         self._handle: Any = None
         self._pending: list[tuple[int, CodeType, CodeType]] = []  # artifact id, original, rewritten
+        self._attached = False
+        self._warning: str | None = None  # a lazily registered hook has no one to tell at once
 
     def attach(self) -> str | None:
-        """Register the hook; a warning when this torch has no bytecode hooks."""
-        try:
-            from torch._dynamo.convert_frame import register_bytecode_hook
-        except ImportError as error:
-            return f"Dynamo's rewritten code not recorded: this torch has no bytecode hooks ({error})"
-        self._handle = register_bytecode_hook(self._on_bytecode)
+        """Register the hook now if Dynamo is loaded, else once the first compile step starts (importing
+        Dynamo here would cost a program that never compiles its import time); a warning when this torch
+        has no bytecode hooks."""
+        self._attached = True
+        if _CONVERT_FRAME not in sys.modules:
+            self.recorder.listeners.append(self._on_span)
+            return None
+        warning, self._warning = self._register(), None  # said now, not again at detach
+        return warning
+
+    def _on_span(self, event: str, span: object) -> None:
+        if self._handle is None and self._attached and event == "enter" and _CONVERT_FRAME in sys.modules:
+            self._register()
+
+    def _register(self) -> str | None:
+        register = getattr(sys.modules.get(_CONVERT_FRAME), "register_bytecode_hook", None)
+        if register is None:
+            self._attached = False
+            self._warning = "Dynamo's rewritten code not recorded: this torch has no bytecode hooks"
+            return self._warning
+        self._handle = register(self._on_bytecode)
         return None
 
     def _on_bytecode(self, original: CodeType, rewritten: CodeType) -> None:
@@ -51,13 +70,17 @@ class TransformedCodeCollector:
 
     def detach(self) -> list[str]:
         """Remove the hook, then list and decompile what was collected; warnings for what could not be."""
+        self._attached = False
+        if self._on_span in self.recorder.listeners:
+            self.recorder.listeners.remove(self._on_span)
         if self._handle is not None:
             self._handle.remove()
             self._handle = None
+        late = [self._warning] if self._warning else []
         if not self._pending:
-            return []
+            return late
         decompile, decompiler = _decompiler()
-        warnings = []
+        warnings = late
         filled = {}
         for artifact_id, _original, rewritten in self._pending:
             metadata: dict[str, Any] = {"listing": dis.Bytecode(rewritten).dis(), "decompiler": decompiler}
