@@ -48,11 +48,18 @@ def trace_cell(shell: Any, line: str, cell: str) -> Any:
     except (UsageError, ValueError) as error:
         print(f"%%trace: {error}")
         return None
-    with block as result:
+    try:
+        result = block.__enter__()  # e.g. --device cuda without a GPU: one line, the cell not run
+    except UsageError as error:
+        print(f"%%trace: {error}")
+        return None
+    try:
         ran = shell.run_cell(cell)  # the cell's own output and errors show as they would untraced
         failure = getattr(ran, "error_in_exec", None)
         if failure is not None:  # IPython showed the traceback; the trace says how the cell ended
             result._session.finish(outcome_of(failure))
+    finally:
+        block.__exit__(None, None, None)
     if options.variable:
         shell.user_ns[options.variable] = result
     return None if options.quiet else result
