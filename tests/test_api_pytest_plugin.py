@@ -9,7 +9,7 @@ import pytest
 pytest_plugins = ["pytester"]
 
 # A small project's tests: aot_eager, so no C++ compile; one test breaks its graph, one compiles cleanly,
-# one never compiles, one asserts a budget it keeps.
+# one compiles without the fixture and fails, one never compiles.
 PROJECT_TESTS = '''
 import torch
 
@@ -37,6 +37,7 @@ def test_clean_budget(compile_trace):
 
 def test_compiles_without_the_fixture():
     torch.compile(lambda x: x * 3, backend="aot_eager")(torch.ones(2))
+    raise RuntimeError("a failing test keeps its trace")
 
 
 def test_compiles_nothing():
@@ -55,7 +56,7 @@ def run(pytester: pytest.Pytester):
 
 def test_budgets_fail_naming_each_break_and_traces_are_written_per_compiling_test(run) -> None:
     result, out = run
-    result.assert_outcomes(passed=3, failed=1)
+    result.assert_outcomes(passed=2, failed=2)
     text = result.stdout.str()
     # The failed budget names the break's user line (file, line number, source) and torch's reason,
     # for each of the two breaks (one per compile of the frame).
@@ -75,6 +76,9 @@ def test_budgets_fail_naming_each_break_and_traces_are_written_per_compiling_tes
     assert info["status"] == "ok"  # the assertion failed after the block; the trace itself is whole
     assert info["totals_check"]["tracer"] == {"graphs": 4, "graph_breaks": 2, "frame_compiles": 4, "recompiles": 2}
     assert info["totals_check"]["mismatches"] == []
+    failed = json.loads((out / "test_project.py__test_compiles_without_the_fixture-cpu-warm.json").read_text())
+    info = failed["otherData"]["torch_compile_walkthrough"]
+    assert (info["status"], info["error"]) == ("error", "RuntimeError: a failing test keeps its trace")
 
 
 def test_the_plugin_is_installed_with_the_package() -> None:

@@ -71,11 +71,14 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """With --compile-trace, trace the test's body unless its compile_trace fixture already does."""
     if not item.config.getoption("compile_trace", None) or _RESULT in item.stash:
         return (yield)
-    with _block(item.config, item.nodeid) as result:
-        item.stash[_RESULT] = result
-        outcome = yield
-    _save(item.config, result)
-    return outcome
+    block = _block(item.config, item.nodeid)
+    try:
+        with block as result:
+            item.stash[_RESULT] = result
+            return (yield)
+    finally:  # a failing test's trace is the one most worth keeping
+        if block.result is not None:
+            _save(item.config, block.result)
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
