@@ -27,27 +27,28 @@ class RecordFilter:
         self._modules_before: set[str] = set()
         self.active = False
 
+        dropped_names: set[str] = set()  # names already decided: a set lookup per record, not a call
+
         def trace_structured(name: str, metadata_fn: Callable[[], Any] = dict, **options: Any) -> None:
-            return self._filtered(name, metadata_fn, **options)
+            original = self.original
+            if original is None or not self.active:  # a copy bound during tracing outlived it: straight through
+                return trace_structured.__torch_original__(name, metadata_fn, **options)  # type: ignore[attr-defined]
+            if name == "artifact":  # the name that matters is inside: {"name": ..., "encoding": ...}
+                metadata = metadata_fn()
+                inner = metadata.get("name") if isinstance(metadata, dict) else None
+                if inner is not None and (inner in dropped_names or not self.wanted(str(inner))):
+                    dropped_names.add(inner)
+                    dropped[str(inner)] += 1
+                    return None
+                return original(name, lambda: metadata, **options)
+            if name in dropped_names or not self.wanted(name):
+                dropped_names.add(name)
+                dropped[name] += 1
+                return None
+            return original(name, metadata_fn, **options)
 
         self.wrapper = trace_structured  # one object, so identity finds where it was bound
         trace_structured.__record_filter__ = self  # type: ignore[attr-defined]
-
-    def _filtered(self, name: str, metadata_fn: Callable[[], Any] = dict, **options: Any) -> None:
-        original = self.original
-        if original is None or not self.active:  # a copy bound during tracing outlived it: straight through
-            return self.wrapper.__torch_original__(name, metadata_fn, **options)  # type: ignore[attr-defined]
-        if name == "artifact":  # the name that matters is inside: {"name": ..., "encoding": ...}
-            metadata = metadata_fn()
-            inner = metadata.get("name") if isinstance(metadata, dict) else None
-            if inner is not None and not self.wanted(str(inner)):
-                self.dropped[str(inner)] += 1
-                return None
-            return original(name, lambda: metadata, **options)
-        if not self.wanted(name):
-            self.dropped[name] += 1
-            return None
-        return original(name, metadata_fn, **options)
 
     def install(self) -> bool:
         """Rebind every module-level ``trace_structured`` that is torch's; False on a torch without it."""
