@@ -88,3 +88,47 @@ def test_nested_filters_unwound_out_of_order_still_reach_torch() -> None:
     inner.uninstall()
     stale("kept")  # calls torch's own function, not a filter that is gone
     assert _holders() == before  # torch's own function everywhere again, no filter left in between
+
+
+def test_nothing_is_skipped_while_another_handler_listens() -> None:
+    """TORCH_TRACE's handler (or any a program attaches) still gets every record while the tracer runs."""
+    built: list[str] = []
+    dropped: Counter[str] = Counter()
+    catch = _Catch()
+    listening = [True]
+    record_filter = RecordFilter(lambda name: False, dropped, alone=lambda: not listening[0])
+    _internal.trace_log.addHandler(catch)
+    try:
+        record_filter.install()
+        torch._logging.trace_structured("chromium_event", payload_fn=lambda: built.append("with") or "x")
+        listening[0] = False
+        torch._logging.trace_structured("chromium_event", payload_fn=lambda: built.append("alone") or "x")
+    finally:
+        record_filter.uninstall()
+        _internal.trace_log.removeHandler(catch)
+    assert built == ["with"] and dropped == Counter({"chromium_event": 1})
+    assert [record.metadata.get("chromium_event") for record in catch.records] == [{}]
+
+
+def test_the_collector_is_alone_unless_torch_trace_or_another_handler_listens() -> None:
+    from tracers.artifacts import ArtifactCollector
+    from tracers.recorder import Recorder
+
+    collector = ArtifactCollector(Recorder())
+    # pytest's own log capture listens on torch's trace logger too: step it aside for this check.
+    others = [handler for handler in _internal.trace_log.handlers if type(handler).__name__ != "LazyTraceHandler"]
+    for handler in others:
+        _internal.trace_log.removeHandler(handler)
+    collector.attach()
+    try:
+        idle = [handler for handler in _internal.trace_log.handlers if type(handler).__name__ == "LazyTraceHandler"]
+        assert collector._alone()
+        other = _Catch()
+        _internal.trace_log.addHandler(other)
+        assert not collector._alone()
+        _internal.trace_log.removeHandler(other)
+        assert collector._alone() and all(handler.root_dir is None for handler in idle)
+    finally:
+        collector.detach()
+        for handler in others:
+            _internal.trace_log.addHandler(handler)

@@ -19,9 +19,13 @@ _INTERNAL = "torch._logging._internal"
 class RecordFilter:
     """Wraps torch's ``trace_structured`` where modules bind it; undone exactly by ``uninstall``."""
 
-    def __init__(self, wanted: Callable[[str], bool], dropped: Counter[str]):
+    def __init__(self, wanted: Callable[[str], bool], dropped: Counter[str],
+                 alone: Callable[[], bool] = lambda: True):
         self.wanted = wanted  # record name -> whether the collector keeps it
         self.dropped = dropped  # counted here as the collector would have counted them
+        # Whether the collector is the only one listening: TORCH_TRACE's own handler, or any other a
+        # program attached, gets every record as it would without the tracer.
+        self.alone = alone
         self.original: Callable[..., Any] | None = None
         self._bound: list[tuple[dict[str, Any], str]] = []  # module namespaces we rebound
         self._modules_before: set[str] = set()
@@ -36,12 +40,12 @@ class RecordFilter:
             if name == "artifact":  # the name that matters is inside: {"name": ..., "encoding": ...}
                 metadata = metadata_fn()
                 inner = metadata.get("name") if isinstance(metadata, dict) else None
-                if inner is not None and (inner in dropped_names or not self.wanted(str(inner))):
+                if inner is not None and (inner in dropped_names or not self.wanted(str(inner))) and self.alone():
                     dropped_names.add(inner)
                     dropped[str(inner)] += 1
                     return None
                 return original(name, lambda: metadata, **options)
-            if name in dropped_names or not self.wanted(name):
+            if (name in dropped_names or not self.wanted(name)) and self.alone():
                 dropped_names.add(name)
                 dropped[name] += 1
                 return None

@@ -20,6 +20,7 @@ class Count(int):
     """An int (compare it, add it) that also knows what it counted, so a failed budget can say which ones."""
 
     details: tuple[str, ...]
+    what: str  # what one of them is called, e.g. "graph break"
 
     def __new__(cls, items: tuple[object, ...], what: str) -> Count:
         count = super().__new__(cls, len(items))
