@@ -18,6 +18,7 @@ extensions = [
     "myst_parser",
     "sphinx_design",  # tabs for CPU / CUDA
     "sphinx_copybutton",
+    "sphinx.ext.autodoc",  # the Python API's reference (docs/python-api.md)
     "walkthrough",  # torch-excerpt, torch-symbol, torch-fact and the lock check
     "walkthrough.sphinx.traces",  # torch-trace: recorded call trees, CPU and CUDA tabs
     "walkthrough.sphinx.rank_traces",  # torch-ranks: a distributed run's ranks merged, divergence first (CPU/CUDA tabs)

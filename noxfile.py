@@ -68,14 +68,14 @@ def trace(session: nox.Session) -> None:
     """Trace a script through torch.compile: nox -s trace -- [--device cuda] [--cache warm] SCRIPT|-m MODULE [ARGS...]."""
     if not session.posargs:
         session.error("usage: nox -s trace -- [OPTIONS] SCRIPT|-m MODULE [ARGS...]  (see python -m tracers trace --help)")
-    _install(session, "deep", "page")
+    _install(session, "deep", "page", "decompile")  # decompile: Dynamo's rewritten code as Python (depyf)
     session.run("python", "-m", "tracers", "trace", *session.posargs)
 
 
 @nox.session
 def record(session: nox.Session) -> None:
     """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/ (-- --torch 2.15.0: with that release, in its own venv)."""
-    _install(session, "page")
+    _install(session, "page", "decompile")
     session.run("python", "-m", "tracers", "record", *session.posargs)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from collections import Counter
 from typing import Any
 
+from .record_filter import RecordFilter
 from .recorder import Recorder
 
 # Keys torch adds to every record's metadata; the remaining key names the record.
@@ -67,6 +68,11 @@ CODE_KINDS = frozenset({"code"})
 _BYTECODE_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")
 
 _PACKAGE_DIR = str(Path(__file__).parent)
+
+
+def keeps(name: str) -> bool:
+    """Whether the collector keeps records of this name (``str`` records intern the file names it reads)."""
+    return name == "str" or name in KEPT or name.endswith(_BYTECODE_SUFFIXES)
 
 
 def compile_id_of(metadata: dict[str, Any]) -> str | None:
@@ -133,6 +139,7 @@ class ArtifactCollector(logging.Handler):
         self._strings: dict[int, str] = {}  # torch interns file names in ``str`` records
         self._logger: logging.Logger | None = None
         self._old_level = logging.NOTSET
+        self._filter = RecordFilter(keeps, self.dropped, self._alone)  # records we would drop are never built
 
     # Our own bookkeeping must never break the traced program: swallow our errors, count them.
     def handleError(self, record: logging.LogRecord) -> None:
@@ -190,6 +197,12 @@ class ArtifactCollector(logging.Handler):
                 return {"filename": filename, "line": frame.get("line"), "name": frame.get("name"), "loc": frame.get("loc")}
         return None
 
+    def _alone(self) -> bool:
+        """No other handler would receive torch's records (torch's TORCH_TRACE handler unused, nothing else)."""
+        logger = self._logger
+        return logger is not None and all(isinstance(handler, ArtifactCollector) or _idle_trace_handler(handler)
+                                          for handler in logger.handlers)
+
     # -- attach / detach ------------------------------------------------------------------
     def attach(self) -> None:
         from torch._logging._internal import trace_log
@@ -198,18 +211,27 @@ class ArtifactCollector(logging.Handler):
         self._old_level = trace_log.level
         trace_log.setLevel(logging.DEBUG)
         trace_log.addHandler(self)
+        self._filter.install()
 
     def detach(self) -> list[str]:
         warnings = []
         logger, self._logger = self._logger, None
         if logger is None:
             return warnings
+        self._filter.uninstall()
         if self in logger.handlers:
             logger.removeHandler(self)
         else:
             warnings.append("the script reset torch's logging during the run; later artifacts were not recorded")
         logger.setLevel(self._old_level)
         return warnings
+
+
+def _idle_trace_handler(handler: logging.Handler) -> bool:
+    """torch's own TORCH_TRACE handler when TORCH_TRACE is not set: it writes nothing (and removes itself
+    at its first record)."""
+    return (type(handler).__name__ == "LazyTraceHandler" and getattr(handler, "root_dir", None) is None
+            and not getattr(handler, "stream", None))
 
 
 def _json_list(payload: str) -> list[Any]:

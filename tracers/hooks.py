@@ -179,7 +179,12 @@ class HookSet:
             if not replaced:
                 return
             names = sys.modules.keys() if scan is None else scan
-            self._rebind_module_globals(replaced, [sys.modules.get(name) for name in list(names)])
+            # Modules loaded before the session are searched in full. Those a lazy import brought in while this
+            # one loaded (hundreds when Inductor loads, inside the first compile) are searched under the names
+            # the functions are defined under, which is what ``from m import f`` binds: searching all their
+            # names was ~30 ms of a cold Inductor compile (benchmarks/RESULTS.md). Later modules get the wrapper.
+            by_name = None if scan is None else {wrapper.__wrapped__.__name__ for wrapper in replaced.values()}
+            self._rebind_module_globals(replaced, [sys.modules.get(name) for name in list(names)], by_name)
             self._rebind_defaults(module, replaced)
 
     def _patch_target(self, module: ModuleType, target: Target) -> Callable[..., Any] | None:
@@ -216,13 +221,16 @@ class HookSet:
         name = target.name if isinstance(target, Target) else target
         self.patches.append(Patch(owner, attr, original, replacement, name, how))
 
-    def _rebind_module_globals(self, replaced: dict[int, Callable[..., Any]], modules: list[ModuleType | None]) -> None:
-        """Rebind every module-level name that holds an original (``from m import f``)."""
+    def _rebind_module_globals(self, replaced: dict[int, Callable[..., Any]], modules: list[ModuleType | None],
+                               names: set[str] | None = None) -> None:
+        """Rebind every module-level name that holds an original (``from m import f``); only ``names`` if given."""
         for module in modules:
             namespace = getattr(module, "__dict__", None)
             if not isinstance(namespace, dict):
                 continue
-            for name, value in list(namespace.items()):
+            found = list(namespace.items()) if names is None else \
+                [(name, namespace[name]) for name in names if name in namespace]
+            for name, value in found:
                 wrapper = replaced.get(id(value))
                 if wrapper is not None and value is wrapper.__wrapped__:
                     self._apply(module, name, value, wrapper, wrapper.__tracers_target__, "binding")

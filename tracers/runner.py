@@ -3,12 +3,14 @@ ended the way Python would."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.machinery
 import os
 import runpy
 import signal
 import sys
 import traceback
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -145,6 +147,28 @@ def run_program(program: Program, args: list[str]) -> Outcome:
         if saved_path0 is not None and sys.path:
             sys.path[0] = saved_path0
     return outcome_of(None)
+
+
+@contextlib.contextmanager
+def hard_exits_handled(before_exit: Callable[[int], None]) -> Iterator[None]:
+    """While the block runs, ``os._exit(n)`` first calls ``before_exit(n)`` (which writes the trace), then
+    really exits with n. Python runs no cleanup on os._exit, so this is the trace's only chance."""
+    real_exit = os._exit
+
+    def _exit(status: int) -> None:
+        try:
+            before_exit(status)
+        except BaseException:  # noqa: BLE001 - the script asked to exit now: nothing may stop it
+            pass
+        finally:
+            real_exit(status)
+
+    os._exit = _exit
+    try:
+        yield
+    finally:
+        if os._exit is _exit:
+            os._exit = real_exit
 
 
 def _not_found(error: ImportError, module: str) -> bool:

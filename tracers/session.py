@@ -10,6 +10,7 @@ from . import __version__, autotune, cudagraph_skips, regions
 from .analysis import analyze
 from .artifacts import ArtifactCollector
 from .compile_identity import RESET_TARGET
+from .decompiled import TransformedCodeCollector
 from .deep import DeepTracer
 from .events import FORMAT_VERSION, DeepEvent, RunInfo, Span, Trace
 from .hooks import HookSet
@@ -48,6 +49,7 @@ class TraceSession:
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
         self.ir = InductorIRCollector(self.recorder, _current_compile_id) if inductor_ir else None
+        self.transformed = TransformedCodeCollector(self.recorder, _current_compile_id)
         self.info = _run_info(device, cache_mode, command or [])
         self.rank_watch = RankWatch(self.info)
         self.recorder.listeners.append(self.rank_watch)
@@ -87,6 +89,7 @@ class TraceSession:
         self.collector.attach()
         if self.ir is not None:
             self.ir.attach()
+        self.info.warnings.extend(filter(None, [self._safely("Dynamo's bytecode hook", self.transformed.attach)]))
         self.hooks.install()
         regions.activate(self.recorder)
         self._entered = True
@@ -110,6 +113,7 @@ class TraceSession:
         self.info.warnings.extend(self.collector.detach())
         if self.ir is not None:
             self.ir.detach()
+        self.info.warnings.extend(self._safely("Dynamo's rewritten code", self.transformed.detach) or [])
         if self.recorder.close_open_spans():
             self.info.warnings.append("some compile steps were still running when the run ended")
         self.info.targets_hooked = sorted(set(self.hooks.hooked))

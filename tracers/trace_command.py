@@ -9,15 +9,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .analysis import analyze
-from .cachemode import cache_mode
 from .chrome import write_atomic
-from .deep import DeepTracer, DeepUnavailable
-from .devices import device_used, make_default
+from .devices import device_used
 from .events import Trace
-from .lines import LineCounter, watches_from_lock
 from .progress import Progress
 from .report_command import ReportUnavailable, open_in_browser, write_report
-from .runner import Program, ScriptError, check_module, check_script, outcome_of, run_program
+from .runner import Outcome, Program, ScriptError, check_module, check_script, hard_exits_handled, outcome_of, \
+    run_program
+from .setup import SessionOptions, prepared_session
 from .summary import render, style_for
 from .usage import UsageError, check_writable
 
@@ -41,6 +40,11 @@ class TraceOptions:
     keep_paths: bool = False  # write this machine's absolute paths as they are
     nproc: int | None = None  # launch the script on this many local ranks (torchrun) and merge their traces
 
+    @property
+    def session(self) -> SessionOptions:
+        return SessionOptions(device=self.device, cache=self.cache, keep_code=self.keep_code,
+                              deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir)
+
 
 def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None) -> Path:
     """``<script>-<device>-<cache>.json``; under a distributed launcher ``…-rank<N>.json``, so ranks never
@@ -54,25 +58,6 @@ def check_program(options: TraceOptions) -> Program:
     return check_module(options.script) if options.module else check_script(options.script)
 
 
-def _import_torch():
-    try:
-        import torch
-    except ImportError as error:
-        raise UsageError(f"torch is not importable in this Python ({sys.executable}): {error}") from None
-    return torch
-
-
-def _prepare_device(device: str) -> None:
-    torch = _import_torch()
-
-    if device == "cuda":
-        if not torch.cuda.is_available():
-            raise UsageError("--device cuda: no CUDA GPU is available to this torch "
-                             f"({torch.__version__}, built with CUDA {torch.version.cuda or 'none'})")
-        # Scripts written for the CPU then allocate on the GPU without edits (and Dynamo sees no mode).
-        make_default("cuda")
-
-
 def _note_device_used(trace: Trace, requested: str) -> None:
     used = device_used(requested, trace)
     if used != trace.info.device:
@@ -80,27 +65,6 @@ def _note_device_used(trace: Trace, requested: str) -> None:
 
         trace.info.device, trace.info.device_name = used, env.device_description(used)
         trace.info.warnings.append(f"ran on {used}, not --device {requested}: the trace is named for {used}")
-
-
-def _deep_tracer(min_duration_us: float | None) -> DeepTracer | None:
-    if min_duration_us is None:
-        return None
-    try:
-        return DeepTracer(min_duration_us=min_duration_us)
-    except DeepUnavailable as error:
-        raise UsageError(str(error)) from None
-
-
-def _line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
-    """Watches the hooked functions (added as they are patched), plus the lock's spans if given."""
-    if lock is None:
-        return None, None
-    if not lock:
-        return LineCounter(), None
-    torch = _import_torch()
-
-    watches, warning = watches_from_lock(lock, torch.__version__)
-    return LineCounter(watches), warning
 
 
 def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
@@ -127,60 +91,29 @@ def run_trace(options: TraceOptions) -> int:
     path = trace_path(options)
     check_writable(path.parent)
 
-    with cache_mode(options.cache):
-        _prepare_device(options.device)  # imports torch after the cache switches are set
-        from .ranks.environment import leads_output
-        from .ranks.metadata import rank_of
-        from .session import TraceSession
+    from .ranks.environment import leads_output
 
-        deep = _deep_tracer(options.deep_min_us)
-        lines, lines_warning = _line_counter(options.lines)
-        progress = Progress(sys.stderr)
-        lead_rank = leads_output()
-        progress.enabled = progress.enabled and lead_rank  # one spinner per terminal, not one per rank
-        command = [sys.executable, "-m", "tracers", "trace", *(["-m"] if options.module else []), options.script,
-                   *options.args]
-        session = TraceSession(keep_code=options.keep_code, device=options.device,
-                               cache_mode=options.cache, command=command, listeners=[progress], deep=deep,
-                               lines=lines, inductor_ir=options.inductor_ir)
-        if lines_warning:
-            session.info.warnings.append(lines_warning)
+    progress = Progress(sys.stderr)
+    progress.enabled = progress.enabled and leads_output()  # one spinner per terminal, not one per rank
+    command = [sys.executable, "-m", "tracers", "trace", *(["-m"] if options.module else []), options.script,
+               *options.args]
+    with prepared_session(options.session, command, [progress]) as session:
         outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
         session.start()
+
+        def before_hard_exit(code: int) -> None:
+            """The script called os._exit(code): nothing after it runs, so the trace is written now."""
+            session.info.warnings.append(f"the script ended with os._exit({code}): no cleanup of its own ran")
+            _finish(session, outcome_of(SystemExit(code)), options, progress)
+
         try:
-            outcome = run_program(program, options.args)
+            with hard_exits_handled(before_hard_exit):
+                outcome = run_program(program, options.args)
         finally:
-            # Ctrl-C must not cut the trace in half: hold it off while we finish up.
-            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-            try:
-                session.finish(outcome)
-                session.stop()
-                progress.clear()
-                trace = session.trace
-                _note_device_used(trace, options.device)
-                path = trace_path(options, trace.info.device, rank_of(trace.info))
-                try:
-                    write_atomic(trace, path, keep_paths=options.keep_paths)
-                except OSError as error:  # e.g. the disk filled up during the run
-                    print(f"trace: cannot write {path}: {error.strerror or error}", file=sys.stderr)
-                    return outcome.exit_code if outcome.exit_code else 2
-                written = [str(path)]
-                page = _write_page(trace, path, options.site) if options.page else None
-                if isinstance(page, Path):
-                    written.append(str(page))
-                elif page:
-                    session.info.warnings.append(page)
-                if options.quiet or not lead_rank:  # under torchrun: one summary per run, rank 0's
-                    print("\n".join(written), file=sys.stderr)
-                else:
-                    print(render(trace, analyze(trace), style_for(sys.stderr), written), file=sys.stderr)
-                    if rank_of(trace.info) is not None:
-                        print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
-                              f"python -m tracers merge {options.out}", file=sys.stderr)
-                if options.open_page and isinstance(page, Path):
-                    open_in_browser(page)
-            finally:
-                signal.signal(signal.SIGINT, previous)
+            status, path = _finish(session, outcome, options, progress)
+        if status is not None:
+            return status
+    deep = session.deep
 
     if outcome.status in _DEATH_SIGNALS:
         print(f"trace: {outcome.error}; the partial trace was written to {path}", file=sys.stderr)
@@ -188,6 +121,55 @@ def run_trace(options: TraceOptions) -> int:
     if deep is not None and sys.version_info >= (3, 12):
         _exit_before_finalization(outcome.exit_code)
     return outcome.exit_code
+
+
+def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress) -> tuple[int | None, Path]:
+    """Stop the session, write the trace and its page, print the summary. Returns an exit status if writing
+    failed, and where the trace went: named for the device the run used and, under a launcher, its rank."""
+    from .ranks.environment import leads_output
+    from .ranks.metadata import rank_of
+
+    # Ctrl-C must not cut the trace in half: hold it off while we finish up (only the main thread can).
+    previous = _ignore_sigint()
+    try:
+        session.finish(outcome)
+        session.stop()
+        progress.clear()
+        trace = session.trace
+        _note_device_used(trace, options.device)
+        path = trace_path(options, trace.info.device, rank_of(trace.info))
+        try:
+            write_atomic(trace, path, keep_paths=options.keep_paths)
+        except OSError as error:  # e.g. the disk filled up during the run
+            print(f"trace: cannot write {path}: {error.strerror or error}", file=sys.stderr)
+            return (outcome.exit_code if outcome.exit_code else 2), path
+        written = [str(path)]
+        page = _write_page(trace, path, options.site) if options.page else None
+        if isinstance(page, Path):
+            written.append(str(page))
+        elif page:
+            session.info.warnings.append(page)
+        if options.quiet or not leads_output():  # under torchrun: one summary per run, rank 0's
+            print("\n".join(written), file=sys.stderr)
+        else:
+            print(render(trace, analyze(trace), style_for(sys.stderr), written), file=sys.stderr)
+            if rank_of(trace.info) is not None:
+                print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
+                      f"python -m tracers merge {options.out}", file=sys.stderr)
+        sys.stderr.flush()
+        if options.open_page and isinstance(page, Path):
+            open_in_browser(page)
+        return None, path
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _ignore_sigint() -> object | None:
+    try:
+        return signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # os._exit from another thread: signals belong to the main thread
+        return None
 
 
 def _exit_before_finalization(code: int) -> None:

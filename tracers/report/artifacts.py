@@ -12,6 +12,7 @@ from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from tracers.analysis import TraceFacts
 from tracers.compile_identity import sort_key
+from tracers.decompiled import KIND as KIND_DECOMPILED
 from tracers.events import Artifact, Span, Trace
 
 from .options import ARTIFACT_KINDS
@@ -60,16 +61,36 @@ def _text(artifact: Artifact) -> tuple[str, bool]:
     return (json.dumps(metadata, indent=1, default=str), True) if metadata else ("", False)
 
 
-def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) -> str:
-    text, is_metadata = _text(artifact)
+def _code_block(text: str, lexer: Lexer, max_chars: int) -> str:
     note = ""
     if len(text) > max_chars:
         note = (f'<p class="wt-note">Cut at {max_chars:,} of {len(text):,} characters: '
                 f'the trace file has the whole text.</p>')
         text = text[:max_chars]
-    if text:
-        body = highlight(text, _lexer(artifact, is_metadata), HtmlFormatter(nowrap=True))
-        body = f'<div class="highlight"><pre>{body}</pre></div>'
+    return f'{note}<div class="highlight"><pre>{highlight(text, lexer, HtmlFormatter(nowrap=True))}</pre></div>'
+
+
+def _transformed_code(artifact: Artifact, max_chars: int) -> str:
+    """Dynamo's rewritten code: decompiled to Python (depyf) beside its bytecode listing."""
+    meta = artifact.metadata
+    if artifact.payload:
+        source = _code_block(artifact.payload, PythonLexer(), max_chars)
+        heading = f"as Python ({esc(meta.get('decompiler') or 'decompiled')})"
+    else:
+        why = (f"depyf could not decompile it: {meta['decompile_error']}" if meta.get("decompile_error")
+               else "recorded without depyf: pip install depyf to see it as Python")
+        source, heading = f'<p class="wt-note">{esc(why)}</p>', "as Python"
+    listing = _code_block(meta.get("listing") or "", TextLexer(), max_chars)
+    return (f'<div class="wt-code-pair"><div><div class="wt-muted">{heading}</div>{source}</div>'
+            f'<div><div class="wt-muted">bytecode</div>{listing}</div></div>')
+
+
+def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) -> str:
+    text, is_metadata = _text(artifact)
+    if artifact.kind == KIND_DECOMPILED:
+        body = _transformed_code(artifact, max_chars)
+    elif text:
+        body = _code_block(text, _lexer(artifact, is_metadata), max_chars)
     elif artifact.payload_size:
         body = '<p class="wt-note">Not kept in this trace (recorded with --no-code).</p>'
     else:
@@ -81,7 +102,7 @@ def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) 
     return (f'<details class="wt-artifact" data-artifact="{esc(artifact.id)}" data-kind="{esc(artifact.kind)}">'
             f'<summary><code class="wt-artifact-name">{esc(artifact.name)}</code> '
             f'<span class="wt-kind">{esc(artifact.kind)}</span>{during} '
-            f'<span class="wt-muted">{esc(size(length))}</span></summary>{note}{body}</details>')
+            f'<span class="wt-muted">{esc(size(length))}</span></summary>{body}</details>')
 
 
 def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int) -> str:

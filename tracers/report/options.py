@@ -9,8 +9,9 @@ from tracers.env import REFERENCE_TORCH
 
 PARTS = ("timeline", "tree", "counts", "artifacts")
 # Artifact kinds a reader can ask for; the recorder also keeps metrics, frame and error records.
-ARTIFACT_KINDS = ("graph", "guards", "break", "recompile", "code", "bytecode", "cache", "shapes", "ir", "autotune", "cudagraphs")
-DEFAULT_ARTIFACTS = ("graph", "guards", "break", "recompile", "code", "autotune", "cudagraphs")
+ARTIFACT_KINDS = ("graph", "guards", "break", "recompile", "code", "bytecode", "decompiled", "cache", "shapes", "ir",
+                  "autotune", "cudagraphs")
+DEFAULT_ARTIFACTS = ("graph", "guards", "break", "recompile", "code", "decompiled", "autotune", "cudagraphs")
 
 
 def _no_link(_: str) -> str | None:

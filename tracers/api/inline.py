@@ -1,0 +1,34 @@
+"""The trace page as one block of HTML for Jupyter: self-contained, no requests, styles scoped to the block."""
+
+from __future__ import annotations
+
+from tracers.analysis import TraceFacts
+from tracers.env import source_url
+from tracers.events import Trace
+
+SCOPE = ".wt-trace"  # every rule of the block's stylesheet sits under this class, so the notebook keeps its looks
+
+# The page's own minimum (tracers/report/page.py styles <body>; a notebook cell must not be restyled).
+_CODE_CSS = f"{SCOPE} pre, {SCOPE} code {{ font-family: ui-monospace, monospace; }}\n"
+
+
+def inline_html(trace: Trace, facts: TraceFacts, title: str) -> str:
+    """What ``TraceResult._repr_html_`` shows: the trace page's fragment with its CSS inlined and scoped."""
+    from pygments.formatters import HtmlFormatter
+
+    from tracers.report import Links, RenderOptions, render_fragment, stylesheet
+    from tracers.report.executed import installed_source, render_executed
+
+    def target_url(target: str) -> str | None:
+        found = trace.info.target_sources.get(target)
+        return source_url(found[0], found[1], found[2], trace.info.torch_git_sha) if found else None
+
+    # Links to torch's source on GitHub are plain anchors: nothing is fetched when the block is shown.
+    links = Links(source_url=target_url)
+    # Pygments adds unscoped rules for line numbers and every <pre>; the page has no line numbers: leave them out.
+    highlight_css = "\n".join(rule for rule in HtmlFormatter().get_style_defs(f"{SCOPE} .highlight").splitlines()
+                              if rule.startswith(f"{SCOPE} "))
+    torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
+    return (f'<div class="wt-inline"><style>{stylesheet()}{_CODE_CSS}{highlight_css}</style>'
+            f'{render_fragment(trace, facts, links, RenderOptions(title=title))}'
+            f'{render_executed(trace, torch)}</div>')

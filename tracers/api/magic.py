@@ -1,0 +1,73 @@
+"""``%%trace`` for Jupyter and IPython: trace a cell and show its trace page below it."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from typing import Any
+
+from tracers.cachemode import MODES
+from tracers.runner import outcome_of
+from tracers.setup import DEVICES
+from tracers.usage import UsageError
+
+from .context import trace
+
+USAGE = ("%%trace [--cache cold|warm] [--device cpu|cuda] [--no-code] [--deep] [--deep-min-us US] [--lines] "
+         "[--inductor-ir] [--name NAME] [--out DIR] [--as VARIABLE] [--quiet]")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # a bad flag is one line in the cell's output, not a SystemExit
+        raise UsageError(f"{message}; usage: {USAGE}")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="%%trace", add_help=False)
+    parser.add_argument("--cache", choices=MODES, default="cold")
+    parser.add_argument("--device", choices=DEVICES, default="cpu")
+    parser.add_argument("--no-code", action="store_true")
+    parser.add_argument("--deep", action="store_true")
+    parser.add_argument("--deep-min-us", type=float, default=100.0)
+    parser.add_argument("--lines", action="store_true")
+    parser.add_argument("--inductor-ir", action="store_true")
+    parser.add_argument("--name", default="cell")
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--as", dest="variable", default=None)
+    parser.add_argument("--quiet", action="store_true", help="no page below the cell")
+    return parser
+
+
+def trace_cell(shell: Any, line: str, cell: str) -> Any:
+    """Run ``cell`` in the notebook's namespace inside ``tracers.trace(...)``; return the result to show it."""
+    try:
+        options = _parser().parse_args(shlex.split(line))
+        block = trace(cache=options.cache, device=options.device, no_code=options.no_code, deep=options.deep,
+                      deep_min_us=options.deep_min_us, lines=options.lines, inductor_ir=options.inductor_ir,
+                      name=options.name, out=options.out)
+    except (UsageError, ValueError) as error:
+        print(f"%%trace: {error}")
+        return None
+    try:
+        result = block.__enter__()  # e.g. --device cuda without a GPU: one line, the cell not run
+    except UsageError as error:
+        print(f"%%trace: {error}")
+        return None
+    try:
+        ran = shell.run_cell(cell)  # the cell's own output and errors show as they would untraced
+        failure = getattr(ran, "error_in_exec", None)
+        if failure is not None:  # IPython showed the traceback; the trace says how the cell ended
+            result._session.finish(outcome_of(failure))
+    finally:
+        block.__exit__(None, None, None)
+    if options.variable:
+        shell.user_ns[options.variable] = result
+    return None if options.quiet else result
+
+
+def register(shell: Any) -> None:
+    def trace_magic(line: str, cell: str) -> Any:
+        return trace_cell(shell, line, cell)
+
+    trace_magic.__doc__ = f"Trace what torch.compile does in this cell and show the trace page.\n\n{USAGE}"
+    shell.register_magic_function(trace_magic, magic_kind="cell", magic_name="trace")

@@ -1,0 +1,227 @@
+"""What a traced block recorded: counts, breaks and recompiles with their lines, the summary, the files, inline HTML."""
+
+from __future__ import annotations
+
+import linecache
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tracers.analysis import TraceFacts, analyze
+from tracers.decompiled import KIND as DECOMPILED
+from tracers.events import Trace
+
+if TYPE_CHECKING:
+    from tracers.session import TraceSession
+
+
+class Count(int):
+    """An int (compare it, add it) that also knows what it counted, so a failed budget can say which ones."""
+
+    details: tuple[str, ...]
+    what: str  # what one of them is called, e.g. "graph break"
+
+    def __new__(cls, items: tuple[object, ...], what: str) -> Count:
+        count = super().__new__(cls, len(items))
+        count.details = tuple(str(item) for item in items)
+        count.what = what
+        return count
+
+    def __repr__(self) -> str:
+        return int.__repr__(self)
+
+    __str__ = __repr__
+
+    def explain(self) -> list[str]:
+        """One line per counted thing, e.g. each graph break's user line and reason."""
+        return [f"{self.what} {index}: {detail}" for index, detail in enumerate(self.details, 1)]
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    """A line of the user's code: where it is and what it says."""
+
+    filename: str
+    line: int | None
+    text: str = ""
+
+    def __str__(self) -> str:
+        where = f"{Path(self.filename).name}:{self.line}" if self.line else Path(self.filename).name
+        return f"{where} `{self.text}`" if self.text else where
+
+
+@dataclass(frozen=True)
+class GraphBreak:
+    """One graph break: which compile, why (torch's own words) and at which line of the user's code."""
+
+    compile_id: str | None
+    reason: str
+    at: SourceLine | None
+
+    def __str__(self) -> str:
+        return f"[{self.compile_id or '?'}] {self.at or 'unknown line'}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Recompilation:
+    """One recompile: which compile, the guards that failed, the frame recompiled and the call that caused it."""
+
+    compile_id: str | None
+    reasons: tuple[str, ...]
+    frame: str | None  # the function recompiled: ``name (file:line)``
+    called_from: SourceLine | None  # the user's line whose call made it recompile
+
+    def __str__(self) -> str:
+        where = f" called from {self.called_from}" if self.called_from else ""
+        return f"[{self.compile_id or '?'}] {self.frame or '?'}{where}: {'; '.join(self.reasons) or '?'}"
+
+
+@dataclass(frozen=True)
+class TransformedCode:
+    """A code object Dynamo rewrote: decompiled Python (None without depyf, or before the block ended) and listing."""
+
+    compile_id: str | None
+    name: str
+    source: str | None
+    listing: str
+
+
+_LOCATION = re.compile(r"^(?P<file>.+?):(?P<line>\d+)")
+
+
+def _source_line(filename: str | None, line: int | None) -> SourceLine | None:
+    if not filename:
+        return None
+    text = linecache.getline(filename, line).strip() if line else ""
+    return SourceLine(filename, line, text)
+
+
+class TraceResult:
+    """The result of ``with tracers.trace() as t:``. Live inside the block (counts so far), complete after it.
+
+    ``graphs``, ``graph_breaks``, ``recompiles`` and ``compiles`` are ints (``Count``) equal to the totals
+    ``python -m tracers trace`` prints for the same run; ``breaks`` and ``recompilations`` give each one
+    with its reason and user line; ``summary()`` is the terminal summary, ``save(dir)`` writes the trace
+    and its page, and in Jupyter the result shows as that page."""
+
+    def __init__(self, session: TraceSession, name: str):
+        self._session = session
+        self.name = name
+        self._trace: Trace | None = None
+        self._facts: TraceFacts | None = None
+
+    def _complete(self) -> None:
+        """Called once the session stopped: from now on the result no longer changes."""
+        self._trace = self._session.trace
+        self._facts = analyze(self._trace)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the block has ended (the result no longer changes)."""
+        return self._trace is not None
+
+    @property
+    def trace(self) -> Trace:
+        """The recorded data (spans, artifacts, run metadata), as the trace file holds it."""
+        return self._trace if self._trace is not None else self._session.trace
+
+    @property
+    def facts(self) -> TraceFacts:
+        """The analysis the summary and the page are made from (tracers.analysis)."""
+        return self._facts if self._facts is not None else analyze(self.trace)
+
+    # -- counts ---------------------------------------------------------------------------
+    @property
+    def graphs(self) -> Count:
+        """FX graphs Dynamo handed to a backend (and backward graphs compiled autograd captured)."""
+        graphs = tuple(f"[{compile.compile_id}] {compile.frame or '?'}: {compile.graphs} graph(s)"
+                       for compile in self.facts.compiles for _ in range(compile.graphs))
+        return Count(graphs, "graph")
+
+    @property
+    def graph_breaks(self) -> Count:
+        """Graph breaks (``breaks`` has each one's reason and line)."""
+        return Count(self.breaks, "graph break")
+
+    @property
+    def recompiles(self) -> Count:
+        """Recompiles: frame compiles after a frame's first (``recompilations`` has each one's reasons)."""
+        return Count(self.recompilations, "recompile")
+
+    @property
+    def compiles(self) -> Count:
+        """Frame compiles: one per compile id Dynamo handed out, recompiles included."""
+        frames = tuple(f"[{compile.compile_id}] {compile.frame or '?'}" for compile in self.facts.compiles
+                       if "/" in compile.compile_id)  # as TraceFacts.totals() counts them
+        return Count(frames, "compile")
+
+    # -- the things counted ---------------------------------------------------------------
+    @property
+    def breaks(self) -> tuple[GraphBreak, ...]:
+        """Each graph break, in the order torch reported them."""
+        found = []
+        for graph_break in self.facts.graph_breaks:
+            match = _LOCATION.match(graph_break.location)
+            at = _source_line(match["file"], int(match["line"])) if match else None
+            found.append(GraphBreak(graph_break.compile_id, graph_break.reason, at))
+        return tuple(found)
+
+    @property
+    def recompilations(self) -> tuple[Recompilation, ...]:
+        """Each recompile, with the guard failures torch gave as its reasons."""
+        frames = {compile.compile_id: compile.frame for compile in self.facts.compiles}
+        callers = self._callers()
+        return tuple(Recompilation(recompile.compile_id, recompile.reasons, frames.get(recompile.compile_id),
+                                   callers.get(recompile.compile_id))
+                     for recompile in self.facts.recompiles)
+
+    def _callers(self) -> dict[str | None, SourceLine]:
+        """Per compile, the user's line that called into the frame being compiled (torch's dynamo_start stack)."""
+        callers = {}
+        for artifact in self.trace.artifacts:
+            frame = artifact.metadata.get("user_frame") if artifact.kind == "frame" else None
+            if frame:
+                found = _source_line(frame.get("filename"), frame.get("line"))
+                if found:
+                    callers[artifact.compile_id] = found
+        return callers
+
+    @property
+    def code(self) -> tuple[TransformedCode, ...]:
+        """Each code object Dynamo rewrote, as Python (with depyf installed) and as bytecode; complete after the block."""
+        return tuple(TransformedCode(artifact.compile_id, artifact.metadata.get("frame", artifact.name),
+                                     artifact.payload, artifact.metadata.get("listing", ""))
+                     for artifact in self.trace.artifacts if artifact.kind == DECOMPILED)
+
+    # -- renderings -----------------------------------------------------------------------
+    def summary(self, color: bool = False) -> str:
+        """The terminal summary ``python -m tracers trace`` prints: stage tree, compiles, breaks, recompiles."""
+        from tracers.summary import Style, render
+
+        return render(self.trace, self.facts, Style(color))
+
+    def save(self, directory: str | Path = "traces", *, page: bool = True, keep_paths: bool = False,
+             site: str | None = None) -> tuple[Path, ...]:
+        """Write ``<name>-<device>-<cache>.json`` (Perfetto-compatible) and its HTML page into ``directory``;
+        returns the paths written. Machine paths are scrubbed as the CLI does unless ``keep_paths``."""
+        from tracers.chrome import write_atomic
+        from tracers.report_command import write_report
+
+        info = self.trace.info
+        path = Path(directory) / f"{self.name}-{info.device}-{info.cache_mode}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        written = [write_atomic(self.trace, path, keep_paths=keep_paths)]
+        if page:
+            written.append(write_report(self.trace, path, site=site))
+        return tuple(written)
+
+    def _repr_html_(self) -> str:
+        from .inline import inline_html
+
+        return inline_html(self.trace, self.facts, self.name)
+
+    def __repr__(self) -> str:
+        state = "" if self.finished else ", running"
+        return (f"<TraceResult {self.name!r}: {int(self.compiles)} compiles, {int(self.graphs)} graphs, "
+                f"{int(self.graph_breaks)} graph breaks, {int(self.recompiles)} recompiles{state}>")

@@ -1,0 +1,108 @@
+"""What a traced run sets up around its session, shared by the command line and the Python API."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .cachemode import MODES, cache_mode
+from .deep import DeepTracer, DeepUnavailable
+from .devices import make_default, set_default_backend
+from .lines import LineCounter, watches_from_lock
+from .recorder import Listener
+from .usage import UsageError
+
+DEVICES = ("cpu", "cuda")
+
+
+@dataclass(frozen=True)
+class SessionOptions:
+    """The tracer's own options (not where the trace goes, nor what runs): the same for every front end."""
+
+    device: str = "cpu"
+    cache: str = "cold"
+    keep_code: bool = True
+    deep_min_us: float | None = None  # deep mode: record Python calls at least this long
+    lines: str | None = None  # count executed lines: "" for the hooked functions, or a lock file for more
+    inductor_ir: bool = False  # keep Inductor's IR before and after fusion
+
+    def check(self) -> None:
+        """One line for the first bad value, before anything is set up."""
+        if self.device not in DEVICES:
+            raise UsageError(f"device {self.device!r}: choose {' or '.join(DEVICES)}")
+        if self.cache not in MODES:
+            raise UsageError(f"cache {self.cache!r}: choose {' or '.join(MODES)}")
+        if self.deep_min_us is not None and self.deep_min_us < 0:
+            raise UsageError(f"deep mode's minimum call time must be >= 0 µs, not {self.deep_min_us}")
+
+
+def import_torch():
+    try:
+        import torch
+    except ImportError as error:
+        raise UsageError(f"torch is not importable in this Python ({sys.executable}): {error}") from None
+    return torch
+
+
+@contextlib.contextmanager
+def _device(device: str) -> Iterator[None]:
+    """``cuda``: check there is a GPU and make it torch's default device for the run, then put back the previous one."""
+    torch = import_torch()
+    if device != "cuda":
+        yield
+        return
+    if not torch.cuda.is_available():
+        raise UsageError("--device cuda: no CUDA GPU is available to this torch "
+                         f"({torch.__version__}, built with CUDA {torch.version.cuda or 'none'})")
+    if torch.get_default_device().type == "cuda":
+        yield  # already the default (the caller's own choice stays as it is)
+        return
+    # Scripts written for the CPU then allocate on the GPU without edits, and Dynamo sees no mode.
+    make_default("cuda")
+    try:
+        yield
+    finally:
+        set_default_backend(torch)  # new tensors go to the CPU again, as before the block
+
+
+def _deep_tracer(min_duration_us: float | None) -> DeepTracer | None:
+    if min_duration_us is None:
+        return None
+    try:
+        return DeepTracer(min_duration_us=min_duration_us)
+    except DeepUnavailable as error:
+        raise UsageError(str(error)) from None
+
+
+def _line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
+    """Watches the hooked functions (added as they are patched), plus the lock's spans if given."""
+    if lock is None:
+        return None, None
+    if not lock:
+        return LineCounter(), None
+    torch = import_torch()
+    watches, warning = watches_from_lock(lock, torch.__version__)
+    return LineCounter(watches), warning
+
+
+@contextlib.contextmanager
+def prepared_session(options: SessionOptions, command: list[str], listeners: Iterable[Listener] = ()):
+    """A ``TraceSession`` (not started yet) with the cache mode and device applied until the block ends.
+
+    torch is imported after the cache switches are set: its config modules read them on import."""
+    options.check()
+    with cache_mode(options.cache), _device(options.device):
+        from .session import TraceSession
+
+        lines, lines_warning = _line_counter(options.lines)
+        session = TraceSession(keep_code=options.keep_code, device=options.device, cache_mode=options.cache,
+                               command=command, listeners=listeners, deep=_deep_tracer(options.deep_min_us),
+                               lines=lines, inductor_ir=options.inductor_ir)
+        if lines_warning:
+            session.info.warnings.append(lines_warning)
+        try:
+            yield session
+        finally:
+            session.stop()  # safe when already stopped: every patch is undone however the block ends
