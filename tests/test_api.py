@@ -90,7 +90,7 @@ def test_transformed_code_is_decompiled_with_its_calls_to_graphs_and_resume_func
 def test_summary_is_the_command_lines(traced) -> None:
     summary = traced.summary()
     assert summary.startswith("torch.compile trace — torch ")
-    assert "Graphs 7   Graph breaks 4   Recompiles 3" in summary
+    assert "Graphs 6   Graph breaks 4   Recompiles 3" in summary
     assert "\033[" not in summary
 
 
