@@ -147,12 +147,17 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
             lines.append(f"  {name}: {why}")
     for warning in info.warnings:
         lines.append(style.yellow(f"warning: {warning}"))
-    if written:
-        lines.append("")
-        for path in written:
-            hint = "open it in https://ui.perfetto.dev" if path.endswith(".json") else "open it in a browser"
-            lines.append(f"Written {path}  {style.dim(f'({hint})')}")
+    lines.extend(written_lines(written, style))
     return "\n".join(lines)
+
+
+def written_lines(written: list[str] | None, style: Style) -> list[str]:
+    """Where the files went, each with how to open it."""
+    lines = [""] if written else []
+    for path in written or ():
+        hint = "open it in https://ui.perfetto.dev" if path.endswith(".json") else "open it in a browser"
+        lines.append(f"Written {path}  {style.dim(f'({hint})')}")
+    return lines
 
 
 def _totals_check_lines(check: dict | None, style: Style) -> list[str]:

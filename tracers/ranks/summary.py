@@ -7,7 +7,7 @@ from typing import Any
 
 from ..analysis import TraceFacts, analyze
 from ..stages import STAGE_BY_ID, STAGE_ORDER
-from ..summary import Style, format_duration
+from ..summary import Style, format_duration, written_lines
 from .divergence import Divergence, compare
 from .merge import Marker, MergedRun
 
@@ -111,11 +111,7 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     faults = [(row.rank, row.totals_fault) for row in result.rows if row.totals_fault]
     for rank, fault in faults:
         lines.append(style.red(f"  tracer fault on rank {rank}: {fault} (please report it)"))
-    if written:
-        lines.append("")
-        for path in written:
-            hint = "open it in https://ui.perfetto.dev" if path.endswith(".json") else "open it in a browser"
-            lines.append(f"Written {path}  {style.dim(f'({hint})')}")
+    lines.extend(written_lines(written, style))
     return "\n".join(lines)
 
 
