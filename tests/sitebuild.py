@@ -55,7 +55,7 @@ def build_site(base: Path) -> SiteBuild:
     return build
 
 
-RELEASE_PAGES = ("index.md", "changes.md", "chapters/01-entry.md")  # a small site: enough for drift and the switcher
+RELEASE_PAGES = ("index.md", "changes.md", "python-api.md", "chapters/01-entry.md")  # a small site: enough for drift and the switcher
 OTHER_RELEASES = ("2.15.0", "2.14.1")  # the first whose wheel is in the cache is built beside the reference
 
 

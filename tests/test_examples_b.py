@@ -40,7 +40,8 @@ def test_mlp_module_compile_calls_the_context_twice_nested():
     assert len(calls) == 2
     outer, inner = sorted(calls, key=lambda s: s.depth)
     assert inner.parent == outer.id
-    assert [c.frame for c in analyze(trace).compiles][0].startswith("forward ")  # nn.Module's own frames are declined
+    # nn.Module's own frames are declined: the first compile is the model's forward, named with its class.
+    assert [c.frame for c in analyze(trace).compiles][0].startswith("MLP.forward (mlp.py:")
 
 
 def test_frame_cache_three_calls_one_conversion():
