@@ -245,18 +245,19 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None)
     from pathlib import Path
 
     from .chrome import TraceFileError, load
+    from .ranks.merge import MergeError, is_merged_file
+    from .ranks.page import PageUnavailable
     from .report_command import ReportUnavailable, open_in_browser, write_report
 
-    from .ranks.merge import is_merged_file
-
-    if is_merged_file(Path(trace_file)):  # a distributed run's merge: the multi-rank page
-        from .ranks.merge_command import report_merged
-
-        return report_merged(Path(trace_file), Path(out) if out else None, open_page)
+    path, out_dir = Path(trace_file), Path(out) if out else None
     try:
-        trace = load(Path(trace_file))
-        page = write_report(trace, Path(trace_file), Path(out) if out else None, site)
-    except (TraceFileError, ReportUnavailable) as error:
+        if is_merged_file(path):  # a distributed run's merge: the multi-rank page
+            from .ranks.merge_command import merged_page
+
+            page = merged_page(path, out_dir)
+        else:
+            page = write_report(load(path), path, out_dir, site)
+    except (TraceFileError, ReportUnavailable, MergeError, PageUnavailable) as error:
         print(f"report: {error}", file=sys.stderr)
         return 2
     except OSError as error:

@@ -68,25 +68,13 @@ def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, 
     return _write(run, directory / run.file_name, options.page, options.quiet)
 
 
+def merged_page(path: Path, out_dir: Path | None) -> Path:
+    """``report MERGED.json``: the multi-rank page of a merge made earlier (here or on another machine).
 
-def report_merged(path: Path, out_dir: Path | None, open_page: bool) -> int:
-    """``report MERGED.json``: the multi-rank page of a merge made earlier (here or on another machine)."""
-    from .page import PageUnavailable, write_page
+    Raises MergeError or PageUnavailable (one line each) and OSError; the report command says them."""
+    from .page import write_page
 
-    try:
-        result = report(load_merged(path))
-        if out_dir:
-            out_dir.mkdir(parents=True, exist_ok=True)
-        page = write_page(result, path, out_dir)
-    except (MergeError, PageUnavailable) as error:
-        print(f"report: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"report: cannot write the page: {error.strerror or error}", file=sys.stderr)
-        return 2
-    print(page)
-    if open_page:
-        from ..report_command import open_in_browser
-
-        open_in_browser(page)
-    return 0
+    result = report(load_merged(path))
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    return write_page(result, path, out_dir)
