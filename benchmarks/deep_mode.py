@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import machine_line, write_section  # noqa: E402
+from benchmarks.results import publish  # noqa: E402
 
 EXAMPLE = ROOT / "docs" / "examples" / "mlp.py"
 
@@ -51,8 +51,6 @@ def main() -> int:
     parser.add_argument("--min-us", type=float, default=100.0)
     options = parser.parse_args()
 
-    import torch
-
     plain_s, deep_s, deep_sizes = [], [], []
     with tempfile.TemporaryDirectory() as scratch:
         for pair in range(options.pairs):
@@ -77,12 +75,8 @@ def main() -> int:
         f"| compile time | {statistics.median(plain_s):.2f} s | {statistics.median(deep_s):.2f} s | {ratio:.2f}× | ≤ 1.5× |",
         f"| trace file | | {size_mb:.1f} MB | | ≤ 50 MB |",
         "",
-        machine_line(),
-        f"- torch {torch.__version__} (git {torch.version.git_version[:12]})",
-        f"- command: `python benchmarks/deep_mode.py --pairs {options.pairs} --min-us {options.min_us:g}`",
     ]
-    write_section("deep-mode", "\n".join(lines))
-    print("\n".join(lines))
+    publish("deep-mode", lines, f"python benchmarks/deep_mode.py --pairs {options.pairs} --min-us {options.min_us:g}")
     return 0
 
 

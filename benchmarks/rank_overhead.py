@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import machine_line, write_section  # noqa: E402
+from benchmarks.results import publish  # noqa: E402
 
 EXAMPLE = ROOT / "docs" / "examples" / "distributed" / "ddp.py"
 
@@ -64,7 +64,6 @@ def main() -> int:
                         help="the example's torch.compile backend (default aot_eager: no C++ compile, whose "
                              "g++ children would swamp the tracer's share on 2 cores)")
     options = parser.parse_args()
-    import torch
 
     rows = []
     # One rank under the same launcher is the single-process reference: the target is that the ratio
@@ -102,13 +101,9 @@ def main() -> int:
         "Wall times swing by seconds on this shared 2-core machine (several ranks compete for two cores); the CPU "
         "time per rank is the steadier measure.",
         "",
-        machine_line(),
-        f"- torch {torch.__version__} (git {torch.version.git_version[:12]})",
-        f"- command: `python benchmarks/rank_overhead.py --pairs {options.pairs} --nproc {options.nproc} "
-        f"--backend {options.backend}`",
     ]
-    write_section("rank-overhead", "\n".join(lines))
-    print("\n".join(lines))
+    publish("rank-overhead", lines,
+            f"python benchmarks/rank_overhead.py --pairs {options.pairs} --nproc {options.nproc} --backend {options.backend}")
     return 0
 
 

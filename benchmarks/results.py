@@ -24,3 +24,13 @@ def write_section(name: str, text: str) -> None:
 def machine_line() -> str:
     """The machine a result was measured on, as each section states it."""
     return f"- machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}"
+
+
+def publish(name: str, lines: list[str], command: str) -> None:
+    """End a section with where and how it was measured, write it into RESULTS.md and print it."""
+    import torch
+
+    lines = [*lines, machine_line(), f"- torch {torch.__version__} (git {torch.version.git_version[:12]})",
+             f"- command: `{command}`"]
+    write_section(name, "\n".join(lines))
+    print("\n".join(lines))

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import machine_line, write_section  # noqa: E402
+from benchmarks.results import publish  # noqa: E402
 
 EXAMPLE = ROOT / "docs" / "examples" / "mlp.py"
 
@@ -138,8 +138,6 @@ def main() -> int:
             child_compile(mode == "traced")
         return 0
 
-    import torch
-
     plain, traced, plain_cpu, traced_cpu, logging_s = [], [], [], [], []
     for pair in range(options.pairs):
         # Alternate which one goes first, so drift over time does not favour either side.
@@ -195,13 +193,9 @@ def main() -> int:
         "effect. The CPU time of the compiling process leaves the g++ children out, which is where the "
         "tracer's own work would show.",
         "",
-        machine_line(),
-        f"- torch {torch.__version__} (git {torch.version.git_version[:12]})",
-        f"- command: `python benchmarks/tracer_overhead.py --pairs {options.pairs} --rounds {options.rounds} "
-        f"--calls {options.calls}`",
     ]
-    write_section("tracer-overhead", "\n".join(lines))
-    print("\n".join(lines))
+    publish("tracer-overhead", lines,
+            f"python benchmarks/tracer_overhead.py --pairs {options.pairs} --rounds {options.rounds} --calls {options.calls}")
     return 0
 
 

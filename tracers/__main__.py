@@ -168,7 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         argv, module, module_args = _split_module(argv)
     options = _parser().parse_args(argv)
     if options.command == "trace":
-        from .trace_command import TraceOptions, UsageError, run_trace
+        from .trace_command import TraceOptions, run_trace
+        from .usage import UsageError
 
         if module is not None:
             if not module:

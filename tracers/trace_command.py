@@ -18,7 +18,7 @@ from .runner import Outcome, Program, ScriptError, check_module, check_script, h
     run_program
 from .setup import SessionOptions, prepared_session
 from .summary import render, style_for
-from .usage import UsageError, check_writable
+from .usage import check_writable
 
 
 @dataclass(frozen=True)
