@@ -102,3 +102,16 @@ def build_release_site(base: Path) -> ReleaseSite | None:
     site = ReleaseSite(base / "site", REFERENCE_TORCH, other[0], tuple(built), time.perf_counter() - started)
     _BUILDS["releases"] = site  # type: ignore[assignment]
     return site
+
+
+def built_release_site_or_skip(base: Path) -> ReleaseSite:
+    """The release site for a test: skipped (saying how to fetch a wheel) when none is cached; every release built."""
+    import pytest
+
+    found = build_release_site(base)
+    if found is None:
+        pytest.skip("no wheel of torch 2.15.0 or 2.14.1 in the wheel cache: "
+                    "python -m walkthrough verify --against 2.15.0 fetches one")
+    for built in found.built:
+        assert built.ok, built.output
+    return found

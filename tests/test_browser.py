@@ -6,6 +6,7 @@ own browser downloads are never used. The test installs chromium with apt-get wh
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -14,13 +15,14 @@ import threading
 import urllib.error
 import urllib.request
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import urldefrag, urljoin, urlparse
 
 import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the browser test needs the test extra (playwright)")
 
-from tests.sitebuild import ReleaseSite, SiteBuild, build_release_site, build_site  # noqa: E402
+from tests.sitebuild import ReleaseSite, SiteBuild, build_site, built_release_site_or_skip  # noqa: E402
 
 CHROMIUM_PATHS = ("chromium", "chromium-browser", "/usr/bin/chromium", "/usr/lib/chromium/chromium")
 # Flags that keep a headless Chromium from reaching out to the network (it would hang on lookups offline).
@@ -62,14 +64,23 @@ def site(tmp_path_factory) -> SiteBuild:
     return build
 
 
-@pytest.fixture(scope="module")
-def server(site):
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site.html)))
+@contextlib.contextmanager
+def _serving(directory: Path):
+    """A local HTTP server on a free port for one built site; its base URL."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(directory)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/"
-    httpd.shutdown()
-    thread.join()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_port}/"
+    finally:
+        httpd.shutdown()
+        thread.join()
+
+
+@pytest.fixture(scope="module")
+def server(site):
+    with _serving(site.html) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -178,22 +189,13 @@ def test_call_tree_opens_on_click_and_a_chapter_screenshot(site, server, browser
 
 @pytest.fixture(scope="module")
 def release_site(tmp_path_factory) -> ReleaseSite:
-    found = build_release_site(tmp_path_factory.mktemp("releases"))
-    if found is None:
-        pytest.skip("no wheel of torch 2.15.0 or 2.14.1 in the wheel cache: "
-                    "python -m walkthrough verify --against 2.15.0 fetches one")
-    assert all(built.ok for built in found.built), [built.output for built in found.built]
-    return found
+    return built_release_site_or_skip(tmp_path_factory.mktemp("releases"))
 
 
 @pytest.fixture(scope="module")
 def release_server(release_site):
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(release_site.root)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}/"
-    httpd.shutdown()
-    thread.join()
+    with _serving(release_site.root) as url:
+        yield url
 
 
 def test_release_pages_and_the_switcher(release_site, release_server, browser):

@@ -2,25 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 pytest.importorskip("sphinx")
 
-from tests.sitebuild import ReleaseSite, build_release_site  # noqa: E402
+from tests.sitebuild import ReleaseSite, built_release_site_or_skip  # noqa: E402
 from walkthrough.releases.switcher import Switcher, links, render  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> ReleaseSite:
-    found = build_release_site(tmp_path_factory.mktemp("releases"))
-    if found is None:
-        pytest.skip("no wheel of torch 2.15.0 or 2.14.1 in the wheel cache: "
-                    "python -m walkthrough verify --against 2.15.0 fetches one")
-    for built in found.built:
-        assert built.ok, built.output
-    return found
+    return built_release_site_or_skip(tmp_path_factory.mktemp("releases"))
 
 
 def test_nothing_is_installed_and_the_release_is_read_from_its_wheel(site):
