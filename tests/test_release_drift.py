@@ -17,6 +17,7 @@ from sphinx.util.docutils import docutils_namespace  # noqa: E402
 
 from tests.walkthrough_fixtures import CONFIG_TEXT, DRIVER, PIPELINE, CONFIG, edit, write_tree  # noqa: E402
 from walkthrough.excerpt import ExcerptSpec, build as build_excerpt  # noqa: E402
+from walkthrough.facts import evaluate  # noqa: E402
 from walkthrough.lock import compute_lock, read_lock, write_lock  # noqa: E402
 from walkthrough.pages import scan_docs  # noqa: E402
 from walkthrough.releases.context import open_release  # noqa: E402
@@ -136,7 +137,8 @@ def test_views_use_verify_statuses(project):
     assert [s.pattern for s in shown.excerpt.stale] == ["if options"]
     assert symbol_view(view, f"{M}:legacy_step").status == "MISSING"
     assert symbol_view(view, f"{M}:helper").status == "SAME"
-    fact = fact_view(view, next(iter(scan_docs(project["src"])[0].facts)))
+    claim = next(iter(scan_docs(project["src"])[0].facts))
+    fact = fact_view(view, claim, evaluate(view.target, claim))
     assert (fact.status, fact.result.actual) == ("CHANGED", "16")
 
 

@@ -115,6 +115,10 @@ class Classifier:
         base = dict(kind="excerpt", name=f"{entry.page}: {entry.key}", chapters=(entry.page,), old=old,
                     uses=("excerpt",))
         symbol_finding = self.symbol_findings.get(entry.target)
+        if symbol_finding is not None and symbol_finding.status == "INHERITED":
+            # The release's lookup would find the base class's code: this class's own code is gone.
+            return Finding(**base, status="INHERITED", new=None, note=symbol_finding.note,
+                           successors=symbol_finding.successors)
         try:
             excerpt = build(self.target, entry.spec())
         except SymbolNotFound as exc:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from walkthrough.excerpt import Excerpt, ExcerptError, ExcerptSpec, build
-from walkthrough.facts import Claim, FactResult, evaluate
+from walkthrough.facts import Claim, FactResult
 from walkthrough.releases.context import ReleaseView
 from walkthrough.successors import Successor
 from walkthrough.symbols import Symbol, SymbolNotFound
@@ -52,32 +52,29 @@ class FactView:
     release: str
     reference: str
 
-    @property
-    def holds(self) -> bool:
-        return self.result.holds
-
 
 def excerpt_view(view: ReleaseView, page: str, spec: ExcerptSpec) -> ExcerptView:
     """The excerpt for this release: the release's code unless it is gone, with verify's status and diff."""
     finding = view.finding("excerpt", f"{page}: {spec.key}")
-    status = finding.status if finding else "UNLOCKED"
     base = dict(release=view.release, reference=view.reference_version)
-    symbol = view.finding("symbol", spec.target)
-    if symbol is not None and symbol.status == "INHERITED":
-        # The release's lookup would show the base class's code: the page's excerpt is gone from this class.
+    if finding is not None and finding.status in ("INHERITED", "MISSING"):
         shown = _reference_excerpt(view, spec)
-        return ExcerptView("INHERITED", shown, shown is not None, note=symbol.note, **base)
+        return ExcerptView(finding.status, shown, shown is not None, diff="",
+                           successors=_successors(view, spec.target, finding), note=finding.note, **base)
     try:
         excerpt = build(view.target, spec, lenient=True)
-    except SymbolNotFound as exc:
+    except SymbolNotFound as exc:  # only for an excerpt the lock does not hold yet: verify decided the rest
         shown = _reference_excerpt(view, spec)
-        return ExcerptView("MISSING" if status in QUIET | {"UNLOCKED"} else status, shown, shown is not None,
-                           diff="", successors=_successors(view, spec.target, finding), note=exc.reason, **base)
-    diff = finding.diff if finding else ""
-    note = finding.note if finding else "not in the lock: written after it was last refreshed"
-    if status in QUIET and (excerpt.stale or excerpt.anchors_lost):
-        status = "CHANGED"  # verify hashes the locked patterns; the page's own patterns say otherwise
-    return ExcerptView(status, excerpt, False, diff=diff, note=note if status not in QUIET else "", **base)
+        return ExcerptView("MISSING", shown, shown is not None, diff="",
+                           successors=_successors(view, spec.target, finding), note=exc.reason, **base)
+    if finding is None:
+        # Written after the lock was refreshed (a non-reference build does not insist on a fresh lock):
+        # verify has no say, so the lenient build's own findings decide.
+        status = "CHANGED" if excerpt.stale or excerpt.anchors_lost else "UNLOCKED"
+        return ExcerptView(status, excerpt, False, note="not in the lock: written after it was last refreshed",
+                           **base)
+    return ExcerptView(finding.status, excerpt, False, diff=finding.diff,
+                       note=finding.note if finding.status not in QUIET else "", **base)
 
 
 def _reference_excerpt(view: ReleaseView, spec: ExcerptSpec) -> Excerpt | None:
@@ -117,9 +114,8 @@ def symbol_view(view: ReleaseView, name: str) -> SymbolView:
                       note=finding.note if finding else "", **base)
 
 
-def fact_view(view: ReleaseView, claim: Claim) -> FactView:
-    """The claim evaluated in this release; the status is verify's when the fact is locked."""
-    result = evaluate(view.target, claim)
+def fact_view(view: ReleaseView, claim: Claim, result: FactResult) -> FactView:
+    """The claim's ``result`` in this release, with verify's status when the fact is locked."""
     finding = view.finding("fact", claim.text)
     fallback = {"true": "SAME", "false": "CHANGED", "missing": "MISSING"}.get(result.status, "UNCHECKED")
     return FactView(finding.status if finding else fallback, result, view.release, view.reference_version)

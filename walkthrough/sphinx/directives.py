@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 from html import escape
-from dataclasses import replace
 from pathlib import Path
 
 from docutils import nodes
@@ -28,7 +27,7 @@ from walkthrough.pages import EXCERPT_DIRECTIVE, FACT_ROLE, SYMBOL_ROLE, PageErr
 from walkthrough.ranlines import RanLines, parse_trace_option, ran_lines
 from walkthrough.releases.context import ReleaseView, open_release
 from walkthrough.releases.display import fact_value, render_excerpt_view, symbol_mark
-from walkthrough.releases.drift import excerpt_view, fact_view, symbol_view
+from walkthrough.releases.drift import FactView, excerpt_view, fact_view, symbol_view
 from walkthrough.render import render_excerpt, symbol_url
 from walkthrough.source import SourceError, open_source
 from walkthrough.symbols import Resolver, SymbolNotFound, resolver_for
@@ -227,8 +226,8 @@ class TorchFact(SphinxRole):
             result = evaluate_live(claim, result)  # not a literal: ask the installed torch itself
         if not view.is_reference and not result.holds:
             # Another release: a claim that no longer holds is content, shown beside what the release has.
-            shown = replace(fact_view(view, claim), result=result)
-            return self._drifted(title or claim.expected_text, result, resolver, fact_value(shown)), []
+            shown = fact_view(view, claim, result)
+            return self._drifted(title or claim.expected_text, shown, resolver, fact_value(shown)), []
         if not result.holds:
             detail = f"torch {resolver.version} has {result.actual}" if result.actual else result.reason
             raise WalkthroughError(f"{where}: fact {claim.text} is false: {detail}")
@@ -243,12 +242,12 @@ class TorchFact(SphinxRole):
         return [node], []
 
     @staticmethod
-    def _drifted(label: str, result, resolver: Resolver, mark: str) -> list[nodes.Node]:  # noqa: ANN001
+    def _drifted(label: str, shown: FactView, resolver: Resolver, mark: str) -> list[nodes.Node]:
         """The claim as written, then what this release has (linked to its line when there is one)."""
+        result = shown.result
         nodes_out: list[nodes.Node] = [nodes.literal(label, label, classes=["wt-fact", "wt-fact-stale"])]
         if mark:
-            status = {"false": "changed", "missing": "missing"}.get(result.status, "unchecked")
-            nodes_out.append(_drift_mark(mark, f"the page claims {result.claim.text}", status))
+            nodes_out.append(_drift_mark(mark, f"the page claims {result.claim.text}", shown.status.lower()))
         if result.line:
             link = nodes.reference("", "", internal=False, classes=["wt-fact-link"],
                                    refuri=source_url(result.path, result.line, None, resolver.source.git_version))
