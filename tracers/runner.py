@@ -154,8 +154,12 @@ def hard_exits_handled(before_exit: Callable[[int], None]) -> Iterator[None]:
     """While the block runs, ``os._exit(n)`` first calls ``before_exit(n)`` (which writes the trace), then
     really exits with n. Python runs no cleanup on os._exit, so this is the trace's only chance."""
     real_exit = os._exit
+    traced_pid = os.getpid()
 
     def _exit(status: int) -> None:
+        if os.getpid() != traced_pid:
+            # A forked child (multiprocessing, DataLoader workers) ends with os._exit too: it is not the run.
+            real_exit(status)
         try:
             before_exit(status)
         except BaseException:  # noqa: BLE001 - the script asked to exit now: nothing may stop it
