@@ -159,6 +159,34 @@ def test_decorator_traces_each_call_and_passes_the_result_through() -> None:
     assert double.last_trace is not first
 
 
+class _Opaque:
+    """A context manager Dynamo cannot resume inside: a break under it makes the whole frame run eagerly."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _breaks_under_an_opaque_context(x):
+    with _Opaque():
+        x = x + 1
+        torch._dynamo.graph_break()
+        return x * 2
+
+
+def test_a_break_dynamo_cannot_resume_from_is_listed_but_not_counted_as_torch_does() -> None:
+    torch._dynamo.reset()
+    with tracers.trace(cache="warm") as result:
+        assert torch.compile(_breaks_under_an_opaque_context, backend="eager")(torch.ones(2)).tolist() == [4.0, 4.0]
+    (listed,) = result.breaks
+    assert "graph_break()" in listed.reason
+    assert result.graph_breaks == 0 == result.facts.totals().graph_breaks
+    check = result.trace.info.totals_check
+    assert check["mismatches"] == [] and check["torch"]["graph_breaks"] == 0
+
+
 def test_records_never_kept_are_counted() -> None:
     with tracers.trace(cache="warm") as result:
         torch.compile(lambda x: x.exp(), backend="aot_eager")(torch.ones(3))

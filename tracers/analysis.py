@@ -90,11 +90,19 @@ class TraceFacts:
     def graph_count(self) -> int:
         return sum(compile.graphs for compile in self.compiles)
 
+    @property
+    def frame_compiles(self) -> list[CompileFacts]:
+        """Compiles of a frame (torch's ``N/M`` ids), not a compiled-autograd capture's own ``!0``."""
+        return [facts for facts in self.compiles if "/" in facts.compile_id]
+
+    @property
+    def counted_breaks(self) -> list[GraphBreak]:
+        """The graph breaks torch counts: not a break it could not resume from (the frame then ran eagerly)."""
+        return [graph_break for graph_break in self.graph_breaks if not graph_break.frame_skipped]
+
     def totals(self) -> Totals:
         """The totals the summary prints, in the shape torch's own counts are read in (torch_counts.py)."""
-        frame_compiles = [facts for facts in self.compiles if "/" in facts.compile_id]  # not a capture's "!0"
-        counted = [graph_break for graph_break in self.graph_breaks if not graph_break.frame_skipped]
-        return Totals(self.graph_count, len(counted), len(frame_compiles), len(self.recompiles))
+        return Totals(self.graph_count, len(self.counted_breaks), len(self.frame_compiles), len(self.recompiles))
 
 
 def build_tree(spans: list[Span]) -> list[TreeNode]:
@@ -169,6 +177,8 @@ def _last_attempts(trace: Trace) -> dict[str | None, int]:
             attempt = artifact.metadata.get("attempt", 0)
             last[artifact.compile_id] = max(attempt, last.get(artifact.compile_id, 0))
     return last
+
+
 _FRAME_SKIPPED = "Failed to handle graph break gracefully"  # torch/_dynamo/symbolic_convert.py's wording
 
 

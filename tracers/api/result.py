@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracers.analysis import TraceFacts, analyze
+from tracers.analysis import GraphBreak as RecordedBreak, TraceFacts, analyze
 from tracers.decompiled import KIND as DECOMPILED
 from tracers.events import Trace
 
@@ -141,8 +141,8 @@ class TraceResult:
 
     @property
     def graph_breaks(self) -> Count:
-        """Graph breaks (``breaks`` has each one's reason and line)."""
-        return Count(self.breaks, "graph break")
+        """Graph breaks, as torch counts them (``breaks`` has each one's reason and line)."""
+        return Count(tuple(self._described(brk) for brk in self.facts.counted_breaks), "graph break")
 
     @property
     def recompiles(self) -> Count:
@@ -152,20 +152,21 @@ class TraceResult:
     @property
     def compiles(self) -> Count:
         """Frame compiles: one per compile id Dynamo handed out, recompiles included."""
-        frames = tuple(f"[{compile.compile_id}] {compile.frame or '?'}" for compile in self.facts.compiles
-                       if "/" in compile.compile_id)  # as TraceFacts.totals() counts them
+        frames = tuple(f"[{compile.compile_id}] {compile.frame or '?'}" for compile in self.facts.frame_compiles)
         return Count(frames, "compile")
 
     # -- the things counted ---------------------------------------------------------------
     @property
     def breaks(self) -> tuple[GraphBreak, ...]:
-        """Each graph break, in the order torch reported them."""
-        found = []
-        for graph_break in self.facts.graph_breaks:
-            match = _LOCATION.match(graph_break.location)
-            at = _source_line(match["file"], int(match["line"])) if match else None
-            found.append(GraphBreak(graph_break.compile_id, graph_break.reason, at))
-        return tuple(found)
+        """Each graph break, in the order torch reported them; a break Dynamo could not resume from (the
+        whole frame ran eagerly) is here too, but not in ``graph_breaks``, as torch does not count it."""
+        return tuple(self._described(graph_break) for graph_break in self.facts.graph_breaks)
+
+    @staticmethod
+    def _described(graph_break: RecordedBreak) -> GraphBreak:
+        match = _LOCATION.match(graph_break.location)
+        at = _source_line(match["file"], int(match["line"])) if match else None
+        return GraphBreak(graph_break.compile_id, graph_break.reason, at)
 
     @property
     def recompilations(self) -> tuple[Recompilation, ...]:
