@@ -199,6 +199,7 @@ def test_records_never_kept_are_counted() -> None:
 @pytest.mark.parametrize("options, message", [
     ({"cache": "hot"}, "cache 'hot': choose cold or warm"),
     ({"device": "tpu"}, "device 'tpu': choose cpu or cuda"),
+    ({"out": "/proc/no-such-dir"}, "out /proc/no-such-dir: cannot write there"),
 ])
 def test_bad_options_are_one_line_before_anything_runs(options, message) -> None:
     with pytest.raises(UsageError, match=re.escape(message)):

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 from tracers.runner import outcome_of
 from tracers.setup import SessionOptions, prepared_session
+from tracers.usage import check_writable
 
 from .result import TraceResult
 
@@ -46,6 +47,8 @@ class trace:  # noqa: N801 - used like a function: ``with tracers.trace():``, ``
                                       lines=(lines_lock or "") if lines or lines_lock else None,
                                       inductor_ir=inductor_ir)
         self.options.check()  # bad values fail here, before the block runs
+        if out is not None:
+            check_writable(Path(out), "out")
         self.name = name
         self.out = out
         self.result: TraceResult | None = None
@@ -80,7 +83,12 @@ class trace:  # noqa: N801 - used like a function: ``with tracers.trace():``, ``
             stack.close()  # cache mode and default device put back
         self.result._complete()
         if self.out is not None:
-            self.result.save(self.out)
+            try:
+                self.result.save(self.out)
+            except OSError as error:  # e.g. the disk filled during the block: the block's own outcome wins
+                if exc is None:
+                    raise
+                self.result.trace.info.warnings.append(f"not saved to {self.out}: {error.strerror or error}")
         return False  # the block's exception, if any, goes on as it would without the tracer
 
     def __call__(self, function: F) -> F:
