@@ -56,6 +56,7 @@ def test_torchrun_writes_one_trace_per_rank_with_rank_metadata(ddp):
         info = load(out / f"ddp-cpu-cold-rank{rank}.json").info
         assert info.rank["rank"] == rank and info.rank["world_size"] == 2
         assert info.rank["local_rank"] == rank and info.rank["launcher"] == "torchrun"
+        assert info.rank["run_id"] == load(out / "ddp-cpu-cold-rank0.json").info.rank["run_id"]  # one launch
         assert info.rank["backend"] == "gloo"  # read while the group existed: the script destroys it
         assert info.rank["host"] and info.clock["perf_ns"] > 0 and info.clock["wall_ns"] > 0
         assert info.device == "cpu" and info.status == "ok"
@@ -203,6 +204,17 @@ def test_merge_refuses_what_does_not_belong_together(tmp_path, divergent, ddp):
         load_run([broken])
     result = run_python(["-m", "tracers", "merge", str(tmp_path / "nope")])
     assert result.returncode == 2 and result.stderr.startswith("merge: ") and "Traceback" not in result.stderr
+    # A folder used again: rank 1's file is left from an earlier launch of the same script.
+    stale = tmp_path / "again"
+    stale.mkdir()
+    rank0 = ddp[0] / "ddp-cpu-cold-rank0.json"
+    run_id = load(rank0).info.rank["run_id"]
+    (stale / rank0.name).write_text(rank0.read_text())
+    earlier = (ddp[0] / "ddp-cpu-cold-rank1.json").read_text().replace(f'"{run_id}"', '"an-earlier-launch"')
+    (stale / "ddp-cpu-cold-rank1.json").write_text(earlier)
+    result = run_python(["-m", "tracers", "merge", str(stale)])
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("merge: these rank traces come from different runs") and "an-earlier-launch" in result.stderr
 
 
 def test_nproc_checks_its_input_before_launching(tmp_path):

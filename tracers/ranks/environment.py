@@ -26,6 +26,7 @@ class RankEnv:
     local_world_size: int
     host: str
     launcher: str  # torchrun, or env (RANK/WORLD_SIZE set by the program's own launcher)
+    run_id: str | None = None  # torchrun's id of this launch (a fresh one per --standalone launch)
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -47,9 +48,9 @@ def detect(environ: Mapping[str, str] | None = None) -> RankEnv | None:
     if not 0 <= values["RANK"] < values["WORLD_SIZE"]:
         raise RankEnvironmentError(f"RANK={values['RANK']} is outside WORLD_SIZE={values['WORLD_SIZE']}")
     # torchrun marks its workers with TORCHELASTIC_RUN_ID (torch.distributed.elastic's agent sets it).
-    launcher = "torchrun" if environ.get("TORCHELASTIC_RUN_ID") else "env"
+    run_id = environ.get("TORCHELASTIC_RUN_ID") or None
     return RankEnv(values["RANK"], values["WORLD_SIZE"], values["LOCAL_RANK"], values["LOCAL_WORLD_SIZE"],
-                   socket.gethostname(), launcher)
+                   socket.gethostname(), "torchrun" if run_id else "env", run_id)
 
 
 def leads_output(environ: Mapping[str, str] | None = None) -> bool:

@@ -94,10 +94,12 @@ def find_rank_files(inputs: list[str]) -> list[Path]:
     return files
 
 
-def _run_key(path: Path, trace: Trace) -> tuple[str, str]:
+def _run_key(path: Path, trace: Trace) -> tuple[str, str, str, str]:
+    """What the ranks of one run share: the script, device, cache mode and the launcher's run id (a folder
+    used again keeps an earlier run's rank file when a rank of the new run leaves none)."""
     match = RANK_FILE.match(path.name)
     name = match["name"] if match else path.stem
-    return name, trace.info.cache_mode
+    return name, trace.info.device, trace.info.cache_mode, str((trace.info.rank or {}).get("run_id") or "-")
 
 
 def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
@@ -115,7 +117,7 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
         loaded.append((path, trace, rank))
     keys = {_run_key(path, trace) for path, trace, _ in loaded}
     if len(keys) > 1:
-        runs = ", ".join(f"{name} ({cache})" for name, cache in sorted(keys))
+        runs = ", ".join(f"{name} ({device}, {cache}, run {run_id})" for name, device, cache, run_id in sorted(keys))
         raise MergeError(f"these rank traces come from different runs: {runs}; name one run's files, "
                          f"e.g. DIR/{min(keys)[0]}-*-rank*.json")
     by_rank: dict[int, RankTrace] = {}
