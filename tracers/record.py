@@ -25,7 +25,9 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
     counts executed lines inside the hooked functions and the spans that lock file holds. ``nproc`` runs each
     example on that many ranks (torchrun), writing a trace per rank and their merge."""
     if not examples:
-        examples = [str(path) for path in sorted(EXAMPLES_DIR.glob("*.py"))]
+        # The distributed examples need ranks; the others run as one process.
+        folder = EXAMPLES_DIR / "distributed" if nproc else EXAMPLES_DIR
+        examples = [str(path) for path in sorted(folder.glob("*.py"))]
     if not examples:
         print(f"record: no examples found in {EXAMPLES_DIR}/", file=sys.stderr)
         return 2
@@ -47,7 +49,10 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
                    "TRITON_CACHE_DIR": os.path.join(cache_dir, "triton")}
             result = None
             if cache == "warm":
-                result = _run([sys.executable, example], env, device)
+                launch = [sys.executable, "-m", "torch.distributed.run", "--standalone",
+                          f"--nproc-per-node={nproc}"] if nproc else [sys.executable]
+                # Distributed examples put their tensors on their rank's GPU themselves: no default to set.
+                result = _run([*launch, example], env, None if nproc else device)
             if result is None or result.returncode == 0:
                 # The site's recordings keep Inductor's IR too: the scheduling chapter shows fusion in it.
                 command = [sys.executable, "-m", "tracers", "trace", "--quiet", "--no-page", "--inductor-ir",

@@ -131,12 +131,11 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
         raise MergeError(f"the rank traces disagree on the world size ({', '.join(map(str, sorted(sizes)))})")
     if not by_rank:
         raise MergeError("no rank traces to merge")
-    name, cache = keys.pop()
+    name, device, cache, _ = keys.pop()
     world = max(sizes.pop(), world_size or 0, max(by_rank) + 1)
     ranks = tuple(by_rank.get(rank) or RankTrace(rank, None, "") for rank in range(world))
     infos = {rank.rank: rank.trace.info for rank in ranks if rank.trace is not None}
     first = {rank.rank: _first_ns(rank.trace) for rank in ranks if rank.trace is not None}
-    device = "cuda" if any(info.device == "cuda" for info in infos.values()) else "cpu"
     return MergedRun(name, device, cache, world, ranks, align(infos, first))
 
 
