@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.walkthrough_fixtures import write_wheel
 from walkthrough.__main__ import main
 
@@ -38,3 +40,15 @@ def test_record_with_a_release_that_is_not_a_version(tmp_path):
     assert result.returncode == 2
     assert result.stderr.strip() == "record: 'latest': not a torch version like 2.15.0"
     assert not (tmp_path / ".venvs").exists()
+
+
+def test_build_into_a_file_or_with_releases_but_not_all(tmp_path, capsys):
+    taken = tmp_path / "a-file"
+    taken.write_text("")
+    for args in (["--all", "--out", str(taken)], ["--torch", "installed", "--out", str(taken)]):
+        assert main(["build", *args]) == 2
+        assert capsys.readouterr().err.strip() == f"walkthrough: error: --out {taken}: a file, not a directory"
+    with pytest.raises(SystemExit) as stop:
+        main(["build", "--releases", "2.15.0"])
+    assert stop.value.code == 2  # argparse's own usage error
+    assert "--releases chooses among the releases --all builds" in capsys.readouterr().err

@@ -110,9 +110,14 @@ def _write(path: Path, text: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "build" and args.releases and not args.all_releases:
+        parser.error("--releases chooses among the releases --all builds; for one release use --torch")
     try:
         if args.command == "build":
+            if args.out is not None and args.out.exists() and not args.out.is_dir():
+                raise UsageError(f"--out {args.out}: a file, not a directory")
             from walkthrough.releases.build import main_build
 
             return main_build(args.torch, args.all_releases, args.out, args.releases, args.docs)
