@@ -187,7 +187,7 @@ def _info(rank: int, host: str, perf: int, wall: int) -> RunInfo:
 
 def test_clocks_of_several_hosts_are_placed_by_their_wall_clock():
     infos = {0: _info(0, "a", 1_000, 10_000), 1: _info(1, "a", 1_500, 10_600), 2: _info(2, "b", 50, 10_100)}
-    alignment = align(infos, {})
+    alignment = align(infos)
     assert alignment.method == BY_WALL_CLOCK
     # Ranks 0 and 1 share host a: one offset, rank 0's. Host b's clock is 10050 behind the wall clock.
     assert alignment.offsets_ns == {0: 9_000, 1: 9_000, 2: 10_050}

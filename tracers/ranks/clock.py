@@ -9,7 +9,6 @@ from ..events import RunInfo
 SAME_HOST = "one host: every rank's span clock is the same monotonic clock, used as it is"
 BY_WALL_CLOCK = ("several hosts: each host's span clock is placed by the wall clock read beside it at the "
                  "start, so ranks on different hosts are only as aligned as those hosts' clocks (NTP)")
-UNALIGNED = "some traces have no clock anchor (recorded by an older tracer): their ranks start at 0"
 
 
 @dataclass(frozen=True)
@@ -18,15 +17,13 @@ class Alignment:
     method: str
 
 
-def align(infos: dict[int, RunInfo], first_ns: dict[int, int]) -> Alignment:
-    """``first_ns``: each rank's earliest timestamp, for traces without an anchor.
+def align(infos: dict[int, RunInfo]) -> Alignment:
+    """Offsets from each rank's clock anchor (every rank trace has one: tracers/ranks/metadata.py).
 
     perf_counter is CLOCK_MONOTONIC on Linux, one clock for every process of a host, so ranks of one host
     need no shift at all; hosts differ, and the wall clock read beside it is the only shared reference a
     trace has without adding a collective to the user's program (which would change what it runs)."""
-    anchors = {rank: info.clock for rank, info in infos.items() if info.clock}
-    if len(anchors) < len(infos):
-        return Alignment({rank: -first_ns.get(rank, 0) for rank in infos}, UNALIGNED)
+    anchors = {rank: info.clock for rank, info in infos.items()}
     hosts = {(info.rank or {}).get("host") for info in infos.values()}
     if len(hosts) == 1:
         return Alignment({rank: 0 for rank in infos}, SAME_HOST)

@@ -145,7 +145,7 @@ def signatures(trace: Trace, facts: TraceFacts | None = None) -> dict[str, Compi
     return found
 
 
-def _describe(aspect: str, value: object, others: list[object]) -> str:
+def _describe(value: object, others: list[object]) -> str:
     """A value in words; for sets, what this rank has that another lacks (the whole set is too long)."""
     if isinstance(value, frozenset):
         extra = sorted(value - set().union(*[other for other in others if isinstance(other, frozenset)]))
@@ -159,9 +159,11 @@ def _describe(aspect: str, value: object, others: list[object]) -> str:
     return str(value)
 
 
-def compare(traces: dict[int, Trace]) -> Divergence:
-    """Compare every rank's compiles; ranks without a trace are left out (the merge names them)."""
-    per_rank = {rank: signatures(trace) for rank, trace in sorted(traces.items())}
+def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None) -> Divergence:
+    """Compare every rank's compiles; ranks without a trace are left out (the merge names them).
+    ``facts``: each rank's analysis, when the caller has it already."""
+    facts = facts or {}
+    per_rank = {rank: signatures(trace, facts.get(rank)) for rank, trace in sorted(traces.items())}
     ranks = tuple(per_rank)
     all_ids = sorted({cid for sigs in per_rank.values() for cid in sigs}, key=sort_key)
     differences: list[Difference] = []
@@ -179,7 +181,7 @@ def compare(traces: dict[int, Trace]) -> Divergence:
             values = {rank: read(per_rank[rank][cid]) for rank in ranks}
             grouped = _group(values)
             if len(grouped) > 1:
-                described = tuple((group, _describe(aspect, value, [v for g, v in grouped if g != group]))
+                described = tuple((group, _describe(value, [v for g, v in grouped if g != group]))
                                   for group, value in grouped)
                 differences.append(Difference(aspect, cid, described, line, why))
     return Divergence(ranks, tuple(differences))

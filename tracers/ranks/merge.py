@@ -114,6 +114,8 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
         rank = rank_of(trace.info)
         if rank is None:
             raise MergeError(f"{path}: not a rank's trace (it was recorded outside a distributed launcher)")
+        if not trace.info.clock:
+            raise MergeError(f"{path}: no clock anchor, so its rank cannot be placed beside the others")
         loaded.append((path, trace, rank))
     keys = {_run_key(path, trace) for path, trace, _ in loaded}
     if len(keys) > 1:
@@ -135,12 +137,7 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
     world = max(sizes.pop(), world_size or 0, max(by_rank) + 1)
     ranks = tuple(by_rank.get(rank) or RankTrace(rank, None, "") for rank in range(world))
     infos = {rank.rank: rank.trace.info for rank in ranks if rank.trace is not None}
-    first = {rank.rank: _first_ns(rank.trace) for rank in ranks if rank.trace is not None}
-    return MergedRun(name, device, cache, world, ranks, align(infos, first))
-
-
-def _first_ns(trace: Trace) -> int:
-    return min([span.start_ns for span in trace.spans] + [artifact.ts_ns for artifact in trace.artifacts], default=0)
+    return MergedRun(name, device, cache, world, ranks, align(infos))
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from .divergence import Divergence
 from .summary import RankReport
 
 BAND_ROWS = 3  # nesting levels drawn per rank: the outer steps, enough to see who compiles when
-ROW, GAP, WIDTH, LABEL = 10, 2, 1000, 0
+ROW, GAP, WIDTH = 10, 2, 1000
 
 
 class PageUnavailable(Exception):
@@ -20,15 +20,15 @@ class PageUnavailable(Exception):
 def _report_modules():  # noqa: ANN202 - the report package, imported only when a page is drawn
     try:
         from .. import report
-        from ..report import options, palette, text
+        from ..report import options, text
     except ImportError as error:
         raise PageUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
-    return report, options, palette, text
+    return report, options, text
 
 
 def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - report.Links
     """The multi-rank block (the site's directive and the standalone page share it)."""
-    report, options, _, text = _report_modules()
+    report, options, text = _report_modules()
     links = links or options.Links()
     esc = text.esc
     run = result.run

@@ -64,7 +64,7 @@ def report(run: MergedRun) -> RankReport:
             stage_time_ns=dict(fact.stage_time_ns),
             totals_fault="; ".join(check.get("mismatches") or []) or None,
         ))
-    return RankReport(run, tuple(rows), facts, compare(dict(run.present)))
+    return RankReport(run, tuple(rows), facts, compare(dict(run.present), facts))
 
 
 def as_json(result: RankReport) -> dict[str, Any]:
