@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import asdict
 
 from .cachemode import MODES
+from .setup import DEVICES, SessionOptions, add_session_arguments
 
 LOCK_FILE = "docs/walkthrough.lock.json"  # the walkthrough's lock: the spans its excerpts show
 
@@ -19,25 +21,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Run SCRIPT as __main__ with its own ARGS, record what torch.compile did, "
                     "print a summary and write a Chrome Trace Event file (open it in ui.perfetto.dev).",
     )
-    trace.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
-                       help="cuda: require a GPU and make it torch's default device (default: cpu)")
-    trace.add_argument("--cache", choices=MODES, default="cold",
-                       help="cold: compile caches off, fresh cache dir (default); warm: keep your caches")
+    add_session_arguments(trace)
     trace.add_argument("--out", default="traces", metavar="DIR", help="directory for the trace (default: traces)")
-    trace.add_argument("--no-code", dest="keep_code", action="store_false",
-                       help="leave generated code out of the trace file")
     trace.add_argument("--quiet", action="store_true", help="print only the trace's path, no summary")
-    trace.add_argument("--deep", action="store_true",
-                       help="also record Python function calls with viztracer, on their own track of the same file")
-    trace.add_argument("--deep-min-us", type=float, default=100.0, metavar="US",
-                       help="deep mode keeps calls of at least US microseconds (default 100)")
-    trace.add_argument("--lines", action="store_true",
-                       help="count how often each line ran inside the hooked torch functions")
-    trace.add_argument("--lines-lock", metavar="LOCK",
-                       help="with --lines, also count inside the spans of a walkthrough lock file "
-                            "(docs/walkthrough.lock.json): the site's excerpts")
-    trace.add_argument("--inductor-ir", action="store_true",
-                       help="keep Inductor's IR before and after fusion (torch's ir_pre_fusion/ir_post_fusion logs)")
     trace.add_argument("--keep-paths", action="store_true",
                        help="keep absolute paths in the trace (by default the working dir, site-packages, "
                             "temp dir, Python prefix and home become ./ <site-packages> <tmp> <python> ~)")
@@ -59,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Trace each example (default: every docs/examples/*.py) cold, in a fresh process, "
                     "into docs/_traces/<device>/<torch version>/.",
     )
-    record.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    record.add_argument("--device", choices=DEVICES, default="cpu")
     record.add_argument("--cache", choices=MODES, default="cold",
                         help="warm: run each example once first (own fresh cache dir), then trace the second run")
     record.add_argument("--lines", action="store_true",
@@ -180,13 +166,11 @@ def main(argv: list[str] | None = None) -> int:
             print("trace: give a SCRIPT to run, or -m MODULE (python -m tracers trace --help)", file=sys.stderr)
             return 2
         try:
+            session = SessionOptions.from_namespace(options)
             return run_trace(TraceOptions(
-                script=options.script, args=options.args, module=module is not None, device=options.device,
-                cache=options.cache,
-                out=options.out, keep_code=options.keep_code, quiet=options.quiet,
-                deep_min_us=options.deep_min_us if options.deep else None,
-                lines=(options.lines_lock or "") if options.lines or options.lines_lock else None, open_page=options.open, site=options.site, page=options.page,
-                inductor_ir=options.inductor_ir, keep_paths=options.keep_paths, nproc=options.nproc,
+                script=options.script, args=options.args, module=module is not None, **asdict(session),
+                out=options.out, quiet=options.quiet, open_page=options.open, site=options.site, page=options.page,
+                keep_paths=options.keep_paths, nproc=options.nproc,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)

@@ -6,6 +6,7 @@ import contextlib
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .cachemode import MODES, cache_mode
 from .deep import DeepTracer, DeepUnavailable
@@ -28,6 +29,21 @@ class SessionOptions:
     lines: str | None = None  # count executed lines: "" for the hooked functions, or a lock file for more
     inductor_ir: bool = False  # keep Inductor's IR before and after fusion
 
+    @classmethod
+    def from_flags(cls, *, device: str = "cpu", cache: str = "cold", keep_code: bool = True, deep: bool = False,
+                   deep_min_us: float = 100.0, lines: bool = False, lines_lock: str | None = None,
+                   inductor_ir: bool = False) -> SessionOptions:
+        """From the flags as users give them (``add_session_arguments``, ``tracers.trace()``)."""
+        return cls(device=device, cache=cache, keep_code=keep_code, deep_min_us=deep_min_us if deep else None,
+                   lines=(lines_lock or "") if lines or lines_lock else None, inductor_ir=inductor_ir)
+
+    @classmethod
+    def from_namespace(cls, flags: Any) -> SessionOptions:
+        """From a namespace that ``add_session_arguments`` filled."""
+        return cls.from_flags(device=flags.device, cache=flags.cache, keep_code=flags.keep_code, deep=flags.deep,
+                              deep_min_us=flags.deep_min_us, lines=flags.lines, lines_lock=flags.lines_lock,
+                              inductor_ir=flags.inductor_ir)
+
     def check(self) -> None:
         """One line for the first bad value, before anything is set up."""
         if self.device not in DEVICES:
@@ -36,6 +52,27 @@ class SessionOptions:
             raise UsageError(f"cache {self.cache!r}: choose {' or '.join(MODES)}")
         if self.deep_min_us is not None and self.deep_min_us < 0:
             raise UsageError(f"deep mode's minimum call time must be >= 0 µs, not {self.deep_min_us}")
+
+
+def add_session_arguments(parser: Any) -> None:
+    """The tracer's own flags, as ``trace`` and ``%%trace`` take them (an argparse parser)."""
+    parser.add_argument("--device", choices=DEVICES, default="cpu",
+                        help="cuda: require a GPU and make it torch's default device (default: cpu)")
+    parser.add_argument("--cache", choices=MODES, default="cold",
+                        help="cold: compile caches off, fresh cache dir (default); warm: keep your caches")
+    parser.add_argument("--no-code", dest="keep_code", action="store_false",
+                        help="leave generated code out of the trace file")
+    parser.add_argument("--deep", action="store_true",
+                        help="also record Python function calls with viztracer, on their own track of the same file")
+    parser.add_argument("--deep-min-us", type=float, default=100.0, metavar="US",
+                        help="deep mode keeps calls of at least US microseconds (default 100)")
+    parser.add_argument("--lines", action="store_true",
+                        help="count how often each line ran inside the hooked torch functions")
+    parser.add_argument("--lines-lock", metavar="LOCK",
+                        help="with --lines, also count inside the spans of a walkthrough lock file "
+                             "(docs/walkthrough.lock.json): the site's excerpts")
+    parser.add_argument("--inductor-ir", action="store_true",
+                        help="keep Inductor's IR before and after fusion (torch's ir_pre_fusion/ir_post_fusion logs)")
 
 
 def import_torch():

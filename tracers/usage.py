@@ -6,8 +6,9 @@ import tempfile
 from pathlib import Path
 
 
-class UsageError(Exception):
-    """Bad input found before anything runs; the message is one line, the exit status 2."""
+class UsageError(ValueError):
+    """Bad input found before anything runs; the message is one line, the exit status 2 (a ValueError to
+    Python callers of the API)."""
 
 
 def check_writable(directory: Path, option: str = "--out") -> None:

@@ -42,22 +42,24 @@ class trace:  # noqa: N801 - used like a function: ``with tracers.trace():``, ``
     def __init__(self, *, cache: str = "cold", device: str = "cpu", no_code: bool = False, deep: bool = False,
                  deep_min_us: float = 100.0, lines: bool = False, lines_lock: str | None = None,
                  inductor_ir: bool = False, name: str | None = None, out: str | Path | None = None):
-        self.options = SessionOptions(device=device, cache=cache, keep_code=not no_code,
-                                      deep_min_us=deep_min_us if deep else None,
-                                      lines=(lines_lock or "") if lines or lines_lock else None,
-                                      inductor_ir=inductor_ir)
-        self.options.check()  # bad values fail here, before the block runs
+        self._configure(SessionOptions.from_flags(device=device, cache=cache, keep_code=not no_code, deep=deep,
+                                              deep_min_us=deep_min_us, lines=lines, lines_lock=lines_lock,
+                                              inductor_ir=inductor_ir), name, out)
+
+    @classmethod
+    def with_options(cls, options: SessionOptions, *, name: str | None = None, out: str | Path | None = None) -> trace:
+        """A block with the tracer's options already gathered (``%%trace`` parses the command line's flags)."""
+        block = object.__new__(cls)
+        block._configure(options, name, out)
+        return block
+
+    def _configure(self, options: SessionOptions, name: str | None, out: str | Path | None) -> None:
+        options.check()  # bad values fail here, before the block runs
         if out is not None:
             check_writable(Path(out), "out")
-        self.name = name
-        self.out = out
+        self.options, self.name, self.out = options, name, out
         self.result: TraceResult | None = None
         self._stack: contextlib.ExitStack | None = None
-
-    def _copy(self, name: str) -> trace:
-        copy = object.__new__(trace)
-        copy.options, copy.name, copy.out, copy.result, copy._stack = self.options, name, self.out, None, None
-        return copy
 
     def __enter__(self) -> TraceResult:
         if self._stack is not None:
@@ -97,7 +99,7 @@ class trace:  # noqa: N801 - used like a function: ``with tracers.trace():``, ``
 
         @functools.wraps(function)
         def traced(*args: Any, **kwargs: Any) -> Any:
-            block = self._copy(name)
+            block = trace.with_options(self.options, name=name, out=self.out)
             try:
                 with block:
                     return function(*args, **kwargs)

@@ -6,15 +6,13 @@ import argparse
 import shlex
 from typing import Any
 
-from tracers.cachemode import MODES
-from tracers.runner import outcome_of
-from tracers.setup import DEVICES
+from tracers.setup import SessionOptions, add_session_arguments
 from tracers.usage import UsageError
 
 from .context import trace
 
 USAGE = ("%%trace [--cache cold|warm] [--device cpu|cuda] [--no-code] [--deep] [--deep-min-us US] [--lines] "
-         "[--inductor-ir] [--name NAME] [--out DIR] [--as VARIABLE] [--quiet]")
+         "[--lines-lock LOCK] [--inductor-ir] [--name NAME] [--out DIR] [--as VARIABLE] [--quiet]")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,13 +22,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="%%trace", add_help=False)
-    parser.add_argument("--cache", choices=MODES, default="cold")
-    parser.add_argument("--device", choices=DEVICES, default="cpu")
-    parser.add_argument("--no-code", action="store_true")
-    parser.add_argument("--deep", action="store_true")
-    parser.add_argument("--deep-min-us", type=float, default=100.0)
-    parser.add_argument("--lines", action="store_true")
-    parser.add_argument("--inductor-ir", action="store_true")
+    add_session_arguments(parser)  # the command line's own flags
     parser.add_argument("--name", default="cell")
     parser.add_argument("--out", default=None)
     parser.add_argument("--as", dest="variable", default=None)
@@ -42,9 +34,7 @@ def trace_cell(shell: Any, line: str, cell: str) -> Any:
     """Run ``cell`` in the notebook's namespace inside ``tracers.trace(...)``; return the result to show it."""
     try:
         options = _parser().parse_args(shlex.split(line))
-        block = trace(cache=options.cache, device=options.device, no_code=options.no_code, deep=options.deep,
-                      deep_min_us=options.deep_min_us, lines=options.lines, inductor_ir=options.inductor_ir,
-                      name=options.name, out=options.out)
+        block = trace.with_options(SessionOptions.from_namespace(options), name=options.name, out=options.out)
     except (UsageError, ValueError) as error:
         print(f"%%trace: {error}")
         return None
@@ -53,13 +43,13 @@ def trace_cell(shell: Any, line: str, cell: str) -> Any:
     except UsageError as error:
         print(f"%%trace: {error}")
         return None
+    failure = None
     try:
         ran = shell.run_cell(cell)  # the cell's own output and errors show as they would untraced
+        # IPython showed the traceback already; the trace says how the cell ended, as a with block would.
         failure = getattr(ran, "error_in_exec", None)
-        if failure is not None:  # IPython showed the traceback; the trace says how the cell ended
-            result._session.finish(outcome_of(failure))
     finally:
-        block.__exit__(None, None, None)
+        block.__exit__(type(failure) if failure else None, failure, None)
     if options.variable:
         shell.user_ns[options.variable] = result
     return None if options.quiet else result
