@@ -127,10 +127,22 @@ class TraceSession:
         self.info.dropped_records = dict(sorted(self.collector.dropped.items()))
         self.info.resets = self.recorder.identity.resets
         self.rank_watch.finish(self.info)
+        self._note_device_used()
         self._check_totals()
         if self.info.status == "running":
             self.info.status = "ok"
             self.info.exit_code = 0
+
+    def _note_device_used(self) -> None:
+        """Name the trace for the device the program really ran on (a DDP job on NCCL without --device cuda)."""
+        from . import env
+        from .devices import device_used
+
+        requested = self.info.device
+        used = device_used(requested, self.trace)
+        if used != requested:
+            self.info.device, self.info.device_name = used, env.device_description(used)
+            self.info.warnings.append(f"ran on {used}, not --device {requested}: the trace is named for {used}")
 
     def _check_totals(self) -> None:
         """Compare the trace's totals with torch's counters: a difference is the tracer's fault, said so."""

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from .analysis import analyze
 from .chrome import write_atomic
-from .devices import device_used
 from .events import Trace
 from .progress import Progress
 from .report_command import ReportUnavailable, open_in_browser, write_report
@@ -46,25 +45,20 @@ class TraceOptions:
                               deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir)
 
 
-def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None) -> Path:
-    """``<script>-<device>-<cache>.json``; under a distributed launcher ``…-rank<N>.json``, so ranks never
+def trace_file_name(name: str, device: str, cache: str, rank: int | None = None) -> str:
+    """``<name>-<device>-<cache>.json``; under a distributed launcher ``…-rank<N>.json``, so ranks never
     overwrite each other. ``device`` is what the run really used (tracers/devices.py)."""
-    name = options.script if options.module else Path(options.script).stem
     suffix = f"-rank{rank}" if rank is not None else ""
-    return Path(options.out) / f"{name}-{device or options.device}-{options.cache}{suffix}.json"
+    return f"{name}-{device}-{cache}{suffix}.json"
+
+
+def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None) -> Path:
+    name = options.script if options.module else Path(options.script).stem
+    return Path(options.out) / trace_file_name(name, device or options.device, options.cache, rank)
 
 
 def check_program(options: TraceOptions) -> Program:
     return check_module(options.script) if options.module else check_script(options.script)
-
-
-def _note_device_used(trace: Trace, requested: str) -> None:
-    used = device_used(requested, trace)
-    if used != trace.info.device:
-        from . import env
-
-        trace.info.device, trace.info.device_name = used, env.device_description(used)
-        trace.info.warnings.append(f"ran on {used}, not --device {requested}: the trace is named for {used}")
 
 
 def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
@@ -136,7 +130,6 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         session.stop()
         progress.clear()
         trace = session.trace
-        _note_device_used(trace, options.device)
         path = trace_path(options, trace.info.device, rank_of(trace.info))
         try:
             write_atomic(trace, path, keep_paths=options.keep_paths)

@@ -207,10 +207,12 @@ class TraceResult:
         """Write ``<name>-<device>-<cache>.json`` (Perfetto-compatible) and its HTML page into ``directory``;
         returns the paths written. Machine paths are scrubbed as the CLI does unless ``keep_paths``."""
         from tracers.chrome import write_atomic
+        from tracers.ranks.metadata import rank_of
         from tracers.report_command import write_report
+        from tracers.trace_command import trace_file_name
 
         info = self.trace.info
-        path = Path(directory) / f"{self.name}-{info.device}-{info.cache_mode}.json"
+        path = Path(directory) / trace_file_name(self.name, info.device, info.cache_mode, rank_of(info))
         path.parent.mkdir(parents=True, exist_ok=True)
         written = [write_atomic(self.trace, path, keep_paths=keep_paths)]
         if page:
