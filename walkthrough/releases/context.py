@@ -70,16 +70,14 @@ def is_reference(source: TorchSource, lock: Lock) -> bool:
     return source.base_version == lock.base_version
 
 
-# The modules whose code decides a report: a change to any of them invalidates a cached one.
-_CLASSIFIER_MODULES = ("verify", "excerpt", "symbols", "toplevel", "successors", "facts", "lock")
-
-
 def _report_key(lock: Lock, target: TorchSource, reference: TorchSource | None, hooks: list[tuple[str, str]]) -> str:
     digest = hashlib.sha256(repr((asdict(lock), target.version, target.git_version, target.origin,
                                   reference and (reference.version, reference.git_version), hooks)).encode())
-    here = Path(__file__).resolve().parent.parent
-    for module in _CLASSIFIER_MODULES:
-        digest.update((here / f"{module}.py").read_bytes())
+    # Any of the walkthrough's own modules may decide a report (classifier, resolver, excerpts, sources):
+    # all of them key it, so no module added later is forgotten.
+    package = Path(__file__).resolve().parent.parent
+    for module in sorted(package.glob("*.py")):
+        digest.update(module.read_bytes())
     return digest.hexdigest()
 
 
