@@ -66,10 +66,6 @@ class ReleaseView:
         return self._by_key.get((kind, name))
 
 
-def is_reference(source: TorchSource, lock: Lock) -> bool:
-    return source.base_version == lock.base_version
-
-
 def _report_key(lock: Lock, target: TorchSource, reference: TorchSource | None, hooks: list[tuple[str, str]]) -> str:
     digest = hashlib.sha256(repr((asdict(lock), target.version, target.git_version, target.origin,
                                   reference and (reference.version, reference.git_version), hooks)).encode())
@@ -106,7 +102,7 @@ def open_release(target: TorchSource, lock: Lock, reference_spec: str = "auto",
 
     With ``cache`` (a directory), the verify report is reused while lock, trees, hooks and the classifier's code are unchanged."""
     resolver = resolver_for(target)
-    if is_reference(target, lock):
+    if target.base_version == lock.base_version:
         return ReleaseView(resolver, lock, resolver, None)
     reference = reference_source(reference_spec, lock)
     baseline = resolver_for(reference) if reference is not None else None

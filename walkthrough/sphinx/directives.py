@@ -103,7 +103,7 @@ def release_view(env) -> ReleaseView:  # noqa: ANN001 - a Sphinx BuildEnvironmen
             lock = read_lock(lock_path) if lock_path else None
         except LockError as exc:
             raise WalkthroughError(str(exc)) from None
-        if lock is None or lock.base_version == resolver.source.base_version:
+        if lock is None:  # nothing locked yet: the installed tree is its own reference
             _VIEWS[key] = ReleaseView(resolver, lock, resolver, None)  # type: ignore[arg-type]
         else:
             hooks = stage_hooks() if config.walkthrough_stage_hooks else []
@@ -112,8 +112,9 @@ def release_view(env) -> ReleaseView:  # noqa: ANN001 - a Sphinx BuildEnvironmen
                                            cache=Path(env.doctreedir))
             except SourceError as exc:
                 raise WalkthroughError(str(exc)) from None
-            logger.info(f"walkthrough: torch {resolver.version} is not the locked {lock.torch_version}; "
-                        "drift is shown in the pages")
+            if not _VIEWS[key].is_reference:
+                logger.info(f"walkthrough: torch {resolver.version} is not the locked {lock.torch_version}; "
+                            "drift is shown in the pages")
     return _VIEWS[key]
 
 
