@@ -16,6 +16,7 @@ from walkthrough.releases import switcher
 from walkthrough.releases.catalog import label, supported
 from walkthrough.releases.changes import changelog, render_findings
 from walkthrough.sphinx.site import _doc_link
+from walkthrough.verify import DRIFT
 
 CHANGES_DIRECTIVE = "release-changes"
 
@@ -94,21 +95,23 @@ class ReleaseChanges(SphinxDirective):
                             "walkthrough and its own page of what changed.")
         items = nodes.bullet_list()
         reports_dir = self.config.walkthrough_verify_reports.strip("/")
+        # The same page in each built release, as the switcher links it.
+        this_page = {found.release: found for found in switcher.links(built, reference, self.env.docname)
+                     if found.exists} if built else {}
         for release in supported():
             if release == reference:
                 continue
             item = nodes.paragraph()
             item += nodes.strong(label(release), label(release))
-            if built and release in built.pages:
+            if release in this_page:
                 item += nodes.Text(": ")
-                href = "../" * (self.env.docname.count("/") + 1) + f"{release}/{self.env.docname}.html"
-                link = nodes.reference("", "", refuri=href, internal=False)
+                link = nodes.reference("", "", refuri=this_page[release].href, internal=False)
                 link += nodes.Text("what changed")
                 item += link
             report = reports.get(release)
             if report is not None:
                 counts = report.counts()
-                drifted = sum(c["CHANGED"] + c["MISSING"] for c in counts.values())
+                drifted = sum(c[status] for c in counts.values() for status in DRIFT)
                 item += nodes.Text(f"; verify: {drifted} entries drifted (")
                 if f"{reports_dir}/{release}" in self.env.found_docs:
                     item += _doc_link(f"{reports_dir}/{release}", "report", [])
