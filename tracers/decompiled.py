@@ -28,7 +28,7 @@ class TransformedCodeCollector:
         self.recorder = recorder
         self._compile_id = compile_id
         self._handle: Any = None
-        self._pending: list[tuple[int, CodeType, CodeType]] = []  # artifact id, original, rewritten
+        self._pending: list[tuple[int, CodeType]] = []  # artifact id, rewritten code
         self._attached = False
         self._warning: str | None = None  # a lazily registered hook has no one to tell at once
 
@@ -63,7 +63,7 @@ class TransformedCodeCollector:
             metadata = {"frame": original.co_name, "filename": original.co_filename, "line": original.co_firstlineno}
             artifact = self.recorder.add_artifact(KIND, rewritten.co_name + SUFFIX, self._compile_id(), metadata,
                                                   None, 0)
-            self._pending.append((artifact.id, original, rewritten))
+            self._pending.append((artifact.id, rewritten))
         except Exception:  # noqa: BLE001 - our bookkeeping must never break the compile
             pass
         return None  # keep Dynamo's code as it is
@@ -82,7 +82,7 @@ class TransformedCodeCollector:
         decompile, decompiler = _decompiler()
         warnings = late
         filled = {}
-        for artifact_id, _original, rewritten in self._pending:
+        for artifact_id, rewritten in self._pending:
             metadata: dict[str, Any] = {"listing": dis.Bytecode(rewritten).dis(), "decompiler": decompiler}
             source = None
             if decompile is not None:
