@@ -252,10 +252,13 @@ def test_a_rank_without_a_trace_is_named(divergent):
 def test_report_renders_a_merged_file_as_the_ranks_page(divergent, tmp_path):
     out, _ = divergent
     result = run_python(["-m", "tracers", "report", str(out / "rank_divergent-cpu-cold-ranks.json"),
-                         "--out", str(tmp_path)])
+                         "--out", str(tmp_path), "--site", "https://example.org/walkthrough"])
     assert result.returncode == 0, result.stderr
     page = (tmp_path / "rank_divergent-cpu-cold-ranks.html").read_text()
     assert "Ranks diverge" in page and "rank 1: compiled 0/1" in page
+    # As the single-rank page: steps link to their chapters on the given site and to torch's source lines.
+    assert 'href="https://example.org/walkthrough/chapters/02-frame-evaluation.html"' in page
+    assert "github.com/pytorch/pytorch/blob/" in page
 
 
 def test_the_ranks_page_escapes_what_the_traces_hold(divergent):

@@ -239,7 +239,7 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None)
         if is_merged_file(path):  # a distributed run's merge: the multi-rank page
             from .ranks.merge_command import merged_page
 
-            page = merged_page(path, out_dir)
+            page = merged_page(path, out_dir, site)
         else:
             page = write_report(load(path), path, out_dir, site)
     except (TraceFileError, ReportUnavailable, MergeError, PageUnavailable) as error:

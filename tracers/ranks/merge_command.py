@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from ..trace_command import TraceOptions
 
 
-def _write(run: MergedRun, out: Path, page: bool, quiet: bool) -> int:
+def _write(run: MergedRun, out: Path, page: bool, quiet: bool, site: str | None = None,
+           open_page: bool = False) -> int:
     result = report(run)
     try:
         write_merged(run, out, markers(result), as_json(result))
@@ -26,7 +27,12 @@ def _write(run: MergedRun, out: Path, page: bool, quiet: bool) -> int:
         from .page import PageUnavailable, write_page
 
         try:
-            written.append(str(write_page(result, out)))
+            page_path = write_page(result, out, site=site)
+            written.append(str(page_path))
+            if open_page:
+                from ..report_command import open_in_browser
+
+                open_in_browser(page_path)
         except PageUnavailable as error:
             print(f"merge: no HTML page: {error}", file=sys.stderr)
         except OSError as error:
@@ -65,10 +71,10 @@ def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, 
     except MergeError as error:
         print(f"trace: cannot merge the ranks' traces: {error}", file=sys.stderr)
         return 1
-    return _write(run, directory / run.file_name, options.page, options.quiet)
+    return _write(run, directory / run.file_name, options.page, options.quiet, options.site, options.open_page)
 
 
-def merged_page(path: Path, out_dir: Path | None) -> Path:
+def merged_page(path: Path, out_dir: Path | None, site: str | None = None) -> Path:
     """``report MERGED.json``: the multi-rank page of a merge made earlier (here or on another machine).
 
     Raises MergeError or PageUnavailable (one line each) and OSError; the report command says them."""
@@ -77,4 +83,4 @@ def merged_page(path: Path, out_dir: Path | None) -> Path:
     result = report(load_merged(path))
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
-    return write_page(result, path, out_dir)
+    return write_page(result, path, out_dir, site)

@@ -134,8 +134,9 @@ def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
             f'<div class="wt-trace-axis"><span>0</span><span>{esc(duration(total))}</span></div></div>')
 
 
-def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = None) -> Path:
-    """``<merged stem>.html`` beside the merged trace (or in ``page_dir``): one self-contained file, no JavaScript."""
+def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = None, site: str | None = None) -> Path:
+    """``<merged stem>.html`` beside the merged trace (or in ``page_dir``): one self-contained file, no JavaScript.
+    Its steps link to their chapters (``site``, as the single-rank page) and to torch's source lines."""
     _report_modules()
     from pygments.formatters import HtmlFormatter
 
@@ -143,15 +144,18 @@ def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = No
     from ..report.page import _PAGE_CSS
     from ..report.text import esc
 
+    from ..report_command import links_for
+
     page_dir = page_dir or merged_file.parent
     page = page_dir / f"{merged_file.stem}.html"
+    links = links_for(result.run.present[0][1], merged_file, page_dir, site) if result.run.present else None
     download = Path(os.path.relpath(merged_file.resolve(), page_dir.resolve())).as_posix()
     title = f"{result.run.name}: {result.run.world_size} ranks"
     html = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{esc(title)} — torch.compile across ranks</title>'
             f'<style>{_PAGE_CSS}{stylesheet()}{HtmlFormatter().get_style_defs(".highlight")}</style></head>'
-            f'<body>{render_ranks(result)}<p><a href="{esc(download)}" download>merged trace JSON</a> '
+            f'<body>{render_ranks(result, links)}<p><a href="{esc(download)}" download>merged trace JSON</a> '
             f'(one process per rank: open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</p></body></html>\n')
     page.write_text(html, encoding="utf-8")
     return page
