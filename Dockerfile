@@ -17,11 +17,11 @@ RUN apt-get update \
 WORKDIR /walkthrough
 COPY . .
 
-# The reference torch (pinned once, in tracers/env.py, which needs nothing but Python to read),
+# The reference torch (pinned once, in tracers/capture/env.py, which needs nothing but Python to read),
 # then the project with its deep-mode and HTML-page extras. docs/_traces/cuda/INSTALL-CHECK.md records
 # these steps run on a GPU machine. (DL3013: "." is this project; its extras' bounds live in pyproject.toml.)
 # hadolint ignore=DL3013
-RUN pip install "torch==$(python3 -m tracers.env)" \
+RUN pip install "torch==$(python3 -m tracers.capture.env)" \
     && pip install ".[deep,page]"
 
 CMD ["python", "-m", "tracers", "record", "--device", "cuda", "--lines"]

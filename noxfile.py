@@ -14,12 +14,12 @@ nox.options.default_venv_backend = "venv"
 
 
 def _reference_torch() -> str:
-    """Read the pin from tracers/env.py without importing the package (nox runs outside it)."""
-    tree = ast.parse((ROOT / "tracers" / "env.py").read_text())
+    """Read the pin from tracers/capture/env.py without importing the package (nox runs outside it)."""
+    tree = ast.parse((ROOT / "tracers" / "capture" / "env.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "REFERENCE_TORCH":
             return ast.literal_eval(node.value)
-    raise RuntimeError("REFERENCE_TORCH is not set in tracers/env.py")
+    raise RuntimeError("REFERENCE_TORCH is not set in tracers/capture/env.py")
 
 
 REFERENCE_TORCH = _reference_torch()
@@ -76,7 +76,9 @@ def trace(session: nox.Session) -> None:
 def record(session: nox.Session) -> None:
     """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/ (-- --torch 2.15.0: with that release, in its own venv)."""
     _install(session, "page", "decompile")
-    session.run("python", "-m", "tracers", "record", *session.posargs)
+    # Another release's venv is the site's business (walkthrough/releases/venvs.py); the tracer records in it.
+    command = ["walkthrough", "record"] if "--torch" in session.posargs else ["tracers", "record"]
+    session.run("python", "-m", *command, *session.posargs)
 
 
 @nox.session

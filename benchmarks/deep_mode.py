@@ -26,8 +26,8 @@ EXAMPLE = ROOT / "docs" / "examples" / "mlp.py"
 
 def _compile_seconds(trace_file: Path) -> float:
     """The frame compile plus the lazy backward compile, as the trace itself measured them."""
-    from tracers.analysis import analyze
-    from tracers.chrome import load
+    from tracers.analysis.facts import analyze
+    from tracers.tracefile.chrome import load
 
     facts = analyze(load(trace_file))
     return sum(compile.time_ns for compile in facts.compiles) / 1e9

@@ -41,8 +41,8 @@ def child_compile(traced: bool) -> None:
     """Cold compile time (first forward+backward) in this fresh process, with or without the tracer."""
     import torch
 
-    from tracers.cachemode import cache_mode
-    from tracers.session import TraceSession
+    from tracers.capture.cachemode import cache_mode
+    from tracers.capture.session import TraceSession
 
     with cache_mode("cold"):
         model, x = _load_model()
@@ -74,7 +74,7 @@ def child_steady(rounds: int, calls: int) -> None:
 
     import torch
 
-    from tracers.session import TraceSession
+    from tracers.capture.session import TraceSession
 
     model, x = _load_model()
     compiled = torch.compile(model)
@@ -180,7 +180,7 @@ def main() -> int:
         "",
         f"Structured-trace records torch built for the tracer during a traced cold compile (torch's own "
         f"`structured_logging_overhead_s`, median): {statistics.median(logging_s) * 1000:.0f} ms. The tracer "
-        "filters records by name before torch builds them and builds only those it keeps (tracers/record_filter.py).",
+        "filters records by name before torch builds them and builds only those it keeps (tracers/capture/record_filter.py).",
         "",
         f"Spans recorded during all {options.rounds * options.calls} traced steady-state calls: "
         f"{steady['spans']} (the hooks sit on compile steps only).",

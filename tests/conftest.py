@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis import TraceFacts, analyze
-from tracers.chrome import load
-from tracers.events import Trace
+from tracers.analysis.facts import TraceFacts, analyze
+from tracers.tracefile.chrome import load
+from tracers.tracefile.events import Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"

@@ -11,8 +11,8 @@ import torch
 import torch._dynamo
 
 import tracers
-from tracers.analysis import analyze
-from tracers.chrome import load
+from tracers.analysis.facts import analyze
+from tracers.tracefile.chrome import load
 from tracers.usage import UsageError
 
 from .conftest import EXAMPLES
@@ -214,9 +214,9 @@ def test_the_api_imports_no_torch() -> None:
 
 
 def test_without_depyf_the_listing_stays(monkeypatch) -> None:
-    import tracers.decompiled
+    import tracers.capture.decompiled
 
-    monkeypatch.setattr(tracers.decompiled, "_decompiler", lambda: (None, None))
+    monkeypatch.setattr(tracers.capture.decompiled, "_decompiler", lambda: (None, None))
     with tracers.trace(cache="warm") as result:
         torch.compile(lambda x: x.sigmoid(), backend="eager")(torch.ones(2))
     (code,) = result.code

@@ -8,9 +8,9 @@ import pytest
 import torch
 import torch._logging
 
-from tracers.chrome import TraceFileError, load, write_atomic
-from tracers.session import TraceSession
-from tracers.stages import TARGET_BY_NAME
+from tracers.capture.session import TraceSession
+from tracers.tracefile.chrome import TraceFileError, load, write_atomic
+from tracers.tracefile.stages import TARGET_BY_NAME
 
 
 def _span_target(trace, artifact) -> str:

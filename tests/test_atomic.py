@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from tracers.atomic import write_text_atomic
+from tracers.tracefile.atomic import write_text_atomic
 
 
 def test_the_file_appears_whole_with_ordinary_permissions(tmp_path):

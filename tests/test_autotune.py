@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from tracers import autotune
-from tracers.chrome import load
-from tracers.recorder import Recorder
-from tracers.stages import TARGET_BY_NAME
-from tracers.summary import Style, render
-from tracers.analysis import analyze
+from tracers.analysis.facts import analyze
+from tracers.analysis.summary import Style, render
+from tracers.capture import autotune
+from tracers.capture.recorder import Recorder
+from tracers.tracefile.chrome import load
+from tracers.tracefile.stages import TARGET_BY_NAME
 
 from .conftest import ROOT
 

@@ -7,7 +7,7 @@ import signal
 
 import pytest
 
-from tracers.chrome import load
+from tracers.tracefile.chrome import load
 
 from .conftest import EXAMPLES, ROOT, SCRIPTS, run_python, run_trace
 
@@ -192,10 +192,10 @@ def test_no_page_writes_only_the_trace(tmp_path):
 
 def test_a_trace_that_cannot_be_written_is_one_line_and_keeps_the_scripts_status(tmp_path):
     code = (
-        "import errno, sys, tracers.trace_command as tc\n"
+        "import errno, sys, tracers.trace_command as tc, tracers.setup as setup\n"
         "def full(trace, path, **options): raise OSError(errno.ENOSPC, 'No space left on device')\n"
         "tc.write_atomic = full\n"
-        f"sys.exit(tc.run_trace(tc.TraceOptions(script={str(SCRIPTS / 'exits.py')!r}, args=['4'], out={str(tmp_path)!r})))\n"
+        f"sys.exit(tc.run_trace(setup.TraceOptions(script={str(SCRIPTS / 'exits.py')!r}, args=['4'], out={str(tmp_path)!r})))\n"
     )
     result = run_python(["-c", code])
     assert result.returncode == 4

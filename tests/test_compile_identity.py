@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from tracers.analysis.totals import Totals, compare
+
 from tracers.__main__ import _split_module
-from tracers.compile_identity import CompileIdentity, qualified, sort_key, split, torch_id
-from tracers.torch_counts import Totals, compare
+from tracers.tracefile.compile_identity import CompileIdentity, qualified, sort_key, split, torch_id
 
 
 def test_ids_before_any_reset_are_torchs_own():
@@ -57,7 +58,8 @@ def test_split_module_leaves_the_modules_arguments_alone():
 
 def test_counter_notices_a_program_that_clears_torchs_counters():
     import torch._dynamo.utils
-    from tracers.torch_counts import TorchCounter
+
+    from tracers.capture.torch_counts import TorchCounter
 
     counter = TorchCounter()
     counter.start()
@@ -67,7 +69,8 @@ def test_counter_notices_a_program_that_clears_torchs_counters():
 
 def test_counter_reads_what_torch_counted_across_a_reset():
     import torch
-    from tracers.torch_counts import TorchCounter
+
+    from tracers.capture.torch_counts import TorchCounter
 
     counter = TorchCounter()
     counter.start()

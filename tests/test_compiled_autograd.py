@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from tracers.events import Trace
+from tracers.tracefile.events import Trace
 
 from .conftest import EXAMPLES, CliRun, run_python, run_trace
 from .test_examples_f import (
-    BEGIN, END, capture_spans, check_backward_graph, check_capture_nesting, check_hook_traced_by_dynamo,
+    BEGIN,
+    END,
+    capture_spans,
+    check_backward_graph,
+    check_capture_nesting,
+    check_hook_traced_by_dynamo,
     check_no_lazy_backward,
 )
 
@@ -32,7 +37,7 @@ def _result_line(output: str) -> str:
 
 def test_tracing_does_not_change_the_result(traced):
     """The capture calls hooked methods while the compiled step's frame hook is set: the tracer's own
-    frames must stay invisible to Dynamo (tracers/dynamo_shield.py), or Dynamo compiles them."""
+    frames must stay invisible to Dynamo (tracers/capture/dynamo_shield.py), or Dynamo compiles them."""
     plain = run_python([str(EXAMPLE), "aot_eager"])
     assert plain.returncode == 0, plain.stderr[-3000:]
     assert traced.returncode == 0, traced.stderr[-3000:]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tracers import cudagraph_skips
-from tracers.analysis import analyze
-from tracers.chrome import load
-from tracers.recorder import Recorder
-from tracers.stages import TARGET_BY_NAME
-from tracers.summary import Style, render
+from tracers.analysis.facts import analyze
+from tracers.analysis.summary import Style, render
+from tracers.capture import cudagraph_skips
+from tracers.capture.recorder import Recorder
+from tracers.tracefile.chrome import load
+from tracers.tracefile.stages import TARGET_BY_NAME
 
 from .conftest import ROOT
 

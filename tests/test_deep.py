@@ -7,8 +7,8 @@ import json
 import pytest
 import torch
 
-from tracers.chrome import load, to_chrome, write_atomic
-from tracers.session import TraceSession
+from tracers.capture.session import TraceSession
+from tracers.tracefile.chrome import load, to_chrome, write_atomic
 
 from .conftest import SCRIPTS, run_python
 
@@ -16,7 +16,7 @@ viztracer = pytest.importorskip("viztracer")
 
 
 def test_deep_calls_line_up_with_the_stage_spans_and_survive_the_file(tmp_path):
-    from tracers.deep import DeepTracer
+    from tracers.capture.deep import DeepTracer
 
     torch._dynamo.reset()
     with TraceSession(deep=DeepTracer(min_duration_us=100)) as session:

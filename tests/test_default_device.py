@@ -13,13 +13,13 @@ from .conftest import SCRIPTS, run_python
 # locations and how many torch function modes were on the stack.
 _PROBE = """
 import json, runpy, sys, torch
-from tracers.analysis import analyze
-from tracers.devices import set_default_backend
-from tracers.session import TraceSession
+from tracers.analysis.facts import analyze
+from tracers.capture.devices import set_default_backend
+from tracers.capture.session import TraceSession
 if sys.argv[1] == "function-mode":
     torch.set_default_device("cpu")  # what --device cuda did before, with the CPU for the GPU
 else:
-    set_default_backend(torch)  # what --device cuda does now (tracers.devices.make_default), CPU for GPU
+    set_default_backend(torch)  # what --device cuda does now (tracers.capture.devices.make_default), CPU for GPU
 modes = torch._C._len_torch_function_stack()
 with TraceSession() as session:
     runpy.run_path(sys.argv[2], run_name="__main__")
@@ -43,7 +43,7 @@ def test_break_location_with_a_default_device(how):
 
 
 def _trace_with_stages(*stages: str):
-    from tracers.events import RunInfo, Span, Trace
+    from tracers.tracefile.events import RunInfo, Span, Trace
 
     info = RunInfo(1, "t", "2.13.0", "", "3.11", "Linux", "cpu", "", "cold", [], "")
     spans = [Span(index, None, f"torch.x:{stage}", stage, 1, "MainThread", 0, 0, 1) for index, stage in enumerate(stages)]
@@ -51,7 +51,7 @@ def _trace_with_stages(*stages: str):
 
 
 def test_the_device_a_trace_is_named_for_is_what_the_run_used():
-    from tracers.devices import device_used
+    from tracers.capture.devices import device_used
 
     # Triton kernels or CUDA graphs mean the script compiled for a GPU, whatever --device said.
     assert device_used("cpu", _trace_with_stages("frame", "inductor", "triton")) == "cuda"

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tracers.chrome import load
-from tracers.diff import diff, kernels
+from tracers.analysis.diff import diff, kernels
+from tracers.tracefile.chrome import load
 
 from .conftest import ROOT, run_python
 

@@ -6,9 +6,9 @@ from collections import Counter
 
 import pytest
 
-from tracers.analysis import analyze
-from tracers.chrome import load
-from tracers.events import Trace
+from tracers.analysis.facts import analyze
+from tracers.tracefile.chrome import load
+from tracers.tracefile.events import Trace
 
 from .conftest import ROOT
 

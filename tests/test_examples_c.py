@@ -9,7 +9,7 @@ from types import ModuleType
 import pytest
 import torch
 
-from tracers.events import Span, Trace
+from tracers.tracefile.events import Span, Trace
 
 from .conftest import EXAMPLES, CliRun, run_trace
 
@@ -67,8 +67,8 @@ def test_fixed_has_no_graph_breaks_and_one_frame(fixed):
 
 
 def test_recorded_before_and_after_traces_differ_as_the_chapter_says():
-    from tracers.chrome import load
-    from tracers.analysis import analyze
+    from tracers.analysis.facts import analyze
+    from tracers.tracefile.chrome import load
 
     from .conftest import ROOT
 

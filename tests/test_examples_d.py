@@ -7,8 +7,8 @@ from functools import cache
 
 import pytest
 
-from tracers.chrome import load
-from tracers.events import Span, Trace
+from tracers.tracefile.chrome import load
+from tracers.tracefile.events import Span, Trace
 
 from .conftest import ROOT
 

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from tracers.analysis import analyze
-from tracers.chrome import load
-from tracers.events import Span, Trace
+from tracers.analysis.facts import analyze
+from tracers.tracefile.chrome import load
+from tracers.tracefile.events import Span, Trace
 
 from .conftest import ROOT
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from tracers.chrome import load
-from tracers.events import Artifact, Span, Trace
+from tracers.tracefile.chrome import load
+from tracers.tracefile.events import Artifact, Span, Trace
 
 from .conftest import ROOT
 

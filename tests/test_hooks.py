@@ -20,10 +20,10 @@ import torch._inductor.compile_fx  # noqa: F401
 import torch._inductor.cudagraph_trees  # noqa: F401
 import torch._inductor.select_algorithm  # noqa: F401
 
-from tracers.hooks import HookSet
-from tracers.recorder import Recorder
-from tracers.session import TraceSession
-from tracers.stages import Target, all_targets
+from tracers.capture.hooks import HookSet
+from tracers.capture.recorder import Recorder
+from tracers.capture.session import TraceSession
+from tracers.tracefile.stages import Target, all_targets
 
 from .conftest import run_python
 
@@ -222,7 +222,7 @@ def test_nothing_runs_on_the_hot_path_after_compiling():
 
 _POST_IMPORT_CHECK = r"""
 import sys, torch
-from tracers.session import TraceSession
+from tracers.capture.session import TraceSession
 assert "torch._inductor.compile_fx" not in sys.modules
 with TraceSession() as session:
     import torch._inductor.compile_fx as cf

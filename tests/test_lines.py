@@ -9,9 +9,9 @@ import sys
 import torch
 import torch._dynamo.convert_frame as convert_frame
 
-from tracers.chrome import load, write_atomic
-from tracers.lines import LineCounter, Watch, torch_relative, watch_for, watches_from_lock
-from tracers.session import TraceSession
+from tracers.capture.lines import LineCounter, Watch, torch_relative, watch_for, watches_from_lock
+from tracers.capture.session import TraceSession
+from tracers.tracefile.chrome import load, write_atomic
 
 
 def _span_of(function) -> tuple[int, int]:

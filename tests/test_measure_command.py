@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tracers.__main__ import main
-from tracers.measurement import load
+from tracers.measure.measurement import load
 
 from .conftest import run_python
 

@@ -8,11 +8,24 @@ from dataclasses import replace
 
 import pytest
 
-from tracers.measure import plan
-from tracers.measure_plots import KINDS, charts, write_plots
-from tracers.measure_table import HEADERS, render_text, rows
-from tracers.measurement import (FORMAT, MeasureFileError, Measurement, Run, Settings, Timing, break_even,
-                                 first_result, load, one_time_cost, summarize, to_json, write_atomic)
+from tracers.measure.measurement import (
+    FORMAT,
+    MeasureFileError,
+    Measurement,
+    Run,
+    Settings,
+    Timing,
+    break_even,
+    first_result,
+    load,
+    one_time_cost,
+    summarize,
+    to_json,
+    write_atomic,
+)
+from tracers.measure.plots import KINDS, charts, write_plots
+from tracers.measure.runs import plan
+from tracers.measure.table import HEADERS, render_text, rows
 
 SETTINGS = Settings(backend="inductor", modes=("eager", "default"), batch_sizes=(1, 64), repeats=3, warmup=2,
                     warm=True)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis import analyze
-from tracers.chrome import load
-from tracers.events import Span, Trace
-from tracers.stages import STAGE_ORDER, all_targets
+from tracers.analysis.facts import analyze
+from tracers.tracefile.chrome import load
+from tracers.tracefile.events import Span, Trace
+from tracers.tracefile.stages import STAGE_ORDER, all_targets
 
 from .conftest import ROOT
 

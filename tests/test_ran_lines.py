@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from tests.walkthrough_fixtures import PIPELINE, write_tree
-from tracers.chrome import load, write_atomic
-from tracers.env import REFERENCE_TORCH
-from tracers.events import Trace
+from tracers.capture.env import REFERENCE_TORCH
 from tracers.report import render_page
 from tracers.report.executed import TorchSource, installed_source, render_executed, shown_lines, why_not
-from tracers.stages import STAGE_ORDER, TARGET_BY_NAME
+from tracers.tracefile.chrome import load, write_atomic
+from tracers.tracefile.events import Trace
+from tracers.tracefile.stages import STAGE_ORDER, TARGET_BY_NAME
 from walkthrough.excerpt import ExcerptSpec, build
 from walkthrough.ranlines import RanLines, parse_trace_option, ran_lines
 from walkthrough.render import render_excerpt
@@ -137,8 +137,8 @@ def recorded(tmp_path_factory) -> Path:
     """A cheap compile (aot_eager) recorded in-process with executed lines, written as a trace file."""
     import torch
 
-    from tracers.lines import LineCounter
-    from tracers.session import TraceSession
+    from tracers.capture.lines import LineCounter
+    from tracers.capture.session import TraceSession
 
     torch._dynamo.reset()
     with TraceSession(lines=LineCounter(), cache_mode="cold",

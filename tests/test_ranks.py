@@ -7,15 +7,15 @@ import json
 
 import pytest
 
-from tracers.chrome import load
-from tracers.events import RunInfo
+from tracers.analysis.summary import Style
 from tracers.ranks.clock import BY_WALL_CLOCK, SAME_HOST, align
 from tracers.ranks.collectives import collectives_in
 from tracers.ranks.divergence import compare
-from tracers.ranks.environment import RankEnvironmentError, detect, leads_output
+from tracers.capture.launcher import RankEnvironmentError, detect, leads_output
 from tracers.ranks.merge import MergeError, find_rank_files, load_merged, load_run
 from tracers.ranks.summary import render, report
-from tracers.summary import Style
+from tracers.tracefile.chrome import load
+from tracers.tracefile.events import RunInfo
 
 from .conftest import EXAMPLES, SCRIPTS, run_python
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis import CompileFacts, TraceFacts, analyze
-from tracers.chrome import load
-from tracers.compile_identity import qualified, split
-from tracers.events import Trace
+from tracers.analysis.facts import CompileFacts, TraceFacts, analyze
 from tracers.report.counts import render_counts
+from tracers.tracefile.chrome import load
+from tracers.tracefile.compile_identity import qualified, split
+from tracers.tracefile.events import Trace
 
 from .conftest import ROOT, run_python
 

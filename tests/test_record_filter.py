@@ -11,8 +11,7 @@ from collections import Counter
 import torch._inductor.compile_fx  # noqa: F401 - a module that binds trace_structured by name
 from torch._logging import _internal
 
-from tracers.record_filter import RecordFilter
-
+from tracers.capture.record_filter import RecordFilter
 
 ORIGINAL = _internal.trace_structured
 
@@ -111,8 +110,8 @@ def test_nothing_is_skipped_while_another_handler_listens() -> None:
 
 
 def test_the_collector_is_alone_unless_torch_trace_or_another_handler_listens() -> None:
-    from tracers.artifacts import ArtifactCollector
-    from tracers.recorder import Recorder
+    from tracers.capture.artifacts import ArtifactCollector
+    from tracers.capture.recorder import Recorder
 
     collector = ArtifactCollector(Recorder())
     # pytest's own log capture listens on torch's trace logger too: step it aside for this check.

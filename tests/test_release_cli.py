@@ -35,10 +35,10 @@ def test_build_without_a_docs_directory(tmp_path, capsys):
 
 
 def test_record_with_a_release_that_is_not_a_version(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "tracers", "record", "--torch", "latest"],
+    result = subprocess.run([sys.executable, "-m", "walkthrough", "record", "--torch", "latest", "--lines"],
                             capture_output=True, text=True, cwd=tmp_path)
     assert result.returncode == 2
-    assert result.stderr.strip() == "record: 'latest': not a torch version like 2.15.0"
+    assert result.stderr.strip() == "walkthrough: error: 'latest': not a torch version like 2.15.0"
     assert not (tmp_path / ".venvs").exists()
 
 

@@ -11,17 +11,15 @@ import pytest
 
 pytest.importorskip("pygments")
 
-from tracers.analysis import analyze  # noqa: E402
-from tracers.chrome import load  # noqa: E402
-from tracers.env import REFERENCE_TORCH  # noqa: E402
-from tracers.events import Artifact, RunInfo, Span, Trace  # noqa: E402
-from tracers.report import (  # noqa: E402
-    Links, RenderOptions, check_version, render_body, render_fragment, render_header, render_page,
-)
+from tracers.analysis.facts import analyze  # noqa: E402
+from tracers.capture.env import REFERENCE_TORCH  # noqa: E402
+from tracers.report import Links, RenderOptions, check_version, render_body, render_fragment, render_header, render_page
 from tracers.report.artifacts import selection_problems  # noqa: E402
 from tracers.report.options import parse_parts, split_list  # noqa: E402
 from tracers.report.recorded import find_recording, release_key  # noqa: E402
 from tracers.report.tree import children_by_parent  # noqa: E402
+from tracers.tracefile.chrome import load  # noqa: E402
+from tracers.tracefile.events import Artifact, RunInfo, Span, Trace  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every single-process or single-rank recording; a distributed run's merge (-ranks.json) holds several

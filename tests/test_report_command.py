@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tracers.chrome import load
 from tracers.report_command import write_report
-from tracers.stages import STAGE_BY_ID
+from tracers.tracefile.chrome import load
+from tracers.tracefile.stages import STAGE_BY_ID
 
 from .conftest import ROOT, run_python
 

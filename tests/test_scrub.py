@@ -9,7 +9,7 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from tracers.scrub import scrub
+from tracers.tracefile.scrub import scrub
 
 from .conftest import SCRIPTS, run_python, run_trace
 

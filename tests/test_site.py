@@ -12,8 +12,8 @@ pytest.importorskip("furo")
 pytest.importorskip("sphinx_design")
 
 from tests.sitebuild import ROOT, SiteBuild, build_site  # noqa: E402
-from tracers.env import REFERENCE_TORCH  # noqa: E402
-from tracers.stages import STAGES  # noqa: E402
+from tracers.capture.env import REFERENCE_TORCH  # noqa: E402
+from tracers.tracefile.stages import STAGES  # noqa: E402
 from walkthrough.banner import read_reports  # noqa: E402
 from walkthrough.pages import scan_docs  # noqa: E402
 
@@ -106,7 +106,7 @@ def test_docs_and_test_extras_install_every_extension_and_the_theme():
 
 
 def test_the_verify_summary_counts_every_report_from_the_reports_themselves(site):
-    from tracers.stages import all_targets
+    from tracers.tracefile.stages import all_targets
     from walkthrough.sphinx.verify_counts import counts_table
 
     summary = site.page("verify/SUMMARY")

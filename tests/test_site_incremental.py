@@ -60,7 +60,7 @@ def test_unchanged_inputs_skip_the_check_and_any_change_runs_it(tmp_path, monkey
 
 
 def test_pipeline_map_links_a_chapter_once_it_is_written(tmp_path):
-    from tracers.stages import STAGES
+    from tracers.tracefile.stages import STAGES
 
     src = make_project(tmp_path, write_tree(tmp_path / "torch-tree"), page="# Home\n\n```{pipeline-map}\n```\n",
                        lock=False)

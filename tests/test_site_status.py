@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tracers.stages import STAGES
+from tracers.tracefile.stages import STAGES
 from walkthrough.banner import ReleaseStatus, ReportFormatError, page_entries, page_status, read_report, read_reports
 from walkthrough.lock import ExcerptEntry, FactEntry, Lock, SymbolEntry
 from walkthrough.pipeline import pipeline_boxes

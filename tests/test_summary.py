@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import io
 
-from tracers.events import Span
-from tracers.progress import Progress
-from tracers.summary import format_duration, style_for
+from tracers.analysis.summary import format_duration, style_for
+from tracers.capture.progress import Progress
+from tracers.tracefile.events import Span
 
 
 class FakeTerminal(io.StringIO):
@@ -56,9 +56,9 @@ def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
 
 
 def test_a_compiled_autograd_capture_is_named_as_such_not_after_the_first_frame_it_skipped():
-    from tracers.analysis import CAPTURE_FRAME, analyze
-    from tracers.chrome import load
-    from tracers.env import REFERENCE_TORCH
+    from tracers.analysis.facts import CAPTURE_FRAME, analyze
+    from tracers.capture.env import REFERENCE_TORCH
+    from tracers.tracefile.chrome import load
 
     from .conftest import ROOT
 

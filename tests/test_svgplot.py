@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tracers.svgplot import Chart, Series, choose_scale, format_value, linear_ticks, log_ticks, render_svg
+from tracers.measure.svgplot import Chart, Series, choose_scale, format_value, linear_ticks, log_ticks, render_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tracers.chrome import load
-from tracers.diff import diff
-from tracers.env import REFERENCE_TORCH
+from tracers.analysis.diff import diff
+from tracers.capture.env import REFERENCE_TORCH
 from tracers.report import Links
 from tracers.report.diff import Side, kernel_kinds, render_diff, side_names
+from tracers.tracefile.chrome import load
 
 ROOT = Path(__file__).resolve().parent.parent
 TRACES = ROOT / "docs" / "_traces"

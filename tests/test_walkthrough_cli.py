@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.walkthrough_fixtures import DRIVER, PIPELINE, edit, write_tree
-from tracers.env import REFERENCE_TORCH
-from walkthrough import source
+from tracers.capture.env import REFERENCE_TORCH
 from walkthrough import __main__ as cli
+from walkthrough import source
 from walkthrough.__main__ import main
 from walkthrough.lock import compute_lock, write_lock
 from walkthrough.source import open_source

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.walkthrough_fixtures import DRIVER, PIPELINE, write_tree
-from tracers.env import REFERENCE_TORCH
-from tracers.stages import all_targets
+from tracers.capture.env import REFERENCE_TORCH
+from tracers.tracefile.stages import all_targets
 from walkthrough.source import open_source
 from walkthrough.symbols import SymbolNotFound, resolver_for, split_name
 

@@ -1,8 +1,24 @@
-"""Record what torch.compile does, stage by stage, for any script."""
+"""Record what torch.compile does, stage by stage, for any script.
+
+The commands sit at the top (``__main__``, ``trace_command``, ``report_command``, ``record``, ``setup`` with
+the options every front end shares, ``usage`` with its one error) over the wings:
+
+- ``tracefile/``: the trace's data and its file (spans, artifacts, run info, the stages table they refer to,
+  compile ids, the Chrome JSON reader and writer); standard library only.
+- ``analysis/``: a trace in, facts out (the call tree, the compile table, totals, the summary, the diff);
+  needs no torch, so it reads a trace from any machine.
+- ``capture/``: what runs inside the traced process (hooks, recorder, session, torch's own records, executed
+  lines, deep mode, devices, cache modes); it checks its totals with ``analysis`` at the end of a run.
+- ``report/``: the HTML page; ``ranks/``: distributed runs (rank facts read in-process, merge, divergence);
+  ``api/``: ``tracers.trace()``, Jupyter and pytest; ``measure/``: eager against compiled, process by process.
+
+Imports run one way: commands → api, ranks, measure → report → capture → analysis → tracefile, with no
+circles, and nothing here imports ``walkthrough`` (the tracer runs where only torch is installed).
+"""
 
 __version__ = "0.1.0"
 
-from .regions import region  # noqa: E402  (the one name scripts import: ``from tracers import region``)
+from tracers.capture.regions import region  # noqa: E402  (the one name scripts import: ``from tracers import region``)
 
 __all__ = ["region", "trace", "TraceResult", "load_ipython_extension", "__version__"]
 

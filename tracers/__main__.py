@@ -6,7 +6,8 @@ import argparse
 import sys
 from dataclasses import asdict
 
-from .cachemode import MODES
+from tracers.capture.cachemode import MODES
+
 from .setup import DEVICES, SessionOptions, add_session_arguments
 
 LOCK_FILE = "docs/walkthrough.lock.json"  # the walkthrough's lock: the spans its excerpts show
@@ -53,9 +54,6 @@ def _parser() -> argparse.ArgumentParser:
     record.add_argument("--nproc", type=int, metavar="N",
                         help="run each example on N local ranks (torchrun): a trace per rank and their merge "
                              "(for docs/examples/distributed/*.py)")
-    record.add_argument("--torch", metavar="RELEASE",
-                        help="record with another torch release, e.g. 2.15.0, in its own venv .venvs/torch-RELEASE "
-                             "(made from its wheel on first use)")
     record.add_argument("examples", nargs="*", metavar="EXAMPLE")
 
     report = commands.add_parser(
@@ -97,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _measure_parser(commands) -> None:  # noqa: ANN001 - argparse's subparsers action
-    from .measure_command import DEFAULT_BATCH_SIZES, DEFAULT_OUT
+    from tracers.measure.command import DEFAULT_BATCH_SIZES, DEFAULT_OUT
 
     measure = commands.add_parser(
         "measure", help="time eager against torch.compile across batch sizes",
@@ -178,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.command == "diff":
         return _diff(options.a, options.b)
     if options.command == "merge":
-        from .ranks.merge_command import run_merge
+        from tracers.ranks.merge_command import run_merge
 
         return run_merge(options.inputs, options.out, page=options.page, quiet=options.quiet)
     if options.command == "measure":
@@ -187,11 +185,6 @@ def main(argv: list[str] | None = None) -> int:
         return _report(options.trace_file, options.out, options.open, options.site)
     from .record import record
 
-    if options.torch:
-        from .record import record_with_release
-
-        return record_with_release(options.torch, options.examples, options.device, options.cache, options.lines,
-                                   nproc=options.nproc)
     return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None,
                   nproc=options.nproc)
 
@@ -199,9 +192,9 @@ def main(argv: list[str] | None = None) -> int:
 def _diff(path_a: str, path_b: str) -> int:
     from pathlib import Path
 
-    from .chrome import TraceFileError, load
-    from .diff import diff, render_diff
-    from .summary import style_for
+    from tracers.analysis.diff import diff, render_diff
+    from tracers.analysis.summary import style_for
+    from tracers.tracefile.chrome import TraceFileError, load
 
     try:
         a, b = load(Path(path_a)), load(Path(path_b))
@@ -213,7 +206,7 @@ def _diff(path_a: str, path_b: str) -> int:
 
 
 def _measure(options: argparse.Namespace, argv: list[str]) -> int:
-    from .measure_command import MeasureOptions, UsageError, run_measure
+    from tracers.measure.command import MeasureOptions, UsageError, run_measure
 
     try:
         return run_measure(MeasureOptions(
@@ -229,15 +222,16 @@ def _measure(options: argparse.Namespace, argv: list[str]) -> int:
 def _report(trace_file: str, out: str | None, open_page: bool, site: str | None) -> int:
     from pathlib import Path
 
-    from .chrome import TraceFileError, load
-    from .ranks.merge import MergeError, is_merged_file
-    from .ranks.page import PageUnavailable
+    from tracers.ranks.merge import MergeError, is_merged_file
+    from tracers.ranks.page import PageUnavailable
+    from tracers.tracefile.chrome import TraceFileError, load
+
     from .report_command import ReportUnavailable, open_in_browser, write_report
 
     path, out_dir = Path(trace_file), Path(out) if out else None
     try:
         if is_merged_file(path):  # a distributed run's merge: the multi-rank page
-            from .ranks.merge_command import merged_page
+            from tracers.ranks.merge_command import merged_page
 
             page = merged_page(path, out_dir, site)
         else:

@@ -9,13 +9,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tracers.capture.env import public_version
+
 EXAMPLES_DIR = Path("docs/examples")
 TRACES_DIR = Path("docs/_traces")
-
-
-def public_version(version: str) -> str:
-    """``2.13.0+cpu`` -> ``2.13.0``: traces are filed by release, not by build."""
-    return version.split("+", 1)[0]
 
 
 def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache: str = "cold",
@@ -80,35 +77,9 @@ def _run(command: list[str], env: dict[str, str], device: str | None = None) -> 
     return subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
 
 
-# The GPU made the default device the way `trace --device cuda` makes it (tracers/devices.py), so the
+# The GPU made the default device the way `trace --device cuda` makes it (tracers/capture/devices.py), so the
 # priming run compiles the very graphs the traced run looks up in the caches.
 _PRIME_ON_CUDA = (
-    "import runpy, sys; from tracers.devices import make_default; make_default('cuda'); sys.argv = sys.argv[1:]; "
+    "import runpy, sys; from tracers.capture.devices import make_default; make_default('cuda'); sys.argv = sys.argv[1:]; "
     "runpy.run_path(sys.argv[0], run_name='__main__')"
 )
-
-
-def record_with_release(release: str, examples: list[str], device: str, cache: str, lines: bool,
-                        nproc: int | None = None) -> int:
-    """Record in the release's own venv (``.venvs/torch-<release>``, made on first use), this checkout on its path.
-
-    The tracer's core needs only torch and the standard library, so the venv holds torch and numpy alone."""
-    from walkthrough.releases.venvs import release_python  # lazily: plain recording never needs it
-    from walkthrough.source import SourceError
-
-    try:
-        python = release_python(release)
-    except SourceError as error:
-        print(f"record: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("record: interrupted", file=sys.stderr)
-        return 130
-    checkout = str(Path(__file__).resolve().parent.parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [checkout, os.environ.get("PYTHONPATH")]))}
-    command = [str(python), "-m", "tracers", "record", "--device", device, "--cache", cache,
-               *(["--lines"] if lines else []), *(["--nproc", str(nproc)] if nproc else []), *examples]
-    try:
-        return subprocess.run(command, env=env).returncode
-    except KeyboardInterrupt:
-        return 130

@@ -6,9 +6,9 @@ import os
 import webbrowser
 from pathlib import Path
 
-from .env import source_url
-from .events import Trace
-from .stages import STAGE_BY_ID
+from tracers.capture.env import source_url
+from tracers.tracefile.events import Trace
+from tracers.tracefile.stages import STAGE_BY_ID
 
 DEFAULT_SITE = Path("build/html")  # where `nox -s docs` puts the walkthrough
 
@@ -50,9 +50,10 @@ def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None):
 def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, site: str | None = None) -> Path:
     """Write ``<trace stem>.html`` (beside the trace unless ``out_dir``); returns its path."""
     try:
-        from .analysis import analyze
+        from tracers.analysis.facts import analyze
+        from tracers.report.executed import installed_source
+
         from .report import RenderOptions, render_page
-        from .report.executed import installed_source
     except ImportError as error:
         raise ReportUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
     page_dir = out_dir or trace_file.parent

@@ -6,13 +6,16 @@ import contextlib
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from .cachemode import MODES, cache_mode
-from .deep import DeepTracer, DeepUnavailable
-from .devices import make_default, set_default_backend
-from .lines import LineCounter, watches_from_lock
-from .recorder import Listener
+from tracers.capture.cachemode import MODES, cache_mode
+from tracers.capture.deep import DeepTracer, DeepUnavailable
+from tracers.capture.devices import make_default, set_default_backend
+from tracers.capture.lines import LineCounter, watches_from_lock
+from tracers.capture.recorder import Listener
+from tracers.capture.runner import Program, check_module, check_script
+
 from .usage import UsageError
 
 DEVICES = ("cpu", "cuda")
@@ -131,7 +134,7 @@ def prepared_session(options: SessionOptions, command: list[str], listeners: Ite
     torch is imported after the cache switches are set: its config modules read them on import."""
     options.check()
     with cache_mode(options.cache), _device(options.device):
-        from .session import TraceSession
+        from tracers.capture.session import TraceSession
 
         lines, lines_warning = _line_counter(options.lines)
         session = TraceSession(keep_code=options.keep_code, device=options.device, cache_mode=options.cache,
@@ -143,3 +146,44 @@ def prepared_session(options: SessionOptions, command: list[str], listeners: Ite
             yield session
         finally:
             session.stop()  # safe when already stopped: every patch is undone however the block ends
+
+
+@dataclass(frozen=True)
+class TraceOptions:
+    script: str  # a script's path, or with ``module`` set, the module's dotted name
+    args: list[str]
+    module: bool = False  # run ``script`` as python -m runs a module
+    device: str = "cpu"
+    cache: str = "cold"
+    out: str = "traces"
+    keep_code: bool = True
+    quiet: bool = False
+    deep_min_us: float | None = None  # deep mode: record Python calls at least this long
+    lines: str | None = None  # count executed lines: "" for the hooked functions, or a lock file for more
+    open_page: bool = False
+    site: str | None = None  # the walkthrough the HTML page's chapter links point to
+    page: bool = True  # write the HTML page beside the trace
+    inductor_ir: bool = False  # keep Inductor's IR before and after fusion
+    keep_paths: bool = False  # write this machine's absolute paths as they are
+    nproc: int | None = None  # launch the script on this many local ranks (torchrun) and merge their traces
+
+    @property
+    def session(self) -> SessionOptions:
+        return SessionOptions(device=self.device, cache=self.cache, keep_code=self.keep_code,
+                              deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir)
+
+
+def trace_file_name(name: str, device: str, cache: str, rank: int | None = None) -> str:
+    """``<name>-<device>-<cache>.json``; under a distributed launcher ``…-rank<N>.json``, so ranks never
+    overwrite each other. ``device`` is what the run really used (tracers/capture/devices.py)."""
+    suffix = f"-rank{rank}" if rank is not None else ""
+    return f"{name}-{device}-{cache}{suffix}.json"
+
+
+def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None) -> Path:
+    name = options.script if options.module else Path(options.script).stem
+    return Path(options.out) / trace_file_name(name, device or options.device, options.cache, rank)
+
+
+def check_program(options: TraceOptions) -> Program:
+    return check_module(options.script) if options.module else check_script(options.script)

@@ -5,60 +5,18 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-from .analysis import analyze
-from .chrome import write_atomic
-from .events import Trace
-from .progress import Progress
+from tracers.analysis.facts import analyze
+from tracers.analysis.summary import render, style_for
+from tracers.capture.progress import Progress
+from tracers.capture.runner import Outcome, ScriptError, hard_exits_handled, outcome_of, run_program
+from tracers.tracefile.chrome import write_atomic
+from tracers.tracefile.events import Trace
+
 from .report_command import ReportUnavailable, open_in_browser, write_report
-from .runner import Outcome, Program, ScriptError, check_module, check_script, hard_exits_handled, outcome_of, \
-    run_program
-from .setup import SessionOptions, prepared_session
-from .summary import render, style_for
+from .setup import TraceOptions, check_program, prepared_session, trace_path
 from .usage import check_writable
-
-
-@dataclass(frozen=True)
-class TraceOptions:
-    script: str  # a script's path, or with ``module`` set, the module's dotted name
-    args: list[str]
-    module: bool = False  # run ``script`` as python -m runs a module
-    device: str = "cpu"
-    cache: str = "cold"
-    out: str = "traces"
-    keep_code: bool = True
-    quiet: bool = False
-    deep_min_us: float | None = None  # deep mode: record Python calls at least this long
-    lines: str | None = None  # count executed lines: "" for the hooked functions, or a lock file for more
-    open_page: bool = False
-    site: str | None = None  # the walkthrough the HTML page's chapter links point to
-    page: bool = True  # write the HTML page beside the trace
-    inductor_ir: bool = False  # keep Inductor's IR before and after fusion
-    keep_paths: bool = False  # write this machine's absolute paths as they are
-    nproc: int | None = None  # launch the script on this many local ranks (torchrun) and merge their traces
-
-    @property
-    def session(self) -> SessionOptions:
-        return SessionOptions(device=self.device, cache=self.cache, keep_code=self.keep_code,
-                              deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir)
-
-
-def trace_file_name(name: str, device: str, cache: str, rank: int | None = None) -> str:
-    """``<name>-<device>-<cache>.json``; under a distributed launcher ``…-rank<N>.json``, so ranks never
-    overwrite each other. ``device`` is what the run really used (tracers/devices.py)."""
-    suffix = f"-rank{rank}" if rank is not None else ""
-    return f"{name}-{device}-{cache}{suffix}.json"
-
-
-def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None) -> Path:
-    name = options.script if options.module else Path(options.script).stem
-    return Path(options.out) / trace_file_name(name, device or options.device, options.cache, rank)
-
-
-def check_program(options: TraceOptions) -> Program:
-    return check_module(options.script) if options.module else check_script(options.script)
 
 
 def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
@@ -74,7 +32,7 @@ def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
 def run_trace(options: TraceOptions) -> int:
     """The whole command; returns the process exit code (the script's own)."""
     if options.nproc is not None:
-        from .ranks.launch import launch
+        from tracers.ranks.launch import launch
 
         return launch(options)
     try:
@@ -85,7 +43,7 @@ def run_trace(options: TraceOptions) -> int:
     path = trace_path(options)
     check_writable(path.parent)
 
-    from .ranks.environment import leads_output
+    from tracers.capture.launcher import leads_output
 
     progress = Progress(sys.stderr)
     progress.enabled = progress.enabled and leads_output()  # one spinner per terminal, not one per rank
@@ -120,8 +78,8 @@ def run_trace(options: TraceOptions) -> int:
 def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress) -> tuple[int | None, Path]:
     """Stop the session, write the trace and its page, print the summary. Returns an exit status if writing
     failed, and where the trace went: named for the device the run used and, under a launcher, its rank."""
-    from .ranks.environment import leads_output
-    from .ranks.metadata import rank_of
+    from tracers.capture.launcher import leads_output
+    from tracers.capture.rank_watch import rank_of
 
     # Ctrl-C must not cut the trace in half: hold it off while we finish up (only the main thread can).
     previous = _ignore_sigint()

@@ -1,4 +1,4 @@
-"""The command line: ``python -m walkthrough lock``, ``verify`` and ``build``."""
+"""The command line: ``python -m walkthrough lock``, ``verify``, ``build`` and ``record``."""
 
 from __future__ import annotations
 
@@ -53,11 +53,17 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--out", type=Path, default=None,
                        help="output dir (default build/releases/<release>, or build/releases with --all)")
     build.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="docs dir (default docs)")
+    record = commands.add_parser(
+        "record", help="record the site's example traces with another torch release, in its own venv",
+        description="Make .venvs/torch-RELEASE from the release's wheel on first use, then run "
+                    "python -m tracers record there with this checkout on its path; every other option is "
+                    "tracers record's own (--device, --cache, --lines, --nproc, EXAMPLE...).")
+    record.add_argument("--torch", metavar="RELEASE", required=True, help="the release, e.g. 2.15.0")
     return parser
 
 
 def _reference() -> str:
-    from tracers.env import REFERENCE_TORCH
+    from tracers.capture.env import REFERENCE_TORCH
 
     return REFERENCE_TORCH
 
@@ -65,7 +71,7 @@ def _reference() -> str:
 def cmd_lock(args: argparse.Namespace) -> int:
     source = open_source(args.against)
     if source.base_version != _reference():
-        raise UsageError(f"the lock is written for the reference torch {_reference()} (tracers/env.py); "
+        raise UsageError(f"the lock is written for the reference torch {_reference()} (tracers/capture/env.py); "
                          f"{args.against} is torch {source.version}")
     if not args.docs.is_dir():
         raise UsageError(f"{args.docs}: no docs directory (run from the repository root, or pass --docs)")
@@ -111,7 +117,9 @@ def _write(path: Path, text: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    args = parser.parse_args(argv)
+    args, tracer_args = parser.parse_known_args(argv)
+    if args.command != "record" and tracer_args:
+        parser.error(f"unrecognized arguments: {' '.join(tracer_args)}")
     if args.command == "build" and args.releases and not args.all_releases:
         parser.error("--releases chooses among the releases --all builds; for one release use --torch")
     try:
@@ -121,6 +129,10 @@ def main(argv: list[str] | None = None) -> int:
             from walkthrough.releases.build import main_build
 
             return main_build(args.torch, args.all_releases, args.out, args.releases, args.docs)
+        if args.command == "record":
+            from walkthrough.releases.venvs import record_with_release
+
+            return record_with_release(args.torch, tracer_args)
         return cmd_lock(args) if args.command == "lock" else cmd_verify(args)
     except (UsageError, SourceError, LockError, PageError, ValueError) as exc:
         print(f"walkthrough: error: {exc}", file=sys.stderr)

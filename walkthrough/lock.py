@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from tracers.atomic import write_text_atomic
+from tracers.tracefile.atomic import write_text_atomic
 from walkthrough.excerpt import ExcerptError, ExcerptSpec, build
 from walkthrough.facts import evaluate
 from walkthrough.pages import PageRefs
@@ -198,6 +198,6 @@ def stale_reasons(recorded: Lock, current: Lock) -> list[str]:
 
 def stage_hooks() -> list[tuple[str, str]]:
     """``(qualname, chapter)`` for every target of the tracers' stages table (plain data, imports nothing)."""
-    from tracers.stages import STAGE_BY_ID, all_targets
+    from tracers.tracefile.stages import STAGE_BY_ID, all_targets
 
     return [(target.name, STAGE_BY_ID[target.stage].chapter) for target in all_targets()]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from tracers.stages import STAGES, Stage
+from tracers.tracefile.stages import STAGES, Stage
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tracers.events import Trace
-from tracers.record import public_version
+from tracers.capture.env import public_version
 from tracers.report.recorded import parse_side
+from tracers.tracefile.events import Trace
 from walkthrough.excerpt import Excerpt
 
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tracers.runner import outcome_of
+from tracers.capture.runner import outcome_of
 from tracers.setup import SessionOptions, prepared_session
 from tracers.usage import check_writable
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tracers.analysis import TraceFacts
-from tracers.env import source_url
-from tracers.events import Trace
+from tracers.analysis.facts import TraceFacts
+from tracers.capture.env import source_url
+from tracers.tracefile.events import Trace
 
 SCOPE = ".wt-trace"  # every rule of the block's stylesheet sits under this class, so the notebook keeps its looks
 

@@ -8,12 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracers.analysis import GraphBreak as RecordedBreak, TraceFacts, analyze
-from tracers.decompiled import KIND as DECOMPILED
-from tracers.events import Trace
+from tracers.analysis.facts import GraphBreak as RecordedBreak
+from tracers.analysis.facts import TraceFacts, analyze
+from tracers.capture.decompiled import KIND as DECOMPILED
+from tracers.tracefile.events import Trace
 
 if TYPE_CHECKING:
-    from tracers.session import TraceSession
+    from tracers.capture.session import TraceSession
 
 
 class Count(int):
@@ -128,7 +129,7 @@ class TraceResult:
 
     @property
     def facts(self) -> TraceFacts:
-        """The analysis the summary and the page are made from (tracers.analysis)."""
+        """The analysis the summary and the page are made from (tracers.analysis.facts)."""
         return self._facts if self._facts is not None else analyze(self.trace)
 
     # -- counts ---------------------------------------------------------------------------
@@ -198,7 +199,7 @@ class TraceResult:
     # -- renderings -----------------------------------------------------------------------
     def summary(self, color: bool = False) -> str:
         """The terminal summary ``python -m tracers trace`` prints: stage tree, compiles, breaks, recompiles."""
-        from tracers.summary import Style, render
+        from tracers.analysis.summary import Style, render
 
         return render(self.trace, self.facts, Style(color))
 
@@ -206,10 +207,10 @@ class TraceResult:
              site: str | None = None) -> tuple[Path, ...]:
         """Write ``<name>-<device>-<cache>.json`` (Perfetto-compatible) and its HTML page into ``directory``;
         returns the paths written. Machine paths are scrubbed as the CLI does unless ``keep_paths``."""
-        from tracers.chrome import write_atomic
-        from tracers.ranks.metadata import rank_of
+        from tracers.capture.rank_watch import rank_of
         from tracers.report_command import write_report
-        from tracers.trace_command import trace_file_name
+        from tracers.setup import trace_file_name
+        from tracers.tracefile.chrome import write_atomic
 
         info = self.trace.info
         path = Path(directory) / trace_file_name(self.name, info.device, info.cache_mode, rank_of(info))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..events import RunInfo
+from tracers.tracefile.events import RunInfo
 
 SAME_HOST = "one host: every rank's span clock is the same monotonic clock, used as it is"
 BY_WALL_CLOCK = ("several hosts: each host's span clock is placed by the wall clock read beside it at the "
@@ -18,7 +18,7 @@ class Alignment:
 
 
 def align(infos: dict[int, RunInfo]) -> Alignment:
-    """Offsets from each rank's clock anchor (every rank trace has one: tracers/ranks/metadata.py).
+    """Offsets from each rank's clock anchor (every rank trace has one: tracers/capture/rank_watch.py).
 
     perf_counter is CLOCK_MONOTONIC on Linux, one clock for every process of a host, so ranks of one host
     need no shift at all; hosts differ, and the wall clock read beside it is the only shared reference a

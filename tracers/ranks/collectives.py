@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..events import Artifact
+from tracers.tracefile.events import Artifact
 
 # Graphs in the order a compile produces them; the later ones show what really runs (after AOTAutograd's
 # partitioning and Inductor's post-grad passes, which reorder collectives to overlap them with compute).

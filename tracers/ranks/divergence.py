@@ -7,9 +7,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..analysis import TraceFacts, analyze
-from ..compile_identity import sort_key
-from ..events import Artifact, Trace
+from tracers.analysis.facts import TraceFacts, analyze
+from tracers.tracefile.compile_identity import sort_key
+from tracers.tracefile.events import Artifact, Trace
+
 from .collectives import Collective, collectives_in
 
 # Values that differ between processes without meaning anything: object ids and addresses in guards,

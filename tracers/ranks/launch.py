@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..runner import ScriptError
-from ..usage import UsageError, check_writable
-from .environment import RankEnvironmentError, detect
+from tracers.capture.launcher import RankEnvironmentError, detect
+from tracers.capture.runner import ScriptError
+from tracers.usage import UsageError, check_writable
 
 if TYPE_CHECKING:
-    from ..trace_command import TraceOptions
+    from tracers.setup import TraceOptions
 
 _GRACE_S = 5.0  # after Ctrl-C, how long torchrun may take to stop by itself before it is told to
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # where ``tracers`` is importable from
@@ -47,7 +47,7 @@ def torchrun_command(options: TraceOptions) -> list[str]:
 
 
 def _check(options: TraceOptions) -> None:
-    from ..trace_command import check_program
+    from tracers.setup import check_program
 
     if options.nproc is None or options.nproc < 1:
         raise UsageError(f"--nproc {options.nproc}: give a number of ranks of at least 1")

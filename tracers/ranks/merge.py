@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..atomic import write_text_atomic
-from ..chrome import TOOL_KEY, TraceFileError, from_chrome, load, to_chrome
-from ..events import Trace
-from ..scrub import scrub
+from tracers import __version__
+from tracers.capture.rank_watch import rank_of
+from tracers.tracefile.atomic import write_text_atomic
+from tracers.tracefile.chrome import TOOL_KEY, TraceFileError, from_chrome, load, to_chrome
+from tracers.tracefile.events import Trace
+from tracers.tracefile.scrub import scrub
+
 from .clock import Alignment, align
-from .metadata import rank_of
 
 RANKS_KEY = "torch_compile_walkthrough_ranks"  # marks a merged file (its ranks' own metadata is inside)
 FORMAT_VERSION = 1

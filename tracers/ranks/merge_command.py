@@ -6,12 +6,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..summary import style_for
+from tracers.analysis.summary import style_for
+
 from .merge import RANK_FILE, MergedRun, MergeError, find_rank_files, load_merged, load_run, write_merged
 from .summary import as_json, markers, render, report
 
 if TYPE_CHECKING:
-    from ..trace_command import TraceOptions
+    from tracers.setup import TraceOptions
 
 
 def _write(run: MergedRun, out: Path, page: bool, quiet: bool, site: str | None = None,
@@ -30,7 +31,7 @@ def _write(run: MergedRun, out: Path, page: bool, quiet: bool, site: str | None 
             page_path = write_page(result, out, site=site)
             written.append(str(page_path))
             if open_page:
-                from ..report_command import open_in_browser
+                from tracers.report_command import open_in_browser
 
                 open_in_browser(page_path)
         except PageUnavailable as error:

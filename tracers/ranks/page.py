@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..events import Span
+from tracers.tracefile.events import Span
+
 from .divergence import Divergence
 from .summary import RankReport
 
@@ -19,8 +20,8 @@ class PageUnavailable(Exception):
 
 def _report_modules():  # noqa: ANN202 - the report package, imported only when a page is drawn
     try:
-        from .. import report
-        from ..report import options, text
+        from tracers import report
+        from tracers.report import options, text
     except ImportError as error:
         raise PageUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
     return report, options, text
@@ -77,7 +78,7 @@ def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
                          ("recompiles", "recompiles"), ("cache hits", "cache_hits"), ("cache misses", "cache_misses")):
         cells = "".join(f"<td>{getattr(row, field)}</td>" for row in result.rows)
         body.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
-    from ..report.palette import stage_title
+    from tracers.report.palette import stage_title
 
     for stage in result.stages:
         slowest = result.slowest(stage)
@@ -92,8 +93,8 @@ def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
 
 def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
     """Every rank's outer compile steps on the shared clock: where one rank compiles while others wait."""
-    from ..report.palette import colour, stage_title
-    from ..report.text import duration
+    from tracers.report.palette import colour, stage_title
+    from tracers.report.text import duration
 
     run = result.run
     placed: list[tuple[int, Span, int]] = []  # rank, span, start on the shared axis
@@ -140,11 +141,10 @@ def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = No
     _report_modules()
     from pygments.formatters import HtmlFormatter
 
-    from ..report import stylesheet
-    from ..report.page import _PAGE_CSS
-    from ..report.text import esc
-
-    from ..report_command import links_for
+    from tracers.report import stylesheet
+    from tracers.report.page import _PAGE_CSS
+    from tracers.report.text import esc
+    from tracers.report_command import links_for
 
     page_dir = page_dir or merged_file.parent
     page = page_dir / f"{merged_file.stem}.html"

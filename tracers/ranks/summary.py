@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..analysis import TraceFacts, analyze
-from ..stages import STAGE_BY_ID, STAGE_ORDER
-from ..summary import Style, format_duration, written_lines
+from tracers.analysis.facts import TraceFacts, analyze
+from tracers.analysis.summary import Style, format_duration, written_lines
+from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
+
 from .divergence import Divergence, compare
 from .merge import Marker, MergedRun
 

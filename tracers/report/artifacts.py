@@ -10,10 +10,10 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
-from tracers.analysis import TraceFacts
-from tracers.compile_identity import sort_key
-from tracers.decompiled import KIND as KIND_DECOMPILED
-from tracers.events import Artifact, Span, Trace
+from tracers.analysis.facts import TraceFacts
+from tracers.capture.decompiled import KIND as KIND_DECOMPILED
+from tracers.tracefile.compile_identity import sort_key
+from tracers.tracefile.events import Artifact, Span, Trace
 
 from .options import ARTIFACT_KINDS
 from .text import esc, size, target_label

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tracers.analysis import TraceFacts
-from tracers.events import RunInfo
+from tracers.analysis.facts import TraceFacts
+from tracers.tracefile.events import RunInfo
 
 from .palette import stage_title
 from .text import duration, esc

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracers.diff import TraceDiff
-from tracers.events import RunInfo
-from tracers.stages import TARGET_BY_NAME
+from tracers.analysis.diff import TraceDiff
+from tracers.tracefile.events import RunInfo
+from tracers.tracefile.stages import TARGET_BY_NAME
 
 from .options import Links
 from .palette import colour, stage_title

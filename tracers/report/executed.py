@@ -11,9 +11,9 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from tracers.env import source_url
-from tracers.events import Trace
-from tracers.stages import STAGE_ORDER, TARGET_BY_NAME
+from tracers.capture.env import source_url
+from tracers.tracefile.events import Trace
+from tracers.tracefile.stages import STAGE_ORDER, TARGET_BY_NAME
 
 from .text import esc, target_label
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-from tracers.analysis import TraceFacts, analyze
-from tracers.events import Trace
+from tracers.analysis.facts import TraceFacts, analyze
+from tracers.tracefile.events import Trace
 
 from .artifacts import render_artifacts, select
 from .counts import render_counts

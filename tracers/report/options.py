@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tracers.env import REFERENCE_TORCH
+from tracers.capture.env import REFERENCE_TORCH
 
 PARTS = ("timeline", "tree", "counts", "artifacts")
 # Artifact kinds a reader can ask for; the recorder also keeps metrics, frame and error records.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pygments.formatters import HtmlFormatter
 
-from tracers.analysis import TraceFacts
-from tracers.events import Trace
+from tracers.analysis.facts import TraceFacts
+from tracers.tracefile.events import Trace
 
 from .executed import TorchSource, render_executed
 from .fragment import render_fragment, stylesheet

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracers.stages import STAGE_BY_ID, STAGE_ORDER
+from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 
 # Neighbouring stages get clearly different hues; saturated enough to read as bars, light enough for
 # black text in the legend. Keyed by stage id, never by position, so adding a stage moves nothing.

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracers.record import public_version
+from tracers.capture.env import public_version
 
 DEVICES = ("cpu", "cuda")
 CACHE_MODES = ("cold", "warm")

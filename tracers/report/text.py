@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
-from tracers.events import Span
-from tracers.stages import TARGET_BY_NAME
+from tracers.tracefile.events import Span
+from tracers.tracefile.stages import TARGET_BY_NAME
 
 
 def esc(value: object) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tracers.analysis import TraceFacts
-from tracers.events import Artifact, Span
+from tracers.analysis.facts import TraceFacts
+from tracers.tracefile.events import Artifact, Span
 
 from .options import Links
 from .palette import colour, stage_sort_key, stage_title

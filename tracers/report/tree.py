@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from tracers.events import Span
+from tracers.tracefile.events import Span
 
 from .options import Links
 from .palette import colour, stage_title

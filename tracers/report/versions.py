@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracers.record import public_version
+from tracers.capture.env import public_version
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from tracers.atomic import write_text_atomic
-from tracers.env import REFERENCE_TORCH
+from tracers.capture.env import REFERENCE_TORCH
+from tracers.tracefile.atomic import write_text_atomic
 from walkthrough.releases.catalog import installed_release, label, supported
 from walkthrough.releases.switcher import SWITCHER_FILE, Switcher, site_pages
 from walkthrough.source import SourceError, open_source

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tracers.env import REFERENCE_TORCH
+from tracers.capture.env import REFERENCE_TORCH
 from tracers.report.recorded import release_key
 
-# Oldest first. The reference (tracers/env.py) is one of them; a maintainer adds a release here, then
-# runs `nox -s verify -- X` and `python -m tracers record --torch X` (README: "Every release").
+# Oldest first. The reference (tracers/capture/env.py) is one of them; a maintainer adds a release here, then
+# runs `nox -s verify -- X` and `python -m walkthrough record --torch X` (README: "Every release").
 SUPPORTED = ("2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0")
 
 

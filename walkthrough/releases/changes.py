@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from tracers.env import source_url
-from tracers.stages import STAGES, all_targets
+from tracers.capture.env import source_url
+from tracers.tracefile.stages import STAGES, all_targets
 from walkthrough.releases.display import successors_html
 from walkthrough.verify import Finding, Place, Report
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from tracers.atomic import write_text_atomic
+from tracers.tracefile.atomic import write_text_atomic
 from walkthrough.releases.catalog import label
 
 SWITCHER_FILE = "releases.json"  # in the output root, beside <release>/ folders

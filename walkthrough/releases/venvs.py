@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from walkthrough.releases.pip import unconstrained
-from walkthrough.source import SourceError, VERSION_RE, fetch_wheel
+from walkthrough.source import VERSION_RE, SourceError, fetch_wheel
 
 VENVS_DIR = Path(".venvs")
 
@@ -51,3 +52,20 @@ def release_python(version: str, root: Path = VENVS_DIR) -> Path:
             raise SourceError(f"torch {version}: making {venv} failed at: {' '.join(step[:4])} ... "
                               "(pip's reason is printed above)")
     return python
+
+
+def record_with_release(release: str, tracer_args: list[str]) -> int:
+    """``python -m tracers record TRACER_ARGS`` in the release's own venv (made on first use), this checkout on
+    its path: the site's examples recorded with that torch. The tracer needs only torch and the standard library,
+    so the venv holds torch and numpy alone."""
+    try:
+        python = release_python(release)
+    except KeyboardInterrupt:
+        print("record: interrupted", file=sys.stderr)
+        return 130
+    checkout = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [checkout, os.environ.get("PYTHONPATH")]))}
+    try:
+        return subprocess.run([str(python), "-m", "tracers", "record", *tracer_args], env=env).returncode
+    except KeyboardInterrupt:
+        return 130

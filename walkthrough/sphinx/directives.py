@@ -15,10 +15,10 @@ from sphinx.errors import SphinxError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from tracers.chrome import TraceFileError, load
-from tracers.env import REFERENCE_TORCH, source_url
+from tracers.capture.env import REFERENCE_TORCH, source_url
 from tracers.report.recorded import file_name, find_recording
 from tracers.report.versions import VersionCheck, check_version
+from tracers.tracefile.chrome import TraceFileError, load
 from walkthrough import __version__
 from walkthrough.excerpt import Excerpt, ExcerptError, build, parse_spec
 from walkthrough.facts import Claim, evaluate, evaluate_live

@@ -9,10 +9,10 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from tracers.env import REFERENCE_TORCH
-from tracers.measure_plots import KINDS
-from tracers.measure_table import HEADERS, LEGEND, rows
-from tracers.measurement import MeasureFileError, Measurement, load
+from tracers.capture.env import REFERENCE_TORCH
+from tracers.measure.measurement import MeasureFileError, Measurement, load
+from tracers.measure.plots import KINDS
+from tracers.measure.table import HEADERS, LEGEND, rows
 from tracers.report.recorded import DEVICES, Recording, release_key
 from walkthrough import __version__
 from walkthrough.sphinx.directives import PageDirective, WalkthroughError

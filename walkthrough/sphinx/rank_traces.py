@@ -8,8 +8,8 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from tracers.env import REFERENCE_TORCH
-from tracers.ranks.merge import MergeError, MergedRun, load_merged
+from tracers.capture.env import REFERENCE_TORCH
+from tracers.ranks.merge import MergedRun, MergeError, load_merged
 from tracers.ranks.page import PageUnavailable, render_ranks
 from tracers.ranks.summary import report
 from tracers.report import Links

@@ -10,12 +10,12 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective
 
-from tracers.env import GITHUB_REPO
+from tracers.capture.env import GITHUB_REPO
 from walkthrough import __version__
 from walkthrough.banner import PageStatus, RecordedReport, ReleaseStatus, ReportFormatError, page_status, read_reports
-from walkthrough.sphinx.directives import WalkthroughError, _resolver, release_view
 from walkthrough.lock import LockError, read_lock
 from walkthrough.pipeline import pipeline_boxes
+from walkthrough.sphinx.directives import WalkthroughError, _resolver, release_view
 from walkthrough.sphinx.verify_counts import VerifyCounts
 
 PIPELINE_DIRECTIVE = "pipeline-map"
@@ -33,7 +33,7 @@ def _doc_link(target: str, text: str, classes: list[str]) -> nodes.inline:
 
 
 class PipelineMap(SphinxDirective):
-    """``{pipeline-map}``: the stages of tracers/stages.py in order, each box linked to its chapter once written."""
+    """``{pipeline-map}``: the stages of tracers/tracefile/stages.py in order, each box linked to its chapter once written."""
 
     def run(self) -> list[nodes.Node]:
         self.env.wt_pipeline_docs = getattr(self.env, "wt_pipeline_docs", set()) | {self.env.docname}

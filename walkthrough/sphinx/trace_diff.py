@@ -8,12 +8,12 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from tracers.diff import diff
-from tracers.env import REFERENCE_TORCH
-from tracers.events import Trace
+from tracers.analysis.diff import diff
+from tracers.capture.env import REFERENCE_TORCH
 from tracers.report import Links
 from tracers.report.diff import Side, render_diff, side_names
 from tracers.report.recorded import Recording, find_recording, parse_side
+from tracers.tracefile.events import Trace
 from walkthrough import __version__
 from walkthrough.sphinx.directives import WalkthroughError
 from walkthrough.sphinx.traces import RAW_CLASS, TorchTrace

@@ -11,16 +11,16 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.errors import NoUri
 
-from tracers.analysis import analyze
-from tracers.chrome import TraceFileError, load
-from tracers.env import REFERENCE_TORCH, source_url
-from tracers.events import Trace
-from tracers.regions import USER_STAGE
+from tracers.analysis.facts import analyze
+from tracers.capture.env import REFERENCE_TORCH, source_url
+from tracers.capture.regions import USER_STAGE
 from tracers.report import Links, RenderOptions, render_body, render_header, stylesheet_path
 from tracers.report.artifacts import selection_problems
 from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
-from tracers.stages import STAGE_BY_ID
+from tracers.tracefile.chrome import TraceFileError, load
+from tracers.tracefile.events import Trace
+from tracers.tracefile.stages import STAGE_BY_ID
 from walkthrough import __version__
 from walkthrough.sphinx.directives import PageDirective, WalkthroughError, _resolver, release_view
 from walkthrough.symbols import SymbolNotFound

@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     if options.command == "tools":
         return _list_tools()
-    from tracers.runner import ScriptError, check_script
+    from tracers.capture.runner import ScriptError, check_script
 
     from .record import record
     from .runner import Setting

@@ -9,7 +9,7 @@ import itertools
 import sys
 from pathlib import Path
 
-from tracers.runner import ScriptError, check_script, run_program
+from tracers.capture.runner import ScriptError, check_script, run_program
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -13,7 +13,7 @@ from typing import TextIO
 
 from .detect import detect_all, features
 from .outputs import documents, stats
-from .recording import LISTED_FILES, FORMAT_VERSION, Recording, StepCost, ToolRecord, file_name, save
+from .recording import FORMAT_VERSION, LISTED_FILES, Recording, StepCost, ToolRecord, file_name, save
 from .runner import Setting, StepRun, ToolRun, run_tool, warm_up
 from .tools import PLAIN, Tool
 
@@ -83,8 +83,7 @@ def record(setting: Setting, tools: list[Tool], out_root: Path, keep: Path | Non
            stream: TextIO = sys.stderr, command: str = "") -> int:
     """Run the plain baseline and each tool; write ``out_root/<torch>/<example>-<device>.json``.
     Returns 0 when every tool ran, 1 when one failed or is missing, 2 when the example itself fails."""
-    from tracers.env import device_description, torch_facts
-    from tracers.record import public_version
+    from tracers.capture.env import device_description, public_version, torch_facts
 
     facts = torch_facts()
     path = out_root / public_version(facts["torch_version"]) / file_name(setting.example, setting.device)

@@ -6,8 +6,8 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from tracers.atomic import write_text_atomic
-from tracers.scrub import scrub
+from tracers.tracefile.atomic import write_text_atomic
+from tracers.tracefile.scrub import scrub
 
 from .detect import Evidence
 

@@ -8,9 +8,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .compile_identity import RESET_TARGET, CompileIdentity
-from .events import Artifact, Span
-from .stages import Target
+from tracers.tracefile.compile_identity import RESET_TARGET, CompileIdentity
+from tracers.tracefile.events import Artifact, Span
+from tracers.tracefile.stages import Target
 
 Listener = Callable[[str, Span], None]
 # Called with a hooked call's positional arguments and its result, to file what it decided.

@@ -11,6 +11,11 @@ REFERENCE_TORCH = "2.13.0"
 GITHUB_REPO = "https://github.com/pytorch/pytorch"
 
 
+def public_version(version: str) -> str:
+    """``2.13.0+cpu`` -> ``2.13.0``: traces are filed by release, not by build."""
+    return version.split("+", 1)[0]
+
+
 def torch_facts() -> dict[str, str]:
     """Version facts of the installed torch; imports torch (call only when it is needed anyway)."""
     import torch
@@ -53,5 +58,5 @@ def source_url(path: str, start: int, end: int | None = None, git_sha: str = "")
     return f"{GITHUB_REPO}/blob/{ref}/{path}{anchor}"
 
 
-if __name__ == "__main__":  # ``python -m tracers.env`` prints the pin, for install scripts
+if __name__ == "__main__":  # ``python -m tracers.capture.env`` prints the pin, for install scripts
     print(REFERENCE_TORCH)

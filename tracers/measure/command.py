@@ -12,13 +12,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
-from .measure import Runner, load_average, machine_facts, plan
-from .measure_plots import write_plots
-from .measure_table import render_text
+from tracers.capture.env import public_version
+from tracers.usage import UsageError, check_writable
+
 from .measurement import CUDA_GRAPH_MODES, EAGER, MODES, Measurement, Run, Settings, summarize, write_atomic
-from .record import public_version
+from .plots import write_plots
+from .runs import Runner, load_average, machine_facts, plan
 from .svgplot import format_value
-from .usage import UsageError, check_writable
+from .table import render_text
 
 DEFAULT_BATCH_SIZES = "1,16,256,4096"
 DEFAULT_OUT = "docs/_measure"

@@ -8,7 +8,7 @@ import tempfile
 import time
 from typing import Any
 
-from .events import DeepEvent
+from tracers.tracefile.events import DeepEvent
 
 
 class DeepUnavailable(Exception):

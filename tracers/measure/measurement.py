@@ -7,7 +7,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .atomic import write_text_atomic
+from tracers.tracefile.atomic import write_text_atomic
 
 FORMAT = "torch-measure/1"
 EAGER = "eager"

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from .analysis import TraceFacts, TreeNode
-from .events import Trace
-from .stages import STAGE_BY_ID
+from tracers.tracefile.events import Trace
+from tracers.tracefile.stages import STAGE_BY_ID
+
+from .facts import TraceFacts, TreeNode
 
 _WIDTH = 100
 

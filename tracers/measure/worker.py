@@ -1,4 +1,4 @@
-"""One measured run in a fresh process: ``python -m tracers.measure_worker SPEC.json`` times one mode at one batch size."""
+"""One measured run in a fresh process: ``python -m tracers.measure.worker SPEC.json`` times one mode at one batch size."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from .cachemode import cache_mode
+from tracers.capture.cachemode import cache_mode
+
 from .measurement import EAGER, Run, Timing
 
 # A timed sample is a block of calls at least this long, so the clock's and the synchronize's own cost
@@ -46,7 +47,7 @@ class _Stopped(Exception):
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m tracers.measure_worker SPEC.json", file=sys.stderr)
+        print("usage: python -m tracers.measure.worker SPEC.json", file=sys.stderr)
         return 2
     spec = RunSpec(**json.loads(Path(argv[0]).read_text(encoding="utf-8")))
     with _cache_environment(spec):
@@ -249,7 +250,7 @@ def _peak_memory(torch, device: str) -> int:  # noqa: ANN001
 
 
 def _device_name(torch, device: str) -> str:  # noqa: ANN001
-    from .env import device_description
+    from tracers.capture.env import device_description
 
     return device_description(device)
 

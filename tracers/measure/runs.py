@@ -12,8 +12,8 @@ import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from .measure_worker import RunSpec
 from .measurement import EAGER, Run, Settings, run_from_dict
+from .worker import RunSpec
 
 ROOT = Path(__file__).resolve().parent.parent  # the worker is imported from here, whatever the cwd
 
@@ -84,7 +84,7 @@ class Runner:
         env = {**os.environ, "TMPDIR": scratch, "PYTHONPATH": os.pathsep.join(
             filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))}
         try:
-            process = subprocess.run([sys.executable, "-m", "tracers.measure_worker", str(spec_path)],
+            process = subprocess.run([sys.executable, "-m", "tracers.measure.worker", str(spec_path)],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      text=True, errors="replace", env=env, timeout=self.timeout_s)
             returncode, stderr = process.returncode, process.stderr
@@ -129,7 +129,7 @@ def machine_facts(device: str) -> dict[str, object]:
     """Which machine and software measured: torch (version, git), Python, CPU or GPU, cores, load."""
     import torch
 
-    from .env import torch_facts
+    from tracers.capture.env import torch_facts
 
     facts: dict[str, object] = dict(torch_facts())
     facts["cpu"] = _cpu_model() or platform.processor() or platform.machine()
@@ -152,7 +152,7 @@ def load_average() -> list[float] | None:
 
 
 def _cpu_model() -> str:
-    from .env import _cpu_model as model
+    from tracers.capture.env import _cpu_model as model
 
     return model()
 

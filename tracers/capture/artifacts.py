@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from .record_filter import RecordFilter

@@ -6,8 +6,8 @@ import sys
 import time
 from typing import TextIO
 
-from .events import Span
-from .stages import STAGE_BY_ID
+from tracers.tracefile.events import Span
+from tracers.tracefile.stages import STAGE_BY_ID
 
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 

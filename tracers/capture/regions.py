@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from tracers.tracefile.stages import Target
+
 from .recorder import Recorder
-from .stages import Target
 
 USER_STAGE = "user"
 _active: list[Recorder] = []  # recorders of the tracing sessions now running, outermost first

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from . import compile_identity
-from .events import Artifact, Span, Trace
-from .stages import STAGE_ORDER, TARGET_BY_NAME
-from .torch_counts import Totals
+from tracers.tracefile import compile_identity
+from tracers.tracefile.events import Artifact, Span, Trace
+from tracers.tracefile.stages import STAGE_ORDER, TARGET_BY_NAME
+
+from .totals import Totals
 
 # Stages a cache hit makes unnecessary: what the warm run can skip.
 CACHE_SKIPS: dict[str, tuple[str, ...]] = {
@@ -101,7 +102,7 @@ class TraceFacts:
         return [graph_break for graph_break in self.graph_breaks if not graph_break.frame_skipped]
 
     def totals(self) -> Totals:
-        """The totals the summary prints, in the shape torch's own counts are read in (torch_counts.py)."""
+        """The totals the summary prints, in the shape torch's own counts are read in (capture/torch_counts.py)."""
         return Totals(self.graph_count, len(self.counted_breaks), len(self.frame_compiles), len(self.recompiles))
 
 

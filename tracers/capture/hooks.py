@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from types import FunctionType, ModuleType
 from typing import Any
 
-from . import compile_identity as _compile_identity_module
+from tracers.tracefile import compile_identity as _compile_identity_module
+from tracers.tracefile.stages import Target
+
 from . import recorder as _recorder_module
 from .dynamo_shield import shield
 from .recorder import Recorder
-from .stages import Target
 
 _MISSING = object()
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..events import RunInfo, Span
-from .environment import RankEnv, RankEnvironmentError, clock_anchor, detect, process_group_backend
+from tracers.tracefile.events import RunInfo, Span
+
+from .launcher import RankEnv, RankEnvironmentError, clock_anchor, detect, process_group_backend
 
 
 class RankWatch:

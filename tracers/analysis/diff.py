@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .analysis import CompileFacts, TraceFacts, analyze
-from .compile_identity import sort_key
-from .events import Trace
-from .stages import STAGE_BY_ID, STAGE_ORDER
+from tracers.tracefile.compile_identity import sort_key
+from tracers.tracefile.events import Trace
+from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
+
+from .facts import CompileFacts, TraceFacts, analyze
 from .summary import Style, format_duration
 
 # Kernel names as Inductor writes them into its output code: cpp_fused_* on the CPU, triton_* on the GPU.

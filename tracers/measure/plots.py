@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .atomic import write_text_atomic
+from tracers.tracefile.atomic import write_text_atomic
+
 from .measurement import EAGER, Measurement, Plot, Result
 from .svgplot import Chart, Series, render_svg
 

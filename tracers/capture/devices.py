@@ -7,7 +7,7 @@ import sys
 import warnings
 from types import ModuleType
 
-from .events import Trace
+from tracers.tracefile.events import Trace
 
 # Stages that only run for CUDA: Triton kernels and CUDA graphs.
 _CUDA_STAGES = frozenset({"triton", "cudagraphs"})

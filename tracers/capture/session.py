@@ -6,21 +6,24 @@ import datetime
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import __version__, autotune, cudagraph_skips, regions
-from .analysis import analyze
+from tracers import __version__
+from tracers.analysis.facts import analyze
+from tracers.analysis.totals import compare
+from tracers.capture.rank_watch import RankWatch
+from tracers.tracefile.compile_identity import RESET_TARGET
+from tracers.tracefile.events import FORMAT_VERSION, DeepEvent, RunInfo, Span, Trace
+from tracers.tracefile.stages import Target, all_targets
+
+from . import autotune, cudagraph_skips, regions
 from .artifacts import ArtifactCollector
-from .compile_identity import RESET_TARGET
 from .decompiled import TransformedCodeCollector
 from .deep import DeepTracer
-from .events import FORMAT_VERSION, DeepEvent, RunInfo, Span, Trace
 from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
 from .lines import LineCounter, watch_for
-from .ranks.metadata import RankWatch
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
-from .stages import Target, all_targets
-from .torch_counts import TorchCounter, compare
+from .torch_counts import TorchCounter
 
 
 def _current_compile_id() -> str | None:

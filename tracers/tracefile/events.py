@@ -88,7 +88,7 @@ class RunInfo:
     # so a trace links to the right source lines wherever it is rendered later.
     target_sources: dict[str, list] = field(default_factory=dict)
     resets: int = 0  # torch._dynamo.reset() calls during the run; compile ids after the n-th start with rN:
-    # The trace's totals beside torch's own counts of the same run (torch_counts.TotalsCheck.as_json()).
+    # The trace's totals beside torch's own counts of the same run (analysis/totals.py: TotalsCheck.as_json()).
     totals_check: dict[str, Any] | None = None
     # Under a distributed launcher: rank, world_size, local_rank, local_world_size, host, launcher, backend.
     rank: dict[str, Any] | None = None

@@ -69,7 +69,7 @@ def to_chrome(trace: Trace) -> dict[str, Any]:
 def write_atomic(trace: Trace, path: Path, keep_paths: bool = False) -> Path:
     """Write to a temporary file beside ``path`` and rename it, so readers never see half a file.
 
-    Unless ``keep_paths``, this machine's path prefixes become placeholders (tracers/scrub.py), so a
+    Unless ``keep_paths``, this machine's path prefixes become placeholders (tracers/tracefile/scrub.py), so a
     trace can be shared or committed without them."""
     data = json.dumps(to_chrome(trace), separators=(",", ":"), default=str)
     if not keep_paths:
