@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +68,7 @@ CODE_KINDS = frozenset({"code"})
 # Original and rewritten bytecode of a frame: name suffixes, since the name starts with the frame's.
 _BYTECODE_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")
 
-_PACKAGE_DIR = str(Path(__file__).parent)
+_PACKAGE_DIR = str(Path(__file__).parent.parent)  # the tracers package: its frames are not the user's
 
 
 def keeps(name: str) -> bool:
@@ -128,39 +129,38 @@ def _drop_own_frames(text: str) -> str:
     return "\n".join(kept)
 
 
-class ArtifactCollector(logging.Handler):
-    """A logging handler on torch's ``torch.__trace`` logger that files records with the recorder."""
+@dataclass(frozen=True)
+class Translated:
+    """One kept record as an artifact's fields; ``torch_compile_id`` is torch's own id (before reset counting)."""
 
-    def __init__(self, recorder: Recorder, keep_code: bool = True):
-        super().__init__(level=logging.DEBUG)
-        self.recorder = recorder
+    kind: str
+    name: str
+    torch_compile_id: str | None
+    details: dict[str, Any]
+    payload: str | None
+    payload_size: int
+
+
+class RecordTranslator:
+    """Turns torch's structured-trace records into artifact fields: one place for what is kept and how,
+    whether the records arrive in-process (ArtifactCollector) or are read back from a TORCH_TRACE log."""
+
+    def __init__(self, keep_code: bool = True, dropped: Counter[str] | None = None):
         self.keep_code = keep_code
-        self.dropped: Counter[str] = Counter()
+        self.dropped: Counter[str] = Counter() if dropped is None else dropped
         self._strings: dict[int, str] = {}  # torch interns file names in ``str`` records
-        self._logger: logging.Logger | None = None
-        self._old_level = logging.NOTSET
-        self._filter = RecordFilter(keeps, self.dropped, self._alone)  # records we would drop are never built
 
-    # Our own bookkeeping must never break the traced program: swallow our errors, count them.
-    def handleError(self, record: logging.LogRecord) -> None:
-        self.dropped["<tracer error>"] += 1
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not self.recorder.active:
-            return
-        metadata = getattr(record, "metadata", None)
-        if not isinstance(metadata, dict):
-            return
-        payload = getattr(record, "payload", None)
+    def translate(self, metadata: dict[str, Any], payload: str | None) -> Translated | None:
+        """The artifact a record becomes, or None for a record not kept (counted in ``dropped``)."""
         name = record_name(metadata)
         if name == "str":
             text, index = metadata["str"]
             self._strings[index] = text
-            return
+            return None
         kept = KEPT.get(name) or (("bytecode", True) if name.endswith(_BYTECODE_SUFFIXES) else None)
         if kept is None:
             self.dropped[name] += 1
-            return
+            return None
         kind, keep_payload = kept
         inner = metadata.get(name) if name in metadata else (metadata.get("artifact") or {})
         details = dict(inner) if isinstance(inner, dict) else {}
@@ -186,7 +186,7 @@ class ArtifactCollector(logging.Handler):
             # Dynamo restarted this frame's analysis (a restart after a graph was already built); only the
             # last attempt's graph is the one torch keeps and counts.
             details["attempt"] = metadata["attempt"]
-        self.recorder.add_artifact(kind, name, compile_id_of(metadata), details, payload, size)
+        return Translated(kind, name, compile_id_of(metadata), details, payload, size)
 
     def _user_frame(self, stack: list[dict[str, Any]]) -> dict[str, Any] | None:
         """Where the user's code called into the compiled frame: the innermost frame that is not
@@ -196,6 +196,35 @@ class ArtifactCollector(logging.Handler):
             if "/torch/" not in filename and not filename.startswith(_PACKAGE_DIR) and "<frozen" not in filename:
                 return {"filename": filename, "line": frame.get("line"), "name": frame.get("name"), "loc": frame.get("loc")}
         return None
+
+
+class ArtifactCollector(logging.Handler):
+    """A logging handler on torch's ``torch.__trace`` logger that files records with the recorder."""
+
+    def __init__(self, recorder: Recorder, keep_code: bool = True):
+        super().__init__(level=logging.DEBUG)
+        self.recorder = recorder
+        self.keep_code = keep_code
+        self.dropped: Counter[str] = Counter()
+        self._translator = RecordTranslator(keep_code, self.dropped)
+        self._logger: logging.Logger | None = None
+        self._old_level = logging.NOTSET
+        self._filter = RecordFilter(keeps, self.dropped, self._alone)  # records we would drop are never built
+
+    # Our own bookkeeping must never break the traced program: swallow our errors, count them.
+    def handleError(self, record: logging.LogRecord) -> None:
+        self.dropped["<tracer error>"] += 1
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.recorder.active:
+            return
+        metadata = getattr(record, "metadata", None)
+        if not isinstance(metadata, dict):
+            return
+        found = self._translator.translate(metadata, getattr(record, "payload", None))
+        if found is not None:
+            self.recorder.add_artifact(found.kind, found.name, found.torch_compile_id, found.details,
+                                       found.payload, found.payload_size)
 
     def _alone(self) -> bool:
         """No other handler would receive torch's records (torch's TORCH_TRACE handler unused, nothing else)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from types import TracebackType
 
 # Frames of the machinery that starts the script (ours and runpy's, frozen or not): not the script's.
-_OWN_FILES = (str(Path(__file__).parent), runpy.__file__.removesuffix("c"), "<frozen runpy>")
+_OWN_FILES = (str(Path(__file__).parent.parent), runpy.__file__.removesuffix("c"), "<frozen runpy>")
 
 
 class ScriptError(Exception):

@@ -15,7 +15,7 @@ from pathlib import Path
 from .measurement import EAGER, Run, Settings, run_from_dict
 from .worker import RunSpec
 
-ROOT = Path(__file__).resolve().parent.parent  # the worker is imported from here, whatever the cwd
+ROOT = Path(__file__).resolve().parents[2]  # the worker is imported from here, whatever the cwd
 
 
 @dataclass(frozen=True)
