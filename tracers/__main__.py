@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import asdict
+from pathlib import Path
 
 from tracers.capture.cachemode import MODES
 
@@ -14,7 +15,10 @@ LOCK_FILE = "docs/walkthrough.lock.json"  # the walkthrough's lock: the spans it
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m tracers", description=__doc__)
+    # The console script (pyproject's [project.scripts]) names itself in usage lines; python -m names the module.
+    script = "torch-compile-trace"
+    parser = argparse.ArgumentParser(prog=script if Path(sys.argv[0]).name == script else "python -m tracers",
+                                     description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     trace = commands.add_parser(
@@ -31,7 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     trace.add_argument("--open", action="store_true", help="open the trace's HTML page in a browser afterwards")
     trace.add_argument("--no-page", dest="page", action="store_false", help="write only the trace, no HTML page")
     trace.add_argument("--site", metavar="URL_OR_DIR",
-                       help="walkthrough site the page's chapter links point to (default: build/html if built)")
+                       help="walkthrough site the page's chapter links point to (default: build/html if built here, "
+                            "else the walkthrough built for this trace's torch in the user cache)")
     trace.add_argument("--nproc", type=int, metavar="N",
                        help="run the script on N local ranks through torchrun's launcher (one trace per rank), "
                             "then merge them into one timeline and print the multi-rank summary")
@@ -67,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--out", metavar="DIR", help="where the page goes (default: beside the trace)")
     report.add_argument("--open", action="store_true", help="open the page in a browser")
     report.add_argument("--site", metavar="URL_OR_DIR",
-                        help="walkthrough site for chapter links (default: build/html if built)")
+                        help="walkthrough site for chapter links (default: build/html if built here, else the "
+                             "walkthrough built for the trace's torch in the user cache)")
 
     merge = commands.add_parser(
         "merge", help="merge the traces of a distributed run's ranks into one timeline",

@@ -7,6 +7,7 @@ import webbrowser
 from pathlib import Path
 
 from tracers.capture.env import source_url
+from tracers.sites import base_release, user_site
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
@@ -17,20 +18,31 @@ class ReportUnavailable(Exception):
     """The page needs Pygments (the `docs` or `test` extra); the message says so in one line."""
 
 
-def site_base(site: str | None) -> str | None:
-    """The walkthrough's base URL: given, or the local build if there is one, else none."""
+def chapter_site(site: str | None, torch_version: str = "") -> tuple[str | None, str]:
+    """The walkthrough's base URL and how it was chosen: ``--site``, else ``build/html`` here (a checkout's
+    ``nox -s docs``), else the per-user site built for the trace's torch release (tracers/sites.py); else none, and
+    why."""
     if site:
         if "://" in site:
-            return site.rstrip("/") + "/"
+            return site.rstrip("/") + "/", "the site given with --site"
         path = Path(site)
-        return path.resolve().as_uri() + "/" if path.is_dir() else None
-    return DEFAULT_SITE.resolve().as_uri() + "/" if (DEFAULT_SITE / "index.html").exists() else None
+        if path.is_dir():
+            return path.resolve().as_uri() + "/", "the site given with --site"
+        return None, f"--site {site} is not a directory"
+    if (DEFAULT_SITE / "index.html").exists():
+        return DEFAULT_SITE.resolve().as_uri() + "/", f"the site built in {DEFAULT_SITE} here"
+    release = base_release(torch_version)
+    found = user_site(release) if release else None
+    if found is not None:
+        return found.resolve().as_uri() + "/", f"the walkthrough built for torch {release} in the user cache"
+    return None, (f"no walkthrough is built for torch {release or '(unknown)'} in the user cache; "
+                  "python -m walkthrough build (or torch-compile-walkthrough build) builds it, --site names another")
 
 
 def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None):
     from .report import Links
 
-    base = site_base(site)
+    base, note = chapter_site(site, trace.info.torch_version)
 
     def chapter_url(stage_id: str) -> str | None:
         stage = STAGE_BY_ID.get(stage_id)
@@ -44,7 +56,8 @@ def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None):
         return source_url(path, start, end, trace.info.torch_git_sha)
 
     download = os.path.relpath(trace_file.resolve(), page_dir.resolve())
-    return Links(chapter_url=chapter_url, source_url=target_url, download_url=Path(download).as_posix())
+    return Links(chapter_url=chapter_url, source_url=target_url, download_url=Path(download).as_posix(),
+                 site_url=base, site_note=note)
 
 
 def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, site: str | None = None) -> Path:

@@ -1,4 +1,4 @@
-"""The command line: ``python -m walkthrough lock``, ``verify``, ``build`` and ``record``."""
+"""The command line: ``python -m walkthrough lock``, ``verify``, ``build``, ``open`` and ``record``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from walkthrough.source import SourceError, open_source
 from walkthrough.symbols import resolver_for
 
 DEFAULT_DOCS = Path("docs")
+SCRIPT = "torch-compile-walkthrough"
 
 
 class UsageError(Exception):
@@ -19,7 +20,9 @@ class UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m walkthrough", description=__doc__)
+    # The console script (pyproject's [project.scripts]) names itself in usage lines; python -m names the module.
+    prog = SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m walkthrough"
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     lock = commands.add_parser("lock", help="refresh the lock file for the reference torch")
     lock.add_argument("--against", default="installed", metavar="SOURCE",
@@ -39,20 +42,29 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--no-diff-text", action="store_true",
                         help="markdown report with diff sizes and links only (no torch code in it)")
     verify.add_argument("--diffs", action="store_true", help="print the diffs of CHANGED entries in the terminal")
+    where = ("Where: in a checkout, build/releases/<release> (build/releases with --all); from an installed "
+             "package, the per-user cache (~/.cache/torch-compile-walkthrough/site/<release>, or under "
+             "$XDG_CACHE_HOME or $TORCH_WALKTHROUGH_CACHE), where trace pages of that torch release link to it.")
     build = commands.add_parser("build", help="build the walkthrough site for a torch release, or for all of them",
                                 description="Build the site against one torch release (drift from the reference "
                                             "shown in the pages), or every supported release into one site with a "
-                                            "version switcher. Nothing is installed or imported.")
-    which = build.add_mutually_exclusive_group()
-    which.add_argument("--torch", metavar="SPEC", default=None,
-                       help="installed (default), a version such as 2.15.0 (its wheel fetched once), a wheel or a dir")
-    which.add_argument("--all", action="store_true", dest="all_releases",
-                       help="every supported release into OUT/<release>/, with a root page and a switcher")
-    build.add_argument("--releases", default="", metavar="LIST",
-                       help="with --all: only these supported releases, comma-separated (e.g. 2.13.0,2.15.0)")
-    build.add_argument("--out", type=Path, default=None,
-                       help="output dir (default build/releases/<release>, or build/releases with --all)")
-    build.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="docs dir (default docs)")
+                                            "version switcher. Nothing is installed or imported. " + where)
+    opener = commands.add_parser("open", help="open the walkthrough in a browser, building it first if needed",
+                                 description="Open the site built for a torch release (the installed one by "
+                                             "default), building it first when it is missing or stale. " + where)
+    for command in (build, opener):
+        which = command.add_mutually_exclusive_group()
+        which.add_argument("--torch", metavar="SPEC", default=None,
+                           help="installed (default), a version such as 2.15.0 (its wheel fetched once), a wheel or "
+                                "a dir")
+        which.add_argument("--all", action="store_true", dest="all_releases",
+                           help="every supported release into OUT/<release>/, with a root page and a switcher")
+        command.add_argument("--releases", default="", metavar="LIST",
+                             help="with --all: only these supported releases, comma-separated (e.g. 2.13.0,2.15.0)")
+        command.add_argument("--out", type=Path, default=None,
+                             help="output dir (default: see Where below; OUT/<release> is one release's site)")
+        command.add_argument("--docs", type=Path, default=None,
+                             help="docs dir (default: docs in a checkout, the installed package's copy otherwise)")
     record = commands.add_parser(
         "record", help="record the site's example traces with another torch release, in its own venv",
         description="Make .venvs/torch-RELEASE from the release's wheel on first use, then run "
@@ -120,15 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     args, tracer_args = parser.parse_known_args(argv)
     if args.command != "record" and tracer_args:
         parser.error(f"unrecognized arguments: {' '.join(tracer_args)}")
-    if args.command == "build" and args.releases and not args.all_releases:
+    if args.command in ("build", "open") and args.releases and not args.all_releases:
         parser.error("--releases chooses among the releases --all builds; for one release use --torch")
     try:
-        if args.command == "build":
+        if args.command in ("build", "open"):
             if args.out is not None and args.out.exists() and not args.out.is_dir():
                 raise UsageError(f"--out {args.out}: a file, not a directory")
-            from walkthrough.releases.build import main_build
+            from walkthrough.releases.build import main_build, main_open
 
-            return main_build(args.torch, args.all_releases, args.out, args.releases, args.docs)
+            run = main_build if args.command == "build" else main_open
+            return run(args.torch, args.all_releases, args.out, args.releases, args.docs)
         if args.command == "record":
             from walkthrough.releases.venvs import record_with_release
 

@@ -16,9 +16,9 @@ import time
 import zipfile
 from pathlib import Path
 
+from tracers.sites import CACHE_ENV, cache_root  # noqa: F401 (CACHE_ENV: the one per-user cache convention)
 from walkthrough.releases.pip import unconstrained
 
-CACHE_ENV = "TORCH_WALKTHROUGH_CACHE"
 # How wheels are fetched; a module constant so tests can stand in a fake pip without network.
 PIP_COMMAND = [sys.executable, "-m", "pip"]
 VERSION_RE = re.compile(r"^\d+\.\d+(\.\d+)?((a|b|rc|\.dev|\.post)\d+)*$")
@@ -128,12 +128,9 @@ def _version_facts(text: str) -> dict[str, str]:
 
 
 def cache_dir() -> Path:
-    """Where fetched wheels are kept: $TORCH_WALKTHROUGH_CACHE, else the user cache dir."""
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override).expanduser() / "wheels"
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "torch-compile-walkthrough" / "wheels"
+    """Where fetched wheels are kept: ``wheels/`` in the per-user cache root ($TORCH_WALKTHROUGH_CACHE, else
+    $XDG_CACHE_HOME/torch-compile-walkthrough); the built sites sit beside it (tracers/sites.py)."""
+    return cache_root() / "wheels"
 
 
 def installed_root() -> Path:

@@ -35,10 +35,10 @@ def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - repor
     run = result.run
     versions = sorted({trace.info.torch_version for _, trace in run.present})
     header = (f'<div class="wt-trace-header"><span class="wt-trace-title">{esc(run.name)}</span> · '
-              f'{run.world_size} rank{"s" if run.world_size != 1 else ""} · {esc(run.device)} · {esc(run.cache)} caches'
+              f'{_count(run)} · {esc(run.device)} · {esc(run.cache)} caches'
               f' · torch {esc(", ".join(versions))}</div>'
               f'<p class="wt-note">Clocks: {esc(run.alignment.method)}.</p>')
-    endings = "".join(f'<li class="wt-flag">rank {rank.rank}: {esc(rank.ending)}</li>'
+    endings = "".join(f'<li class="wt-flag">{esc(rank.name)}: {esc(rank.ending)}</li>'
                       for rank in run.ranks if rank.ending)
     endings = f'<ul class="wt-reasons">{endings}</ul>' if endings else ""
     parts = [header, endings, _divergence(result.divergence, esc), _table(result, esc, text.duration),
@@ -47,9 +47,17 @@ def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - repor
         body = report.render_body(trace, result.facts[rank], links,
                                   options.RenderOptions(parts=("counts", "tree", "artifacts"),
                                                         artifacts=("break", "recompile")))
-        parts.append(f'<details class="wt-rank-detail"><summary>rank {rank}: compiles, call tree, breaks and '
+        parts.append(f'<details class="wt-rank-detail"><summary>{esc(run.names[rank])}: compiles, call tree, breaks and '
                      f'recompiles</summary>{body}</details>')
     return f'<div class="wt-trace wt-ranks">{"".join(parts)}</div>'
+
+
+def _count(run) -> str:  # noqa: ANN001 - merge.MergedRun
+    ranks = f'{run.world_size} rank{"s" if run.world_size != 1 else ""}'
+    if run.kind != "processes":
+        return ranks
+    processes = f'{len(run.ranks)} process{"es" if len(run.ranks) != 1 else ""}'
+    return f"{processes} ({ranks})" if run.world_size else processes
 
 
 def _divergence(divergence: Divergence, esc) -> str:  # noqa: ANN001
@@ -72,7 +80,7 @@ def _divergence(divergence: Divergence, esc) -> str:  # noqa: ANN001
 def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
     if not result.rows:
         return '<p class="wt-flag">No rank left a trace.</p>'
-    head = "".join(f'<th>rank {row.rank}</th>' for row in result.rows)
+    head = "".join(f'<th>{esc(row.name or f"rank {row.rank}")}</th>' for row in result.rows)
     body = [f'<tr><th scope="row">ended</th>{"".join(f"<td>{esc(row.ended)}</td>" for row in result.rows)}</tr>']
     for label, field in (("frame compiles", "compiles"), ("graphs", "graphs"), ("graph breaks", "graph_breaks"),
                          ("recompiles", "recompiles"), ("cache hits", "cache_hits"), ("cache misses", "cache_misses")):
@@ -110,12 +118,12 @@ def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
     bands = {rank: index for index, (rank, _) in enumerate(run.present)}
     shapes = []
     for rank, index in bands.items():
-        shapes.append(f'<text class="wt-rank-label" x="2" y="{index * band + 9}">rank {rank}</text>')
+        shapes.append(f'<text class="wt-rank-label" x="2" y="{index * band + 9}">{esc(run.names[rank])}</text>')
     for rank, span, start in placed:
         x = (start - origin) / total * WIDTH
         width = max(span.duration_ns / total * WIDTH, 0.6)
         y = bands[rank] * band + 12 + span.depth * (ROW + GAP)
-        title = f"rank {rank}: {span.target} ({stage_title(span.stage)}) {duration(span.duration_ns)}"
+        title = f"{run.names[rank]}: {span.target} ({stage_title(span.stage)}) {duration(span.duration_ns)}"
         if span.compile_id:
             title += f", compile {span.compile_id}"
         shapes.append(f'<rect x="{x:.2f}" y="{y}" width="{width:.2f}" height="{ROW}" fill="{colour(span.stage)}">'
@@ -142,7 +150,7 @@ def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = No
     from pygments.formatters import HtmlFormatter
 
     from tracers.report import stylesheet
-    from tracers.report.page import _PAGE_CSS
+    from tracers.report.page import _PAGE_CSS, render_site_note
     from tracers.report.text import esc
     from tracers.report_command import links_for
 
@@ -156,6 +164,7 @@ def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = No
             f'<title>{esc(title)} — torch.compile across ranks</title>'
             f'<style>{_PAGE_CSS}{stylesheet()}{HtmlFormatter().get_style_defs(".highlight")}</style></head>'
             f'<body>{render_ranks(result, links)}<p><a href="{esc(download)}" download>merged trace JSON</a> '
-            f'(one process per rank: open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</p></body></html>\n')
+            f'(one process per rank: open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</p>'
+            f'{render_site_note(links)}</body></html>\n')
     page.write_text(html, encoding="utf-8")
     return page

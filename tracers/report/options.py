@@ -29,6 +29,8 @@ class Links:
     chapter_url: Callable[[str], str | None] = _no_link  # stage id -> URL
     source_url: Callable[[str], str | None] = _no_link  # target name (module:qualname) -> URL
     download_url: str | None = None  # the Perfetto-compatible JSON; None: the caller links it itself
+    site_url: str | None = None  # the walkthrough the chapter links go to, which a personal page names ...
+    site_note: str = ""  # ... with how it was chosen, or why there are no chapter links; "": say nothing
 
 
 @dataclass(frozen=True)

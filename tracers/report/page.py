@@ -29,4 +29,15 @@ def render_page(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<title>{esc(title)} — torch.compile trace</title>'
             f'<style>{_PAGE_CSS}{stylesheet()}{pygments_css}</style></head>'
-            f'<body>{render_fragment(trace, facts, links, options)}{render_executed(trace, torch)}</body></html>\n')
+            f'<body>{render_fragment(trace, facts, links, options)}{render_executed(trace, torch)}'
+            f'{render_site_note(links)}</body></html>\n')
+
+
+def render_site_note(links: Links | None) -> str:
+    """Which walkthrough the page's chapter links go to (and how it was found), or why there are none."""
+    if links is None or not links.site_note:
+        return ""
+    if links.site_url:
+        return (f'<p class="wt-note wt-site">Chapter links go to {esc(links.site_note)}: '
+                f'<a href="{esc(links.site_url)}index.html">{esc(links.site_url)}</a>.</p>')
+    return f'<p class="wt-note wt-site">No chapter links: {esc(links.site_note)}.</p>'

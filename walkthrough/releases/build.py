@@ -3,27 +3,45 @@
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import sys
 import time
+import webbrowser
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
 from tracers.capture.env import REFERENCE_TORCH
+from tracers.sites import SiteMarker, user_sites
 from tracers.tracefile.atomic import write_text_atomic
+from walkthrough import __version__
+from walkthrough.bundle import site_sources
 from walkthrough.releases.catalog import installed_release, label, supported
 from walkthrough.releases.switcher import SWITCHER_FILE, Switcher, site_pages
 from walkthrough.source import SourceError, open_source
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: conf.py and docs/
-DEFAULT_OUT = Path("build") / "releases"
+DEFAULT_OUT = Path("build") / "releases"  # in a checkout; an installed package builds into user_sites()
+# What the pages import while Sphinx builds them (the `docs` extra), checked first so a missing one is one line.
+SITE_MODULES = ("sphinx", "myst_parser", "sphinx_design", "sphinx_copybutton", "furo", "pygments")
 
 
 @dataclass(frozen=True)
 class Planned:
     release: str  # e.g. 2.15.0
     spec: str  # what the build reads it from: installed, a version (cached wheel), a wheel, a directory
+    version: str = ""  # the full version, e.g. 2.15.0+cpu
+    git: str = ""  # its git commit
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a build reads its sources and where it puts the site unless --out says otherwise."""
+
+    conf: Path  # the directory holding conf.py
+    docs: Path
+    root: Path  # build/releases in a checkout; the per-user site dir for an installed package
 
 
 @dataclass(frozen=True)
@@ -42,7 +60,7 @@ class Built:
 def plan(spec: str) -> Planned:
     """One release from a spec; opening it here (fetching a version's wheel once) turns a bad spec into one line."""
     source = open_source(spec)
-    return Planned(source.base_version, spec)
+    return Planned(source.base_version, spec, source.version, source.git_version)
 
 
 def plan_all(releases: tuple[str, ...] | None = None) -> list[Planned]:
@@ -75,7 +93,32 @@ def build_one(planned: Planned, out: Path, doctrees: Path, *, docs: Path = ROOT 
     captured = io.StringIO()
     with contextlib.redirect_stderr(captured):
         returncode = build_main([*args, str(docs), str(out)])
+    if returncode == 0:  # a built site says which torch it is for: trace pages written later link to it then
+        marker(planned).write(out)
     return Built(planned, out, time.perf_counter() - started, returncode, captured.getvalue())
+
+
+def marker(planned: Planned) -> SiteMarker:
+    return SiteMarker(planned.release, planned.version or planned.release, planned.git, __version__)
+
+
+def place(docs: Path | None) -> Place:
+    """A checkout builds from its conf.py and docs/ into build/releases (as always); an installed package from the
+    copy its wheel carries into the per-user site dir (tracers/sites.py), where trace pages find it."""
+    sources = site_sources()
+    if sources is None:
+        raise SourceError("this install carries no site sources (walkthrough/_site/): reinstall the package from its "
+                          "wheel, or run from a checkout")
+    if sources.checkout:
+        return Place(sources.conf, docs or Path("docs"), DEFAULT_OUT)
+    return Place(sources.conf, docs or sources.docs, user_sites())
+
+
+def require_site_modules() -> None:
+    missing = [name for name in SITE_MODULES if importlib.util.find_spec(name) is None]
+    if missing:
+        raise SourceError(f"building the walkthrough needs {', '.join(missing)}: "
+                          "pip install 'torch-compile-walkthrough[docs]'")
 
 
 def build_site(planned: list[Planned], out: Path, *, docs: Path = ROOT / "docs", conf: Path = ROOT,
@@ -123,27 +166,70 @@ def landing_page(listing: Switcher, ok: set[str]) -> str:
 """
 
 
-def main_build(spec: str | None, all_releases: bool, out: Path | None, releases: str, docs: Path) -> int:
+def _say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)  # progress goes to stderr; stdout says where the site is
+
+
+def _chosen(releases: str) -> tuple[str, ...] | None:
+    return tuple(r.strip() for r in releases.split(",") if r.strip()) if releases else None
+
+
+def _checked_place(docs: Path | None) -> Place:
+    where = place(docs)
+    if not where.docs.is_dir():
+        raise SourceError(f"{where.docs}: no docs directory (run from the repository root, or pass --docs)")
+    require_site_modules()
+    return where
+
+
+def main_build(spec: str | None, all_releases: bool, out: Path | None, releases: str, docs: Path | None) -> int:
     """The ``python -m walkthrough build`` command: 0 built, 1 a build failed (Sphinx said why), 2 bad input."""
-    if not docs.is_dir():
-        raise SourceError(f"{docs}: no docs directory (run from the repository root, or pass --docs)")
-    say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731 - progress goes to stderr
+    where = _checked_place(docs)
     if all_releases:
-        chosen = tuple(r.strip() for r in releases.split(",") if r.strip()) if releases else None
-        planned = plan_all(chosen)
-        root = out or DEFAULT_OUT
-        built = build_site(planned, root, docs=docs, progress=say)
-        failed = [b.planned.release for b in built if not b.ok]
-        print(f"site: {root / 'index.html'} ({len(built) - len(failed)} of {len(built)} releases built"
-              + (f"; failed: {', '.join(failed)}" if failed else "") + ")")
-        return 1 if failed else 0
+        return _build_all(plan_all(_chosen(releases)), out or where.root, where)
     planned = plan(spec or "installed")
-    target = out or DEFAULT_OUT / planned.release
-    say(f"building the walkthrough for torch {planned.release} from {planned.spec} → {target}/ ...")
-    result = build_one(planned, target, target / ".doctrees", docs=docs)
+    return _build_release(planned, out or where.root / planned.release, where)
+
+
+def _build_all(planned: list[Planned], root: Path, where: Place) -> int:
+    built = build_site(planned, root, docs=where.docs, conf=where.conf, progress=_say)
+    failed = [b.planned.release for b in built if not b.ok]
+    print(f"site: {root / 'index.html'} ({len(built) - len(failed)} of {len(built)} releases built"
+          + (f"; failed: {', '.join(failed)}" if failed else "") + ")")
+    return 1 if failed else 0
+
+
+def _build_release(planned: Planned, target: Path, where: Place) -> int:
+    _say(f"building the walkthrough for torch {planned.release} from {planned.spec} → {target}/ ...")
+    result = build_one(planned, target, target / ".doctrees", docs=where.docs, conf=where.conf)
     if not result.ok:
-        say(result.output.rstrip())
+        _say(result.output.rstrip())
         print(f"walkthrough build: torch {planned.release} failed after {result.seconds:.1f} s (Sphinx's messages above)")
         return 1
     print(f"site: {target / 'index.html'} (torch {planned.release}, {result.seconds:.1f} s)")
+    return 0
+
+
+def main_open(spec: str | None, all_releases: bool, out: Path | None, releases: str, docs: Path | None) -> int:
+    """The ``python -m walkthrough open`` command: the built site in a browser, built first when it is missing or was
+    built by another version of this package or from another torch build. Exit statuses as ``build``'s."""
+    where = place(docs)
+    if all_releases:
+        root = out or where.root
+        index = root / "index.html"
+        if not index.is_file():  # a site of every release is built once; `build --all` refreshes it
+            where = _checked_place(docs)
+            code = _build_all(plan_all(_chosen(releases)), root, where)
+            if code:
+                return code
+    else:
+        planned = plan(spec or "installed")
+        target = out or where.root / planned.release
+        index = target / "index.html"
+        if SiteMarker.read(target) != marker(planned):
+            code = _build_release(planned, target, _checked_place(docs))
+            if code:
+                return code
+    print(f"opening {index}")
+    webbrowser.open(index.resolve().as_uri())
     return 0
