@@ -43,6 +43,7 @@ MLP_INDUCTOR_CPU = {
     "torch._inductor.scheduler:Scheduler.__init__",
     "torch._inductor.scheduler:Scheduler.fuse_nodes",
     "torch._inductor.scheduler:Scheduler.codegen",
+    "torch._inductor.debug:set_kernel_post_grad_provenance_tracing",
     "torch._inductor.codegen.cpp:CppScheduling.codegen_node",
     "torch._inductor.codegen.wrapper:PythonWrapperCodegen.generate",
     "torch._inductor.graph:GraphLowering.compile_to_module",

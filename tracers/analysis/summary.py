@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
+from . import code_summary
 from .facts import TraceFacts, TreeNode
 
 _WIDTH = 100
@@ -113,6 +114,8 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                 lines.append(style.dim(f"{indent}called from {compile.user_frame}"))
             if compile.skipped:
                 lines.append(style.dim(f"{indent}skipped thanks to the cache: {', '.join(compile.skipped)}"))
+
+    lines.extend(code_summary.render(trace, style, format_duration, _WIDTH))
 
     lines.append("")
     lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "

@@ -99,6 +99,10 @@ class Recorder:
         stack = self._stack()
         return stack[-1] if stack else None
 
+    def open_span(self, span_id: int) -> Span | None:
+        """A span still running (an observer reads which step encloses the call it observes)."""
+        return self._open.get(span_id)
+
     def enter(self, target: Target, args: tuple[Any, ...]) -> Span:
         stack = self._stack()
         parent = stack[-1] if stack else None

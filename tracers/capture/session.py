@@ -14,7 +14,7 @@ from tracers.tracefile.compile_identity import RESET_TARGET
 from tracers.tracefile.events import FORMAT_VERSION, DeepEvent, RunInfo, Span, Trace
 from tracers.tracefile.stages import Target, all_targets
 
-from . import autotune, cudagraph_skips, regions
+from . import autotune, cudagraph_skips, kernel_origins, regions
 from .artifacts import ArtifactCollector
 from .decompiled import TransformedCodeCollector
 from .deep import DeepTracer
@@ -49,6 +49,7 @@ class TraceSession:
         self.recorder.listeners.extend(listeners)
         for observer in (autotune, cudagraph_skips):  # what a hooked call decided, read from its args/result
             observer.install(self.recorder)
+        self.kernel_origins = kernel_origins.install(self.recorder)  # each kernel's FX nodes and user lines
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
         self.ir = InductorIRCollector(self.recorder, _current_compile_id) if inductor_ir else None
@@ -112,6 +113,7 @@ class TraceSession:
             self._safely("executed lines", self.lines.stop)
         regions.deactivate(self.recorder)
         self.recorder.active = False
+        self.kernel_origins.release()
         self.info.warnings.extend(self.hooks.uninstall())
         self.info.warnings.extend(self.collector.detach())
         if self.ir is not None:

@@ -117,6 +117,10 @@ STAGES: tuple[Stage, ...] = (
         "torch._inductor.scheduler:Scheduler.__init__",
         "torch._inductor.scheduler:Scheduler.fuse_nodes",
         "torch._inductor.scheduler:Scheduler.codegen",
+        # Called once per kernel written (C++, Triton, and each extern call of the wrapper) with its nodes
+        # and name, provenance tracking on or off: where the trace reads which user lines each kernel came
+        # from (capture/kernel_origins.py).
+        "torch._inductor.debug:set_kernel_post_grad_provenance_tracing",
     ),
     _stage(
         "cpp", "C++ codegen", "chapters/11-cpp-codegen",

@@ -1,0 +1,101 @@
+"""Each kernel Inductor wrote tied to the user lines its FX nodes came from, and each line to its kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracers.tracefile.compile_identity import sort_key
+from tracers.tracefile.events import Trace
+
+RECORD = "kernel_origins"  # capture/kernel_origins.py files one per kernel written
+_CACHE_HITS = ("fx_graph_cache_hit", "fx_graph_bundled_cache_hit", "aotautograd_cache_hit")
+
+
+@dataclass(frozen=True)
+class UserLine:
+    """One frame of an FX node's stack trace: the innermost is the line that created the node."""
+
+    file: str
+    line: int
+    function: str
+    code: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.line}"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel of one compile: generated (C++ or Triton) or an extern call the wrapper makes."""
+
+    compile_id: str
+    name: str
+    extern: bool
+    nodes: tuple[str, ...]  # the post-grad FX nodes it computes, in graph order
+    ops: tuple[str, ...]
+    stacks: tuple[tuple[UserLine, ...], ...]  # each distinct stack of those nodes, outermost frame first
+    codegen_ns: int | None  # the codegen steps that wrote it (None for an extern call: nothing generated)
+    written: int  # how often Inductor wrote it (identical code is written once and called again)
+
+    @property
+    def lines(self) -> tuple[UserLine, ...]:
+        """The user lines behind it: the innermost frame of each stack, in order, once each."""
+        return tuple(dict.fromkeys(stack[-1] for stack in self.stacks if stack))
+
+
+@dataclass(frozen=True)
+class LineKernels:
+    """The other direction: one user line and the kernels its nodes went into."""
+
+    line: UserLine
+    kernels: tuple[Kernel, ...]
+
+
+@dataclass(frozen=True)
+class KernelMap:
+    kernels: tuple[Kernel, ...]  # by compile, then in the order Inductor wrote them
+    # Compiles whose Inductor output came from a cache: no codegen ran, so no kernel could be tied to a line.
+    from_cache: tuple[str, ...]
+
+    def by_line(self) -> tuple[LineKernels, ...]:
+        found: dict[UserLine, list[Kernel]] = {}
+        for kernel in self.kernels:
+            for line in kernel.lines:
+                found.setdefault(line, []).append(kernel)
+        return tuple(LineKernels(line, tuple(kernels)) for line, kernels in found.items())
+
+    @property
+    def generated(self) -> tuple[Kernel, ...]:
+        return tuple(kernel for kernel in self.kernels if not kernel.extern)
+
+
+def kernel_map(trace: Trace) -> KernelMap:
+    durations = {span.id: span.duration_ns for span in trace.spans}
+    merged: dict[tuple[str, str], dict] = {}
+    for artifact in trace.artifacts:
+        if artifact.name != RECORD:
+            continue
+        meta = artifact.metadata
+        key = (artifact.compile_id or "?", str(meta.get("kernel", "?")))
+        entry = merged.setdefault(key, {"extern": bool(meta.get("extern")), "nodes": {}, "ops": {}, "stacks": {},
+                                        "spans": {}, "written": 0})
+        entry["written"] += 1
+        for name in meta.get("nodes", ()):
+            entry["nodes"].setdefault(name, None)
+        for op in meta.get("ops", ()):
+            entry["ops"].setdefault(op, None)
+        for stack in meta.get("stacks", ()):
+            entry["stacks"].setdefault(tuple(UserLine(str(f[0]), int(f[1]), str(f[2]), str(f[3])) for f in stack), None)
+        for span_id in meta.get("codegen_spans", ()):
+            entry["spans"].setdefault(span_id, None)
+    kernels = []
+    for (compile_id, name), entry in merged.items():
+        codegen = None if entry["extern"] else sum(durations.get(span_id, 0) for span_id in entry["spans"])
+        kernels.append(Kernel(compile_id, name, entry["extern"], tuple(entry["nodes"]), tuple(entry["ops"]),
+                              tuple(entry["stacks"]), codegen, entry["written"]))
+    kernels.sort(key=lambda kernel: sort_key(kernel.compile_id))  # stable: written order within a compile
+    with_kernels = {kernel.compile_id for kernel in kernels}
+    cached = {artifact.compile_id or "?" for artifact in trace.artifacts
+              if artifact.kind == "cache" and artifact.name in _CACHE_HITS}
+    return KernelMap(tuple(kernels), tuple(sorted(cached - with_kernels, key=sort_key)))
