@@ -1,0 +1,109 @@
+"""Installed, not cloned: the wheel in a fresh venv away from the checkout builds the walkthrough, and a page links it."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tracers.capture.env import REFERENCE_TORCH
+
+from .conftest import ROOT
+
+pytestmark = pytest.mark.installed
+
+WHEEL_BUDGET = 25 * 1024 * 1024  # the README states the wheel's size against this budget
+# What a clean clone holds: the copy the wheel is built from leaves out builds, venvs and caches (.gitignore's).
+_NOT_SOURCE = {".git", "build", ".nox", ".venvs", "traces", "__pycache__", ".pytest_cache", ".ruff_cache",
+               ".benchmarks", ".whl", ".gl"}
+TINY = """\
+import torch
+
+
+@torch.compile
+def f(x):
+    return torch.sin(x) + 1
+
+
+f(torch.randn(8))
+"""
+
+
+def _copy_ignore(directory: str, names: list[str]) -> set[str]:
+    top = Path(directory).resolve() == ROOT
+    return {n for n in names if n in _NOT_SOURCE and (n != "traces" or top) or n.endswith(".egg-info")}
+
+
+def _run(args: list, cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> dict:
+    """The wheel built from a clean copy of the tree, installed with the reference torch into a fresh venv."""
+    base = tmp_path_factory.mktemp("installed")
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=_copy_ignore)  # also keeps the shared tree's build/ out of it
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", source, "-w", base / "dist"], base,
+                 os.environ.copy())
+    assert built.returncode == 0, built.stderr
+    (wheel,) = (base / "dist").glob("*.whl")
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    torch = _run([python, "-m", "pip", "install", "-q", f"torch=={REFERENCE_TORCH}", "numpy"], base, os.environ.copy())
+    if torch.returncode != 0:
+        pytest.skip(f"could not install torch {REFERENCE_TORCH} into a fresh venv: {torch.stderr.strip()[-300:]}")
+    package = _run([python, "-m", "pip", "install", "-q", f"{wheel}[docs,page]"], base, os.environ.copy())
+    assert package.returncode == 0, package.stderr
+    elsewhere = base / "elsewhere"
+    elsewhere.mkdir()
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("PYTHONPATH", "TORCH_WALKTHROUGH_CACHE", "VIRTUAL_ENV")}
+    env.update(XDG_CACHE_HOME=str(base / "cache"), TORCHINDUCTOR_CACHE_DIR=str(base / "inductor"), NO_COLOR="1",
+               BROWSER="echo", PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
+    return {"wheel": wheel, "venv": venv, "bin": venv / "bin", "cwd": elsewhere, "env": env,
+            "site": base / "cache" / "torch-compile-walkthrough" / "site" / REFERENCE_TORCH}
+
+
+def test_the_wheel_carries_the_site_within_its_budget(installed):
+    wheel = installed["wheel"]
+    assert wheel.stat().st_size <= WHEEL_BUDGET, f"{wheel.stat().st_size / 2**20:.1f} MB"
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("walkthrough/_site/conf.py", "walkthrough/_site/docs/index.md",
+                 "walkthrough/_site/docs/walkthrough.lock.json", "walkthrough/_site/docs/_static/theme.css",
+                 f"walkthrough/_site/docs/_traces/cpu/{REFERENCE_TORCH}/mlp-cpu-cold.json",
+                 "walkthrough/_site/docs/examples/mlp.py", "tracers/sites.py"):
+        assert name in names, name
+
+
+def test_installed_build_then_a_trace_page_anywhere_links_into_it(installed):
+    where = _run([installed["bin"] / "python", "-c", "import walkthrough; print(walkthrough.__file__)"],
+                 installed["cwd"], installed["env"])
+    assert not Path(where.stdout.strip()).is_relative_to(ROOT)  # the installed package, not the checkout
+
+    build = _run([installed["bin"] / "torch-compile-walkthrough", "build"], installed["cwd"], installed["env"])
+    assert build.returncode == 0, build.stdout + build.stderr
+    site = installed["site"]
+    assert build.stdout.startswith(f"site: {site / 'index.html'} (torch {REFERENCE_TORCH}, ")
+    assert (site / "chapters" / "02-frame-evaluation.html").is_file()
+
+    (installed["cwd"] / "tiny.py").write_text(TINY)
+    trace = _run([installed["bin"] / "torch-compile-trace", "trace", "--quiet", "tiny.py"], installed["cwd"],
+                 installed["env"])
+    assert trace.returncode == 0, trace.stdout + trace.stderr
+    page = (installed["cwd"] / "traces" / "tiny-cpu-cold.html").read_text()
+    base = site.resolve().as_uri()
+    linked = set(re.findall(rf'href="{re.escape(base)}/(chapters/[^"]+\.html)"', page))
+    assert linked and all((site / chapter).is_file() for chapter in linked)
+    assert f"Chapter links go to the walkthrough built for torch {REFERENCE_TORCH} in the user cache" in page
+
+    opened = _run([installed["bin"] / "python", "-m", "walkthrough", "open"], installed["cwd"], installed["env"])
+    assert opened.returncode == 0, opened.stderr
+    assert f"opening {site / 'index.html'}" in opened.stdout and "building" not in opened.stderr  # built: only opened
