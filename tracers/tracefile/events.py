@@ -94,6 +94,17 @@ class RunInfo:
     rank: dict[str, Any] | None = None
     # The span clock (perf_counter_ns) beside the wall clock at the start, to align several processes' traces.
     clock: dict[str, int] | None = None
+    # Set when the trace was read from torch's own TORCH_TRACE log instead of recorded live
+    # (tracers/torchlogs/): the log's file, the torch that wrote it, what a log cannot give, damage met reading it.
+    from_log: dict[str, Any] | None = None
+    # Per compile id, the calls its compiled graph served (the call that compiled it included); None: not counted.
+    calls_served: dict[str, int] | None = None
+    # Per compile id where Dynamo gave the frame up (a limit hit, a break it could not resume from): the frame's
+    # calls that then ran eager; calls_note says why they could not be counted, where they were not.
+    calls_eager: dict[str, int] = field(default_factory=dict)
+    calls_note: str | None = None
+    # A child process of a traced run (spawn, forkserver, subprocess): pid, parent_pid, run_id, spawn_index.
+    process: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)

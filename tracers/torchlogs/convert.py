@@ -1,0 +1,202 @@
+"""One TORCH_TRACE log's records turned into the trace model the live tracer writes: spans, artifacts, run info."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from typing import Any
+
+from tracers import __version__
+from tracers.capture.artifacts import RecordTranslator, compile_id_of, record_name
+from tracers.tracefile.compile_identity import CompileIdentity
+from tracers.tracefile.events import FORMAT_VERSION, Artifact, RunInfo, Span, Trace
+
+from .frames import frame_label
+from .records import CORRUPT, Problems, Record
+from .regions import stage_of, target_of
+
+# What a log cannot give that a live trace has; the summary and the page say so beside what it does give.
+CANNOT_GIVE = (
+    "hook spans below torch's own timed regions (the timeline shows torch's dynamo_timed regions instead)",
+    "executed lines and deep-mode Python calls",
+    "the check of the totals against torch's in-process counters",
+    "Dynamo's rewritten code as Python (its bytecode is there)",
+    "the model behind a pass-through wrapper in a frame's name",
+    "the run's Python, platform, device name and cache settings",
+)
+# Regions that start a frame's compile: a compile id seen here again, with none of its regions open, means
+# the program called torch._dynamo.reset() (torch restarts its ids at 0/0; compile_identity.py keeps them apart).
+_FRAME_STARTS = frozenset({"dynamo", "entire_frame_compile"})
+# Record kinds a log of a compiling program has on the reference torch; older releases lack some.
+EXPECTED_KINDS = ("chromium_event", "dynamo_start", "compilation_metrics", "torch_version")
+_UNKNOWN = "unknown"
+_THREAD_NAME = "torch (from its log)"
+
+
+@dataclass(frozen=True)
+class Converted:
+    trace: Trace
+    rank: int | None  # the records' own rank field (torch writes it under torch.distributed)
+    missing_kinds: tuple[str, ...]  # of EXPECTED_KINDS, those this log never had (an older torch, or cut short)
+
+
+class LogConverter:
+    """Fed one log's records in order; ``finish`` gives the trace. Holds only the trace being built."""
+
+    def __init__(self, source: str, problems: Problems, keep_code: bool = True):
+        self.source = source
+        self.problems = problems
+        self.translator = RecordTranslator(keep_code)
+        self.identity = CompileIdentity()
+        self.spans: list[Span] = []
+        self.artifacts: list[Artifact] = []
+        self._open: list[Span] = []  # torch's regions open now, outermost first
+        self._raw_id: dict[int, str | None] = {}  # span id -> torch's own compile id
+        self._started: set[str] = set()  # torch ids whose frame compile began since the last reset
+        self._span_ids = itertools.count(1)
+        self._artifact_ids = itertools.count(1)
+        self._last_ns: int | None = None
+        self._frames: dict[str, str] = {}  # trace compile id -> frame label
+        self._kinds: Counter[str] = Counter()
+        self.torch_version, self.torch_sha = _UNKNOWN, ""
+        self.rank: int | None = None
+        self.pid = 0
+        self.device = "cpu"
+
+    # -- records ---------------------------------------------------------------------------
+    def feed(self, records: Iterable[Record]) -> None:
+        for record in records:
+            try:
+                self._record(record)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+                # a record whose shape this reader does not know (another release's, or damaged)
+                self.problems.note(CORRUPT, f"{self.source}:{record.line}")
+
+    def _record(self, record: Record) -> None:
+        metadata = record.metadata
+        name = record_name(metadata)
+        self._kinds[name] += 1
+        self.pid = self.pid or record.pid
+        if isinstance(metadata.get("rank"), int):
+            self.rank = metadata["rank"]
+        if name == "chromium_event":
+            self._region(json.loads(record.payload or "{}"))
+            return
+        if name == "torch_version" and record.payload:
+            version = json.loads(record.payload)
+            self.torch_version = str(version.get("pytorch_version") or _UNKNOWN)
+            self.torch_sha = str(version.get("commit") or "")
+        elif name == "describe_tensor" and "cuda" in str((metadata.get(name) or {}).get("device", "")):
+            self.device = "cuda"
+        elif name == "inductor_output_code" and "triton" in (record.payload or ""):
+            self.device = "cuda"  # Triton kernels: the graph ran on a GPU
+        elif name == "dynamo_start":
+            self._maybe_reset(compile_id_of(metadata))
+        found = self.translator.translate(metadata, record.payload)
+        if found is None:
+            return
+        span = self._open[-1] if self._open else None
+        compile_id = self.identity.qualify(found.torch_compile_id, span.stage if span else None)
+        compile_id = compile_id or (span.compile_id if span else None)
+        if found.kind == "metrics" and compile_id and found.details.get("co_name"):
+            details = found.details
+            self._frames[compile_id] = frame_label(str(details["co_name"]), str(details.get("co_filename", "?")),
+                                                   details.get("co_firstlineno"))
+        elif found.kind == "frame" and compile_id and compile_id not in self._frames:
+            self._frames[compile_id] = self._frame_from_start(metadata)
+        self.artifacts.append(Artifact(
+            id=next(self._artifact_ids), kind=found.kind, name=found.name, compile_id=compile_id,
+            span=span.id if span else None, thread_id=record.pid, ts_ns=self._last_ns or 0,
+            metadata=found.details, payload=found.payload, payload_size=found.payload_size))
+
+    def _frame_from_start(self, metadata: dict[str, Any]) -> str:
+        """A frame's name from dynamo_start's stack (its last entry) when compilation_metrics never came."""
+        stack = (metadata.get("dynamo_start") or {}).get("stack") or metadata.get("stack") or [{}]
+        last = stack[-1]
+        filename = self.translator._strings.get(last.get("filename"), str(last.get("filename", "?")))
+        return frame_label(str(last.get("name", "?")), filename, last.get("line"))
+
+    def _maybe_reset(self, torch_id: str | None) -> None:
+        if torch_id is None or torch_id.startswith("!"):
+            return
+        if torch_id in self._started and not any(self._raw_id.get(span.id) == torch_id for span in self._open):
+            self.identity.note_reset()
+            self._started.clear()
+        self._started.add(torch_id)
+
+    # -- torch's timed regions -------------------------------------------------------------
+    def _region(self, event: dict[str, Any]) -> None:
+        phase, region = event.get("ph"), str(event.get("name", "?"))
+        ts_ns = round(float(event["ts"]) * 1000)
+        self._last_ns = ts_ns
+        if phase == "E":
+            self._close(region, ts_ns)
+            return
+        if phase not in ("B", "X"):
+            return  # instant events (cache state, automatic dynamic) repeat what the records say
+        raw = (event.get("args") or {}).get("compile_id")
+        raw = None if raw in (None, "None") else str(raw)
+        if region in _FRAME_STARTS:
+            self._maybe_reset(raw)
+        parent = self._open[-1] if self._open else None
+        stage = stage_of(region, parent.stage if parent else None)
+        compile_id = self.identity.qualify(raw, stage) or (parent.compile_id if parent else None)
+        span = Span(id=next(self._span_ids), parent=parent.id if parent else None, target=target_of(region),
+                    stage=stage, thread_id=self.pid, thread_name=_THREAD_NAME, depth=len(self._open),
+                    start_ns=ts_ns, compile_id=compile_id)
+        self.spans.append(span)
+        self._raw_id[span.id] = raw
+        if phase == "X":
+            span.end_ns = ts_ns + round(float(event.get("dur", 0)) * 1000)
+        else:
+            self._open.append(span)
+
+    def _close(self, region: str, ts_ns: int) -> None:
+        """End the innermost open region of that name: regions of other threads may interleave (torch's
+        events carry no thread), so the one closed is not always the innermost of all."""
+        target = target_of(region)
+        for index in range(len(self._open) - 1, -1, -1):
+            if self._open[index].target == target:
+                self._open.pop(index).end_ns = ts_ns
+                return
+
+    # -- result ----------------------------------------------------------------------------
+    def finish(self, file_name: str) -> Converted:
+        unfinished = len(self._open)
+        end = self._last_ns or 0
+        for span in self._open:
+            span.end_ns, span.unfinished = end, True
+        self._open.clear()
+        # A compile that stopped before torch named its code (a hit recompile limit logs no co_name) is of the
+        # same frame as its siblings: ``0/3`` recompiles the code of ``0/0`` (the part before the last ``/``).
+        by_frame = {compile_id.rsplit("/", 1)[0]: label for compile_id, label in self._frames.items()}
+        for span in self.spans:
+            if span.compile_id:
+                span.frame = self._frames.get(span.compile_id) or by_frame.get(span.compile_id.rsplit("/", 1)[0])
+        first_ns = min((span.start_ns for span in self.spans), default=0)
+        started = datetime.fromtimestamp(first_ns / 1e9, timezone.utc).isoformat(timespec="seconds") if first_ns else ""
+        for index, artifact in enumerate(self.artifacts):
+            if not artifact.ts_ns:  # a record before any timed region: placed at the first one
+                self.artifacts[index] = replace(artifact, ts_ns=first_ns)
+        missing = tuple(kind for kind in EXPECTED_KINDS if not self._kinds[kind]) if self._kinds else ()
+        info = RunInfo(
+            format_version=FORMAT_VERSION, tool_version=__version__, torch_version=self.torch_version,
+            torch_git_sha=self.torch_sha, python=_UNKNOWN, platform=_UNKNOWN, device=self.device, device_name="",
+            cache_mode=_UNKNOWN, command=["TORCH_TRACE", file_name], started_at=started,
+            status="running" if unfinished or self.problems.counts.get("truncated record") else "ok",
+            dropped_records=dict(sorted(self.translator.dropped.items())),
+            resets=self.identity.resets,
+            # torch's regions are timed with the wall clock, so the span clock is the wall clock (merge aligns by it)
+            clock={"perf_ns": 0, "wall_ns": 0},
+            from_log={"file": file_name, "written_by": f"torch {self.torch_version}" + (
+                          f" ({self.torch_sha[:12]})" if self.torch_sha else ""),
+                      "cannot_give": list(CANNOT_GIVE), "missing_record_kinds": list(missing),
+                      "problems": dict(self.problems.counts), "records": sum(self._kinds.values())},
+        )
+        trace = Trace(info, self.spans, self.artifacts)
+        return Converted(trace, self.rank, missing)
+

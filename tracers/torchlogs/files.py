@@ -1,0 +1,46 @@
+"""Which files of a path are TORCH_TRACE logs, and which rank wrote each (from torch's own file names)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+# torch names each process's log ``dedicated_log_torch_trace_[rank_<N>_]<random>.log`` (LOG_PREFIX and the
+# rank suffix in torch/_logging/_internal.py, LazyTraceHandler); users often gzip them when collecting.
+LOG_NAME = re.compile(r"^dedicated_log_torch_trace_(?:rank_(?P<rank>\d+)_)?.*\.log(?:\.gz)?$")
+# What ``report`` writes beside the logs: never counted as foreign on the next run.
+_OWN_OUTPUT = re.compile(r"^(dedicated_log_torch_trace_.*|.*-ranks)\.(json|html)$")
+
+
+@dataclass(frozen=True)
+class LogFile:
+    path: Path
+    rank: int | None  # from the file name; the records' own ``rank`` field wins when they have one
+
+
+@dataclass(frozen=True)
+class Found:
+    logs: tuple[LogFile, ...]
+    foreign: tuple[str, ...]  # names in the directory that are not torch's logs (nor our own outputs)
+
+
+def rank_in_name(name: str) -> int | None:
+    match = LOG_NAME.match(name)
+    return int(match["rank"]) if match and match["rank"] is not None else None
+
+
+def is_log_name(name: str) -> bool:
+    return LOG_NAME.match(name) is not None
+
+
+def find_logs(directory: Path) -> Found:
+    """The logs directly inside ``directory`` (torch writes them there, one per process), by rank then name."""
+    logs, foreign = [], []
+    for child in sorted(directory.iterdir()):
+        if child.is_file() and is_log_name(child.name):
+            logs.append(LogFile(child, rank_in_name(child.name)))
+        elif not _OWN_OUTPUT.match(child.name):
+            foreign.append(child.name + ("/" if child.is_dir() else ""))
+    logs.sort(key=lambda log: (log.rank is None, log.rank or 0, log.path.name))
+    return Found(tuple(logs), tuple(foreign))

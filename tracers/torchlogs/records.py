@@ -1,0 +1,129 @@
+"""TORCH_TRACE records streamed from a log (plain or gzip), one at a time, damage counted instead of raised."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+import zlib
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Each record is one glog-style line, ``V1125 14:43:24.891000 8597 torch/_dynamo/utils.py:2350] {json}``,
+# followed by its payload, one tab-prefixed line per payload line; ``has_payload`` is the payload's md5.
+# (TorchLogsFormatter.format and trace_structured in torch/_logging/_internal.py, v2.13.0:
+# https://github.com/pytorch/pytorch/blob/v2.13.0/torch/_logging/_internal.py)
+_HEADER = re.compile(r"^(?:\[rank\d+\]:)?(?P<level>[VIWEC])\d{4} [\d:.]+ (?P<pid>\d+) (?P<where>\S*)\] (?P<json>\{.*)$")
+
+TRUNCATED = "truncated record"  # the log ends inside a record (the process died, or the copy was cut)
+CORRUPT = "corrupt line"  # a line that is neither a record nor a payload line, or whose JSON does not parse
+DAMAGED = "damaged payload"  # a payload whose md5 differs from the one its record states
+UNREADABLE = "unreadable file"  # a file that cannot be opened or decompressed past some point
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    metadata: dict[str, Any]
+    payload: str | None
+    pid: int
+    line: int  # where the record starts in its file (1-based), to name it in messages
+
+
+@dataclass
+class Problems:
+    """Damage met while reading, by kind: counted, with the first place each kind was seen."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    first: dict[str, str] = field(default_factory=dict)
+
+    def note(self, kind: str, where: str) -> None:
+        self.counts[kind] += 1
+        self.first.setdefault(kind, where)
+
+    def __bool__(self) -> bool:
+        return bool(self.counts)
+
+    def describe(self) -> str:
+        """``2 corrupt lines (first: a.log:17), 1 truncated record (b.log:5012)``."""
+        parts = []
+        for kind, count in sorted(self.counts.items()):
+            plural = kind if count == 1 else kind.replace("record", "records").replace("line", "lines") \
+                .replace("payload", "payloads").replace("file", "files")
+            parts.append(f"{count} {plural} ({'first: ' if count > 1 else ''}{self.first[kind]})")
+        return ", ".join(parts)
+
+
+def is_record_line(text: str) -> bool:
+    """Whether a line is the start of a TORCH_TRACE record (to tell a log from other files)."""
+    return _HEADER.match(text.rstrip("\n")) is not None
+
+
+def _open(path: Path):
+    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+
+
+def read_records(path: Path, problems: Problems) -> Iterator[Record]:
+    """Every record of one log, in order; a damaged record is noted in ``problems`` and skipped.
+
+    Lines are read one at a time (bytes, split on ``\\n`` only: a payload may hold a carriage return),
+    so memory stays bounded by the largest record, not the log."""
+    name = path.name
+    pending: tuple[dict[str, Any], int, int] | None = None  # (metadata, pid, first line) of the open record
+    payload: list[str] = []
+    line_no = 0
+
+    def finish(at_end: bool) -> Record | None:
+        metadata, pid, first = pending  # type: ignore[misc]
+        text = "\n".join(payload) if payload else None
+        expected = metadata.get("has_payload")
+        if expected is not None and isinstance(expected, str) and len(expected) == 32:
+            actual = hashlib.md5((text or "").encode("utf-8"), usedforsecurity=False).hexdigest()
+            if actual != expected:
+                problems.note(TRUNCATED if at_end else DAMAGED, f"{name}:{first}")
+                return None
+        elif expected is None and text is not None:
+            problems.note(CORRUPT, f"{name}:{first + 1}")  # payload lines under a record that has none
+            text = None
+        return Record(metadata, text, pid, first)
+
+    try:
+        with _open(path) as stream:
+            for raw in stream:
+                line_no += 1
+                text = raw.decode("utf-8", "replace")
+                ended = text.endswith("\n")
+                text = text[:-1] if ended else text
+                if text.startswith("\t"):
+                    if pending is not None:
+                        payload.append(text[1:])
+                    else:
+                        problems.note(CORRUPT, f"{name}:{line_no}")
+                    continue
+                if pending is not None:
+                    record = finish(at_end=False)
+                    pending, payload = None, []
+                    if record is not None:
+                        yield record
+                if not text.strip():
+                    continue
+                match = _HEADER.match(text)
+                try:
+                    metadata = json.loads(match["json"]) if match else None
+                except ValueError:
+                    metadata = None
+                if not isinstance(metadata, dict):
+                    problems.note(TRUNCATED if not ended else CORRUPT, f"{name}:{line_no}")
+                    continue
+                pending = (metadata, int(match["pid"]), line_no)  # type: ignore[index]
+    except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError
+        kind = TRUNCATED if isinstance(error, EOFError) else UNREADABLE
+        problems.note(kind, f"{name}:{line_no + 1}" if line_no else name)
+        pending = None  # the record it stopped inside is counted once, above
+    if pending is not None:
+        record = finish(at_end=True)
+        if record is not None:
+            yield record
