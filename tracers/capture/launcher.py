@@ -83,3 +83,16 @@ def process_group_backend() -> str | None:
         return str(distributed.get_backend())
     except Exception:  # noqa: BLE001 - a half torn-down group: the backend is simply not known
         return None
+
+
+def group_rank() -> tuple[int, int] | None:
+    """This process's rank and world size in the default process group, if the program created one."""
+    import sys
+
+    distributed = sys.modules.get("torch.distributed")
+    try:
+        if distributed is None or not distributed.is_available() or not distributed.is_initialized():
+            return None
+        return int(distributed.get_rank()), int(distributed.get_world_size())
+    except Exception:  # noqa: BLE001 - a half torn-down group: no rank to read
+        return None

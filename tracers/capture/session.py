@@ -42,7 +42,7 @@ class TraceSession:
     def __init__(self, targets: Iterable[Target] | None = None, *, keep_code: bool = True,
                  device: str = "cpu", cache_mode: str = "warm", command: list[str] | None = None,
                  listeners: Iterable[Listener] = (), deep: DeepTracer | None = None,
-                 lines: LineCounter | None = None, inductor_ir: bool = False):
+                 lines: LineCounter | None = None, inductor_ir: bool = False, run_id: str | None = None):
         self.recorder = Recorder(compile_id=_current_compile_id)
         self.torch_counter = TorchCounter()
         self.recorder.listeners.append(self._before_reset)
@@ -55,7 +55,8 @@ class TraceSession:
         self.ir = InductorIRCollector(self.recorder, _current_compile_id) if inductor_ir else None
         self.transformed = TransformedCodeCollector(self.recorder, _current_compile_id)
         self.info = _run_info(device, cache_mode, command or [])
-        self.rank_watch = RankWatch(self.info)
+        # A child of a traced run (run_id set) is a rank too when its process group says so (spawn sets no RANK).
+        self.rank_watch = RankWatch(self.info, group_run_id=run_id)
         self.recorder.listeners.append(self.rank_watch)
         self.deep = deep
         self.deep_events: list[DeepEvent] = []

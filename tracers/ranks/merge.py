@@ -38,6 +38,13 @@ class RankTrace:
     trace: Trace | None
     source: str  # the rank trace's file name ("" when there is none)
     problem: str | None = None  # why there is no trace, or why it is incomplete
+    # Set for a process that is no rank (a traced run's main process, a worker): its name on the timeline;
+    # ``rank`` is then only its place in the merged file.
+    process: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.process or f"rank {self.rank}"
 
     @property
     def ending(self) -> str | None:
@@ -56,8 +63,8 @@ class RankTrace:
     def label(self) -> str:
         ending = self.ending
         if ending is None:
-            return f"rank {self.rank}"
-        return f"rank {self.rank} — {ending.split(':', 1)[0] if self.trace is not None else 'no trace'}"
+            return self.name
+        return f"{self.name} — {ending.split(':', 1)[0] if self.trace is not None else 'no trace'}"
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,7 @@ class MergedRun:
     world_size: int
     ranks: tuple[RankTrace, ...]  # every rank of the world, those without a trace too
     alignment: Alignment
+    kind: str = "ranks"  # or "processes": a traced run's main process and its children, ranks or not
 
     @property
     def present(self) -> list[tuple[int, Trace]]:
@@ -75,7 +83,17 @@ class MergedRun:
 
     @property
     def file_name(self) -> str:
-        return f"{self.name}-{self.device}-{self.cache}-ranks.json"
+        return f"{self.name}-{self.device}-{self.cache}-{self.kind}.json"
+
+    @property
+    def names(self) -> dict[int, str]:
+        """Each slot's name: ``rank N``, or the process's own (``main process``, ``process 4242``)."""
+        return {rank.rank: rank.name for rank in self.ranks}
+
+    @property
+    def rank_traces(self) -> dict[int, Trace]:
+        """The traces of real ranks only: what divergence compares."""
+        return {rank.rank: rank.trace for rank in self.ranks if rank.trace is not None and rank.process is None}
 
 
 def find_rank_files(inputs: list[str]) -> list[Path]:
@@ -167,7 +185,8 @@ def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
         rank = rank_trace.rank
         events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0, "args": {"name": rank_trace.label}})
         events.append({"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0, "args": {"sort_index": rank}})
-        entry: dict[str, Any] = {"rank": rank, "source": rank_trace.source, "problem": rank_trace.problem}
+        entry: dict[str, Any] = {"rank": rank, "source": rank_trace.source, "problem": rank_trace.problem,
+                                 "process": rank_trace.process}
         if rank in singles:
             single = singles[rank]
             shift_us = round((starts[rank] - origin) / 1000, 3)
@@ -188,7 +207,7 @@ def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
         events.append({"name": marker.name, "cat": "divergence", "ph": "i", "s": "g", "ts": ts,
                        "pid": marker.rank, "tid": 0, "args": marker.args})
     meta = {"format_version": FORMAT_VERSION, "tool_version": __version__, "name": run.name, "device": run.device,
-            "cache": run.cache, "world_size": run.world_size, "alignment": run.alignment.method,
+            "cache": run.cache, "world_size": run.world_size, "alignment": run.alignment.method, "kind": run.kind,
             **({"diagnostics": diagnostics} if diagnostics is not None else {})}
     return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": {RANKS_KEY: meta}, "ranks": kept}
 
@@ -233,7 +252,7 @@ def load_merged(path: Path) -> MergedRun:
         for entry in raw["ranks"]:
             rank = entry["rank"]
             if "info" not in entry:
-                ranks.append(RankTrace(rank, None, entry.get("source", ""), entry.get("problem")))
+                ranks.append(RankTrace(rank, None, entry.get("source", ""), entry.get("problem"), entry.get("process")))
                 continue
             shift = entry["shift_us"]
             own = [{**event, "ts": round(event["ts"] - shift, 3)} if "ts" in event else event
@@ -242,9 +261,10 @@ def load_merged(path: Path) -> MergedRun:
                       "artifacts": entry["artifacts"], "executed_lines": entry["executed_lines"]}
             trace = from_chrome(single, f"{path} (rank {rank})")
             offsets[rank] = round(shift * 1000) - entry["origin_ns"]
-            ranks.append(RankTrace(rank, trace, entry.get("source", ""), entry.get("problem")))
-        alignment = Alignment({rank: offsets.get(rank, 0) for rank in range(len(ranks))}, meta["alignment"])
-        return MergedRun(meta["name"], meta["device"], meta["cache"], meta["world_size"], tuple(ranks), alignment)
+            ranks.append(RankTrace(rank, trace, entry.get("source", ""), entry.get("problem"), entry.get("process")))
+        alignment = Alignment({rank.rank: offsets.get(rank.rank, 0) for rank in ranks}, meta["alignment"])
+        return MergedRun(meta["name"], meta["device"], meta["cache"], meta["world_size"], tuple(ranks), alignment,
+                         meta.get("kind", "ranks"))
     except TraceFileError as error:
         raise MergeError(str(error)) from None
     except (KeyError, TypeError, ValueError) as error:

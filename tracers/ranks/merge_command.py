@@ -45,6 +45,11 @@ def _write(run: MergedRun, out: Path, page: bool, quiet: bool, site: str | None 
     return 0
 
 
+def write_run(run: MergedRun, out: Path, page: bool, quiet: bool, site: str | None = None) -> int:
+    """Write a merged run, its page and its summary (``trace`` does this for a run's processes)."""
+    return _write(run, out, page, quiet, site)
+
+
 def run_merge(inputs: list[str], out: str | None, page: bool = True, quiet: bool = False) -> int:
     """The ``merge`` command; 0 merged, 2 nothing usable to merge (the message says why)."""
     try:

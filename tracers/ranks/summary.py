@@ -27,6 +27,7 @@ class RankRow:
     cache_misses: int
     stage_time_ns: dict[str, int]
     totals_fault: str | None  # the tracer's totals differ from torch's own counters on this rank
+    name: str = ""  # rank N, or a process that is no rank (main process, process 4242)
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,9 @@ def report(run: MergedRun) -> RankReport:
             cache_hits=sum(counts.get("hit", 0) for counts in caches),
             cache_misses=sum(counts.get("miss", 0) for counts in caches),
             stage_time_ns=dict(fact.stage_time_ns),
-            totals_fault="; ".join(check.get("mismatches") or []) or None,
+            totals_fault="; ".join(check.get("mismatches") or []) or None, name=rank_trace.name,
         ))
-    return RankReport(run, tuple(rows), facts, compare(dict(run.present), facts))
+    return RankReport(run, tuple(rows), facts, compare(run.rank_traces, facts))
 
 
 def as_json(result: RankReport) -> dict[str, Any]:
@@ -93,14 +94,21 @@ def markers(result: RankReport) -> tuple[Marker, ...]:
 
 def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     run = result.run
-    lines = [style.bold("torch.compile across ranks") + f" — {run.name}, {run.world_size} rank(s), {run.device}, "
-             f"cache {run.cache}", style.dim(f"  clocks: {run.alignment.method}")]
+    if run.kind == "processes":
+        ranks = f", {run.world_size} rank(s)" if run.world_size else ""
+        head = style.bold("torch.compile across processes") + f" — {run.name}, {len(run.ranks)} process(es){ranks}"
+    else:
+        head = style.bold("torch.compile across ranks") + f" — {run.name}, {run.world_size} rank(s)"
+    lines = [head + f", {run.device}, cache {run.cache}", style.dim(f"  clocks: {run.alignment.method}")]
     for rank_trace in run.ranks:
         if rank_trace.ending is not None:
             colour = style.red if rank_trace.trace is None or rank_trace.trace.info.status == "error" else style.yellow
-            lines.append("  " + colour(f"rank {rank_trace.rank}: {rank_trace.ending}"))
+            lines.append("  " + colour(f"{rank_trace.name}: {rank_trace.ending}"))
     lines.append("")
-    lines.extend(_divergence_lines(result.divergence, style))
+    if run.kind == "processes" and not run.world_size:
+        lines.append(style.dim("Divergence: these processes are no ranks of one job; nothing to compare"))
+    else:
+        lines.extend(_divergence_lines(result.divergence, style))
     lines.append("")
     lines.extend(_table_lines(result, style))
     recompiles = [(rank, recompile) for rank, fact in result.facts.items() for recompile in fact.recompiles]
@@ -108,10 +116,10 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
         lines.append("")
         lines.append(style.bold("Recompile reasons"))
         for rank, recompile in recompiles:
-            lines.append(f"  rank {rank} [{recompile.compile_id}] {'; '.join(recompile.reasons) or '?'}")
+            lines.append(f"  {run.names[rank]} [{recompile.compile_id}] {'; '.join(recompile.reasons) or '?'}")
     faults = [(row.rank, row.totals_fault) for row in result.rows if row.totals_fault]
     for rank, fault in faults:
-        lines.append(style.red(f"  tracer fault on rank {rank}: {fault} (please report it)"))
+        lines.append(style.red(f"  tracer fault on {run.names[rank]}: {fault} (please report it)"))
     lines.extend(written_lines(written, style))
     return "\n".join(lines)
 
@@ -137,11 +145,11 @@ def _divergence_lines(divergence: Divergence, style: Style) -> list[str]:
 def _table_lines(result: RankReport, style: Style) -> list[str]:
     rows = result.rows
     if not rows:
-        return [style.yellow("No rank left a trace.")]
-    width = max(12, *(len(row.ended) + 2 for row in rows))
+        return [style.yellow("No rank left a trace." if result.run.kind == "ranks" else "No process left a trace.")]
+    width = max(12, *(len(row.ended) + 2 for row in rows), *(len(row.name) + 2 for row in rows))
     width = min(width, 28)
-    header = f"  {'':<30}" + "".join(f"{'rank ' + str(row.rank):>{width}}" for row in rows)
-    lines = [style.bold("Per rank"), header]
+    header = f"  {'':<30}" + "".join(f"{_clip(row.name or f'rank {row.rank}', width - 1):>{width}}" for row in rows)
+    lines = [style.bold("Per process" if result.run.kind == "processes" else "Per rank"), header]
 
     def line(label: str, values: list[str]) -> str:
         return f"  {label:<30}" + "".join(f"{_clip(value, width - 1):>{width}}" for value in values)

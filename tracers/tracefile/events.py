@@ -94,6 +94,8 @@ class RunInfo:
     rank: dict[str, Any] | None = None
     # The span clock (perf_counter_ns) beside the wall clock at the start, to align several processes' traces.
     clock: dict[str, int] | None = None
+    # A child process of a traced run (spawn, forkserver, subprocess): pid, parent_pid, run_id, spawn_index.
+    process: dict[str, Any] | None = None
     # Set when the trace was read from torch's own TORCH_TRACE log instead of recorded live
     # (tracers/torchlogs/): the log's file, the torch that wrote it, what a log cannot give, damage met reading it.
     from_log: dict[str, Any] | None = None
