@@ -39,6 +39,16 @@ def chapter_site(site: str | None, torch_version: str = "") -> tuple[str | None,
                   "python -m walkthrough build (or torch-compile-walkthrough build) builds it, --site names another")
 
 
+def page_urls(base: str | None):
+    """A docs path (``chapters/05-graph-breaks`` or ``…#section``) -> its URL in the site at ``base``, if any."""
+
+    def page_url(path: str) -> str | None:
+        page, _, section = path.partition("#")
+        return f"{base}{page}.html" + (f"#{section}" if section else "") if base else None
+
+    return page_url
+
+
 def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None):
     from .report import Links
 
@@ -57,7 +67,7 @@ def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None):
 
     download = os.path.relpath(trace_file.resolve(), page_dir.resolve())
     return Links(chapter_url=chapter_url, source_url=target_url, download_url=Path(download).as_posix(),
-                 site_url=base, site_note=note)
+                 site_url=base, site_note=note, page_url=page_urls(base))
 
 
 def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, site: str | None = None) -> Path:

@@ -74,6 +74,9 @@ class CompileFacts:
     cache: list[CacheEvent] = field(default_factory=list)
     skipped: tuple[str, ...] = ()
     time_ns: int = 0
+    restarts: tuple[str, ...] = ()  # why Dynamo threw its trace of this frame away and traced it again
+    restart_ns: int = 0  # the tracing those restarts threw away
+    calls: int | None = None  # calls its compiled graph served, the compiling one included; None: not counted
 
 
 @dataclass
@@ -230,6 +233,10 @@ def analyze(trace: Trace) -> TraceFacts:
             facts.op_count = artifact.metadata.get("graph_op_count", facts.op_count)
             facts.guard_count = artifact.metadata.get("guard_count", facts.guard_count)
             facts.fail_reason = artifact.metadata.get("fail_reason") or facts.fail_reason
+            facts.restarts = tuple(str(reason) for reason in artifact.metadata.get("restart_reasons") or ()) \
+                or facts.restarts
+            facts.restart_ns = round(float(artifact.metadata.get("dynamo_time_before_restart_s") or 0) * 1e9) \
+                or facts.restart_ns
         elif artifact.kind == "frame" and facts:
             frame = artifact.metadata.get("user_frame")
             if frame:
@@ -252,6 +259,10 @@ def analyze(trace: Trace) -> TraceFacts:
                 skipped.update(stage for stage in CACHE_SKIPS[event.cache]
                                if stage not in facts.stages and stage not in not_expected)
         facts.skipped = tuple(sorted(skipped, key=lambda stage: STAGE_ORDER.get(stage, 99)))
+
+    for compile_id, calls in (trace.info.calls_served or {}).items():
+        if compile_id in compiles:
+            compiles[compile_id].calls = calls
 
     stage_time, stage_calls = _stage_totals(trace.spans)
     return TraceFacts(

@@ -10,6 +10,8 @@ from tracers.tracefile.stages import STAGE_BY_ID
 
 from . import code_summary
 from .facts import TraceFacts, TreeNode
+from .findings import findings
+from .findings_text import PageUrl, render_findings
 
 _WIDTH = 100
 
@@ -69,7 +71,10 @@ def _tree_lines(nodes: list[TreeNode], style: Style, prefix: str = "", root: boo
         yield from _tree_lines(node.children, style, child_prefix, root=False)
 
 
-def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | None = None) -> str:
+def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | None = None,
+           elsewhere: str | None = None, page_url: PageUrl | None = None) -> str:
+    """``elsewhere``: what the run's other processes compiled, when it has some (this one may have compiled nothing);
+    ``page_url``: where the walkthrough's chapters are, for the findings' links."""
     info = trace.info
     lines: list[str] = []
     status = {"ok": style.green("ok"), "exit": style.yellow(f"exit {info.exit_code}"),
@@ -81,8 +86,12 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
         lines.append(f"  {style.red(info.error)}")
 
     lines.append("")
+    if trace.spans:
+        lines.extend(render_findings(findings(trace, facts), facts, style.bold, style.dim, page_url, _WIDTH))
+        lines.append("")
     if not trace.spans:
-        lines.append("  Nothing was compiled: the script never reached torch.compile's pipeline.")
+        lines.append(f"  Nothing was compiled in this process; {elsewhere}" if elsewhere else
+                     "  Nothing was compiled: the script never reached torch.compile's pipeline.")
     else:
         lines.append(style.bold("Stage tree") + style.dim("  (total time, calls, stage)"))
         lines.extend(_tree_lines(facts.roots, style))
@@ -106,6 +115,8 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                 parts.append(f"{compile.op_count} ops")
             if compile.guard_count is not None:
                 parts.append(f"{compile.guard_count} guards")
+            if compile.calls is not None:
+                parts.append(f"{compile.calls} call{'s' if compile.calls != 1 else ''}")
             hits = [f"{event.cache} {event.outcome}" for event in compile.cache]
             if hits:
                 parts.append(", ".join(hits))

@@ -15,6 +15,7 @@ from tracers.tracefile.events import FORMAT_VERSION, DeepEvent, RunInfo, Span, T
 from tracers.tracefile.stages import Target, all_targets
 
 from . import autotune, cudagraph_skips, kernel_origins, regions
+from .calls import CallCounter
 from .artifacts import ArtifactCollector
 from .decompiled import TransformedCodeCollector
 from .deep import DeepTracer
@@ -49,6 +50,7 @@ class TraceSession:
         self.recorder.listeners.extend(listeners)
         for observer in (autotune, cudagraph_skips):  # what a hooked call decided, read from its args/result
             observer.install(self.recorder)
+        self.calls = CallCounter(self.recorder)
         self.kernel_origins = kernel_origins.install(self.recorder)  # each kernel's FX nodes and user lines
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
@@ -114,6 +116,9 @@ class TraceSession:
             self._safely("executed lines", self.lines.stop)
         regions.deactivate(self.recorder)
         self.recorder.active = False
+        self._safely("the call counts", self.calls.stop)
+        self.info.calls_served, self.info.calls_eager = self.calls.served, self.calls.eager
+        self.info.calls_note = self.calls.note
         self.kernel_origins.release()
         self.info.warnings.extend(self.hooks.uninstall())
         self.info.warnings.extend(self.collector.detach())

@@ -5,10 +5,13 @@ from __future__ import annotations
 from importlib.resources import files
 
 from tracers.analysis.facts import TraceFacts, analyze
+from tracers.analysis.findings import findings
 from tracers.tracefile.events import Trace
 
 from .artifacts import render_artifacts, select
+from .by_code import render_by_code
 from .counts import render_counts
+from .findings import render_findings
 from .options import Links, RenderOptions
 from .text import esc
 from .timeline import render_timeline
@@ -63,12 +66,16 @@ def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
     facts = facts if facts is not None else analyze(trace)
     rendered = []
     for part in options.parts:
-        if part == "timeline":
+        if part == "findings":
+            html = render_findings(findings(trace, facts), facts, links)
+        elif part == "timeline":
             html = render_timeline(trace.spans, facts, links, trace.artifacts)
         elif part == "tree":
             html = render_tree(trace.spans, links, options.open_stages)
         elif part == "counts":
             html = render_counts(facts, trace.info)
+        elif part == "code":
+            html = render_by_code(trace)
         elif part == "artifacts":
             chosen = select(trace.artifacts, options.artifacts, options.compile_id)
             html = render_artifacts(chosen, trace.spans, facts, options.max_payload_chars)

@@ -7,7 +7,11 @@ from dataclasses import dataclass, field
 
 from tracers.capture.env import REFERENCE_TORCH
 
-PARTS = ("timeline", "tree", "counts", "artifacts")
+# Every part, in the personal page's order: answers first (findings, the compile table), records after.
+PARTS = ("findings", "counts", "timeline", "tree", "code", "artifacts")
+# What a chapter's trace shows unless its directive asks for parts ("findings", and "code": compile time by your
+# code, asked for where a chapter explains them); the personal page shows every part.
+EMBED_PARTS = ("timeline", "tree", "counts", "artifacts")
 # Artifact kinds a reader can ask for; the recorder also keeps metrics, frame and error records.
 ARTIFACT_KINDS = ("graph", "guards", "break", "recompile", "code", "bytecode", "decompiled", "cache", "shapes", "ir",
                   "autotune", "cudagraphs")
@@ -31,6 +35,7 @@ class Links:
     download_url: str | None = None  # the Perfetto-compatible JSON; None: the caller links it itself
     site_url: str | None = None  # the walkthrough the chapter links go to, which a personal page names ...
     site_note: str = ""  # ... with how it was chosen, or why there are no chapter links; "": say nothing
+    page_url: Callable[[str], str | None] = _no_link  # docs path, e.g. chapters/04-guards#the-recompile-limit -> URL
 
 
 @dataclass(frozen=True)

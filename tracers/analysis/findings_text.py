@@ -1,0 +1,81 @@
+"""The findings as terminal text: the summary opens with them, the pytest plugin and ``%%trace`` print them."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+
+from .findings import Finding, headline
+from .facts import TraceFacts
+
+PageUrl = Callable[[str], "str | None"]  # a docs path (``chapters/05-graph-breaks#section``) -> its URL, if built
+
+
+def render_findings(found: list[Finding], facts: TraceFacts, bold: Callable[[str], str] = str,
+                    dim: Callable[[str], str] = str, page_url: PageUrl | None = None, width: int = 100) -> list[str]:
+    """``Findings`` and, for each, what happened, where, what it cost, the fix and where the walkthrough explains it."""
+    lines = [bold("Findings") + dim(f"  ({headline(found, facts)})" if _problems(found) else "")]
+    if not _problems(found):
+        lines.append("  " + headline(found, facts))
+    number = 0
+    for finding in found:
+        if finding.informational:
+            lines.append(f"  note  {finding}")
+            lines.extend(_detail("fix", finding.fix, width))
+            lines.extend(_detail("why", _explained(finding, page_url), width))
+            continue
+        number += 1
+        lines.append(f"  {number}. {finding.what}" + (f" — {finding.cost}" if finding.cost else ""))
+        lines.extend(_detail("where", _where(finding), width))
+        lines.extend(_detail("events", _events(finding), width))
+        lines.extend(_detail("fix", finding.fix, width))
+        lines.extend(_detail("torch", _torch_says(finding), width))
+        lines.extend(_detail("why", _explained(finding, page_url), width))
+    return lines
+
+
+def _problems(found: list[Finding]) -> list[Finding]:
+    return [finding for finding in found if not finding.informational]
+
+
+def _where(finding: Finding) -> str | None:
+    line = finding.user_line
+    if line is None:
+        return finding.where
+    code = f"  ({line.code})" if line.code else ""
+    return f"{finding.where}{code}"
+
+
+def _torch_says(finding: Finding) -> str | None:
+    """Torch's own hint when ours is the fix shown, and torch's page for this graph break."""
+    parts = [finding.hint] if finding.hint and finding.hint != finding.fix else []
+    if finding.torch_link:
+        parts.append(f"{finding.graph_break_id or 'more'}: {finding.torch_link}")
+    return " ".join(parts) or None
+
+
+def _events(finding: Finding) -> str | None:
+    parts = []
+    if finding.compile_ids:
+        parts.append(f"compile{'s' if len(finding.compile_ids) != 1 else ''} {', '.join(finding.compile_ids)}")
+    if finding.graphs_added:
+        parts.append(f"{finding.graphs_added} graph{'s' if finding.graphs_added != 1 else ''} added")
+    if finding.eager_note and finding.eager_calls is None:
+        parts.append(finding.eager_note)
+    return "; ".join(parts) or None
+
+
+def _explained(finding: Finding, page_url: PageUrl | None) -> str | None:
+    explained = finding.explained
+    if explained is None:
+        return None
+    url = page_url(explained.path) if page_url else None
+    return f"{explained.title}: {url}" if url else f"the walkthrough's chapter “{explained.title}”"
+
+
+def _detail(label: str, text: str | None, width: int) -> list[str]:
+    if not text:
+        return []
+    indent = " " * 12
+    wrapped = textwrap.wrap(" ".join(text.split()), width=width - len(indent)) or [""]
+    return [f"     {label:<6} {wrapped[0]}", *(indent + line for line in wrapped[1:])]

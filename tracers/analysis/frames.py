@@ -1,0 +1,78 @@
+"""Source lines in torch's records: parsing its user tracebacks, and telling the user's code from libraries."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)\s*$')
+_LOCATION = re.compile(r"^(.*):(\d+)$")
+# Scrubbed traces write these placeholders for machine paths (tracefile/scrub.py); raw paths name the directories.
+_LIBRARY_MARKS = ("<site-packages>", "<python>", "<frozen", "<string>", "/site-packages/", "/dist-packages/",
+                  "/lib/python3")
+_PACKAGE = Path(__file__).resolve().parents[1]
+# The tracer's own files (it runs the script, so its frames sit at the bottom of every traceback).
+_OWN = frozenset(path.relative_to(_PACKAGE.parent).as_posix() for path in _PACKAGE.rglob("*.py"))
+
+
+@dataclass(frozen=True)
+class SourceLine:
+    path: str
+    line: int
+    function: str = ""
+    code: str = ""
+
+    @property
+    def short(self) -> str:
+        return f"{self.path.rsplit('/', 1)[-1]}:{self.line}"
+
+    def __str__(self) -> str:
+        return self.short
+
+
+def is_own(path: str) -> bool:
+    return any(path == own or path.endswith("/" + own) for own in _OWN)
+
+
+def is_library(path: str) -> bool:
+    """Not the user's: a package, the standard library, torch, or this tracer."""
+    return any(mark in path for mark in _LIBRARY_MARKS) or path.startswith("<") or is_own(path)
+
+
+def traceback_lines(text: str) -> list[SourceLine]:
+    """The frames of a Python traceback in ``text``, outermost first, each with its code line."""
+    lines = text.splitlines()
+    frames = []
+    for index, line in enumerate(lines):
+        match = _FRAME.match(line)
+        if match:
+            following = lines[index + 1].strip() if index + 1 < len(lines) else ""
+            code = "" if _FRAME.match(following) else following
+            frames.append(SourceLine(match.group(1), int(match.group(2)), match.group(3), code))
+    return frames
+
+
+def parse_location(location: str) -> SourceLine | None:
+    match = _LOCATION.match(location or "")
+    return SourceLine(match.group(1), int(match.group(2))) if match else None
+
+
+def user_and_library(frames: list[SourceLine], location: str) -> tuple[SourceLine | None, SourceLine | None]:
+    """The user's line nearest the event, and the library line it happened at when that is not the user's own.
+
+    ``frames`` is the user traceback torch recorded (outermost first); ``location`` where the event happened."""
+    happened = parse_location(location)
+    if happened is not None:
+        known = next((frame for frame in reversed(frames)
+                      if frame.path == happened.path and frame.line == happened.line), None)
+        happened = known or happened
+    user = next((frame for frame in reversed(frames) if not is_library(frame.path)), None)
+    if happened is not None and not is_library(happened.path):
+        return happened, None
+    return user, happened
+
+
+def short(frame: str) -> str:
+    """``GPT2LMHeadModel.forward (modeling_gpt2.py:647) via wrapper (…)`` -> ``GPT2LMHeadModel.forward``."""
+    return frame.split(" (", 1)[0].strip() if frame else frame

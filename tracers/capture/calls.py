@@ -1,0 +1,115 @@
+"""Calls each compiled code served, and calls that ran eager once Dynamo gave a frame up, counted without spans."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from .dynamo_shield import shield
+from .recorder import Recorder
+
+TARGET = "torch._dynamo.convert_frame:ConvertFrame.__call__"  # Dynamo's frame callback: (self, frame, ...)
+_GRAPH_PREFIX = "__compiled_fn"  # the name Dynamo installs each compiled graph under in the frame's globals
+_GAVE_UP = ("RUN_ONLY", "SKIP")  # FrameAction names: on a cache miss the frame now runs eagerly, uncompiled
+_TOOL_NAME = "torch-compile-walkthrough"
+
+
+def _counting(graph: Callable[..., Any], cell: list[int]) -> Callable[..., Any]:
+    """``graph`` with a call count in front of it: one list increment per call, nothing else."""
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        cell[0] += 1
+        return graph(*args, **kwargs)
+
+    counted.__tracers_counted__ = True  # type: ignore[attr-defined]
+    counted.__wrapped__ = graph  # type: ignore[attr-defined]
+    return counted
+
+
+class CallCounter:
+    """After each frame callback, wraps the graphs Dynamo just installed so their calls are counted (the call
+    that compiled one included), and, where Dynamo gave a frame up (recompile limit, an unresumable break),
+    counts the frame's later eager calls with ``sys.monitoring`` (Python 3.12+). Every wrapper is taken out at
+    ``stop``; the compiled code keeps working with its own graphs."""
+
+    def __init__(self, recorder: Recorder):
+        self._served: dict[str, list[int]] = {}
+        self._eager: dict[str, list[int]] = {}
+        self._installed: list[tuple[dict[str, Any], str, Any, Any]] = []  # globals, name, graph, wrapper
+        self._watched: dict[Any, list[int]] = {}  # code object -> its eager-call cell
+        self._tool: int | None = None
+        self._shielded = False
+        self.note: str | None = None
+        recorder.result_observers[TARGET] = self._after_callback
+
+    def _after_callback(self, recorder: Recorder, args: tuple[Any, ...], result: Any) -> None:
+        if not self._shielded:  # the wrappers run inside compiled code: Dynamo must not compile them
+            self._shielded = shield(sys.modules[__name__])
+        span = recorder.current_span()
+        compile_id = span.compile_id if span is not None else None
+        frame = args[1] if len(args) > 1 else None
+        scope = getattr(frame, "f_globals", None)
+        if compile_id is None or not isinstance(scope, dict):
+            return  # Dynamo skipped the frame before compiling anything: there is nothing of it to count
+        for name, value in list(scope.items()):
+            if name.startswith(_GRAPH_PREFIX) and callable(value) and not getattr(value, "__tracers_counted__", False):
+                cell = self._served.setdefault(compile_id, [0])
+                wrapper = _counting(value, cell)
+                scope[name] = wrapper
+                self._installed.append((scope, name, value, wrapper))
+        strategy = getattr(result, "frame_exec_strategy", None)
+        action = getattr(getattr(strategy, "cur_action", None), "name", None)
+        if action in _GAVE_UP:
+            self._watch_eager(getattr(frame, "f_code", None), compile_id)
+
+    def _watch_eager(self, code: Any, compile_id: str) -> None:
+        monitoring = getattr(sys, "monitoring", None)
+        if code is None or code in self._watched:
+            return
+        if monitoring is None:
+            self.note = "calls that ran eager are counted on Python 3.12 and newer (sys.monitoring)"
+            return
+        if self._tool is None and not self._claim_tool(monitoring):
+            return
+        cell = self._watched[code] = self._eager.setdefault(compile_id, [0])
+        cell[0] += 1  # the call that made Dynamo give up runs eagerly too, before the watch can see it
+        monitoring.set_local_events(self._tool, code, monitoring.events.PY_START)
+
+    def _claim_tool(self, monitoring: Any) -> bool:
+        for tool in (monitoring.PROFILER_ID, monitoring.OPTIMIZER_ID, 3, 4):
+            if monitoring.get_tool(tool) is None:
+                monitoring.use_tool_id(tool, _TOOL_NAME)
+                monitoring.register_callback(tool, monitoring.events.PY_START, self._started)
+                self._tool = tool
+                return True
+        self.note = "calls that ran eager were not counted: every sys.monitoring tool id is taken"
+        return False
+
+    def _started(self, code: Any, offset: int) -> Any:
+        cell = self._watched.get(code)
+        if cell is not None:
+            cell[0] += 1
+        return None
+
+    def stop(self) -> None:
+        """Put every graph back where Dynamo installed it, and release the monitoring tool."""
+        for scope, name, graph, wrapper in reversed(self._installed):
+            if scope.get(name) is wrapper:
+                scope[name] = graph
+        self._installed.clear()
+        if self._tool is not None:
+            monitoring = sys.monitoring
+            for code in self._watched:
+                monitoring.set_local_events(self._tool, code, 0)
+            monitoring.register_callback(self._tool, monitoring.events.PY_START, None)
+            monitoring.free_tool_id(self._tool)
+            self._tool = None
+
+    @property
+    def served(self) -> dict[str, int]:
+        return {compile_id: cell[0] for compile_id, cell in self._served.items()}
+
+    @property
+    def eager(self) -> dict[str, int]:
+        return {compile_id: cell[0] for compile_id, cell in self._eager.items()}

@@ -1,0 +1,65 @@
+"""The findings block: each root cause with where, what it cost, the fix, torch's word and the chapter that explains it."""
+
+from __future__ import annotations
+
+from tracers.analysis.facts import TraceFacts
+from tracers.analysis.findings import Finding, headline
+
+from .options import Links
+from .text import esc
+
+
+def render_findings(found: list[Finding], facts: TraceFacts, links: Links) -> str:
+    problems = [finding for finding in found if not finding.informational]
+    items = "".join(_item(finding, links) for finding in found)
+    state = "wt-findings" + ("" if problems else " wt-findings-clean")
+    listing = f'<ol class="wt-finding-list">{items}</ol>' if items else ""
+    return (f'<div class="{state}"><h3 class="wt-findings-title">Findings</h3>'
+            f'<p class="wt-findings-headline">{esc(headline(found, facts))}</p>{listing}</div>')
+
+
+def _item(finding: Finding, links: Links) -> str:
+    rows = [("where", _where(finding)), ("events", _events(finding)), ("fix", esc(finding.fix or "")),
+            ("torch says", _torch(finding)), ("explained in", _explained(finding, links))]
+    details = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in rows if value)
+    cost = f' <span class="wt-finding-cost">{esc(finding.cost)}</span>' if finding.cost else ""
+    classes = "wt-finding" + (" wt-finding-note" if finding.informational else "")
+    return (f'<li class="{classes}" data-kind="{esc(finding.kind)}"><div class="wt-finding-what">'
+            f'{esc(finding.what)}{cost}</div><dl class="wt-finding-details">{details}</dl></li>')
+
+
+def _where(finding: Finding) -> str:
+    if not finding.where:
+        return ""
+    code = finding.user_line.code if finding.user_line else ""
+    return f"<code>{esc(finding.where)}</code>" + (f" <code class=\"wt-finding-code\">{esc(code)}</code>" if code else "")
+
+
+def _events(finding: Finding) -> str:
+    parts = []
+    if finding.compile_ids:
+        parts.append(f"compile{'s' if len(finding.compile_ids) != 1 else ''} {', '.join(finding.compile_ids)}")
+    if finding.graphs_added:
+        parts.append(f"{finding.graphs_added} graph{'s' if finding.graphs_added != 1 else ''} added")
+    if finding.eager_note and finding.eager_calls is None:
+        parts.append(finding.eager_note)
+    return esc("; ".join(parts))
+
+
+def _torch(finding: Finding) -> str:
+    parts = [esc(finding.hint)] if finding.hint and finding.hint != finding.fix else []
+    if finding.explanation:
+        parts.insert(0, esc(finding.explanation))
+    if finding.torch_link:
+        label = esc(finding.graph_break_id or "torch's page on it")
+        parts.append(f'<a href="{esc(finding.torch_link)}">{label}</a>')
+    return " ".join(parts)
+
+
+def _explained(finding: Finding, links: Links) -> str:
+    explained = finding.explained
+    if explained is None:
+        return ""
+    url = links.page_url(explained.path)
+    title = esc(explained.title)
+    return f'<a href="{esc(url)}">{title}</a>' if url else f"the walkthrough's chapter “{title}”"
