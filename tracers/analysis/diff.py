@@ -9,6 +9,8 @@ from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 
+from . import code_diff as _code_diff
+from .code_diff import CodeDiff, code_diff
 from .facts import CompileFacts, TraceFacts, analyze
 from .summary import Style, format_duration
 
@@ -64,6 +66,7 @@ class TraceDiff:
     kernels_a: tuple[str, ...]
     kernels_b: tuple[str, ...]
     compiles: tuple[CompileRow, ...] = ()  # one row per compile id of either side, resets kept apart
+    code: CodeDiff | None = None  # compile time by your code on each side (code_diff.py)
 
 
 def label(trace: Trace) -> str:
@@ -119,6 +122,7 @@ def diff(a: Trace, b: Trace) -> TraceDiff:
         only_b=tuple(sorted(facts_b.fired - facts_a.fired)),
         counts=tuple((what, counts_a[what], counts_b[what]) for what in counts_a),
         kernels_a=kernels(a), kernels_b=kernels(b), compiles=compile_rows(facts_a, facts_b),
+        code=code_diff(a, b),
     )
 
 
@@ -149,6 +153,8 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
             marker = style.yellow("  differs") if row.differs else ""
             lines.append(f"  {row.compile_id:<10}{a}: {row.a.text if row.a else '—'}{marker}")
             lines.append(f"  {'':<10}{b}: {row.b.text if row.b else '—'}")
+    if result.code is not None:
+        lines.extend(_code_diff.render(result.code, style, format_duration, names))
     for side, only in ((a, result.only_a), (b, result.only_b)):
         if only:
             lines.append("")

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tracers.analysis.by_code import ByCode, by_code
 from tracers.analysis.facts import GraphBreak as RecordedBreak
 from tracers.analysis.facts import TraceFacts, analyze
+from tracers.analysis.kernels import KernelMap, kernel_map
 from tracers.capture.decompiled import KIND as DECOMPILED
 from tracers.tracefile.events import Trace
 
@@ -195,6 +197,19 @@ class TraceResult:
         return tuple(TransformedCode(artifact.compile_id, artifact.metadata.get("frame", artifact.name),
                                      artifact.payload, artifact.metadata.get("listing", ""))
                      for artifact in self.trace.artifacts if artifact.kind == DECOMPILED)
+
+    # -- compile time by your code --------------------------------------------------------
+    @property
+    def by_code(self) -> ByCode:
+        """Dynamo's bytecode-tracing time split by the user function each (inlined) call traced, per compile:
+        ``t.by_code.rows()`` merges them (``code``, ``calls``, ``inclusive_ns``, ``exclusive_ns``)."""
+        return by_code(self.trace)
+
+    @property
+    def kernels(self) -> KernelMap:
+        """Each kernel Inductor wrote (and each extern call) with its FX nodes, user lines and codegen time;
+        ``t.kernels.by_line()`` goes the other way. Empty for a compile whose output came from a cache."""
+        return kernel_map(self.trace)
 
     # -- renderings -----------------------------------------------------------------------
     def summary(self, color: bool = False) -> str:

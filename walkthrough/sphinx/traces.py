@@ -16,7 +16,7 @@ from tracers.capture.env import REFERENCE_TORCH, source_url
 from tracers.capture.regions import USER_STAGE
 from tracers.report import Links, RenderOptions, render_body, render_header, stylesheet_path
 from tracers.report.artifacts import selection_problems
-from tracers.report.options import DEFAULT_ARTIFACTS, parse_parts, split_list
+from tracers.report.options import DEFAULT_ARTIFACTS, EMBED_PARTS, parse_parts, split_list
 from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
 from tracers.tracefile.chrome import TraceFileError, load
 from tracers.tracefile.events import Trace
@@ -43,7 +43,7 @@ class TorchTrace(PageDirective):
 
     :device: cpu, cuda or both (default: tabs for whichever recordings exist)
     :cache: cold (default) or warm
-    :parts: timeline, tree, counts, artifacts (default: all four, in that order)
+    :parts: findings, counts, timeline, tree, code, artifacts (default: timeline, tree, counts, artifacts)
     :artifacts: kinds or torch's names (default: graph, guards, break, recompile, code)
     :compile: one compile id, e.g. 0/0: only its artifacts
     :open: stage ids whose tree nodes start open (default: the top two levels)
@@ -117,7 +117,7 @@ class TorchTrace(PageDirective):
 
     def _options(self, stem: str) -> RenderOptions:
         try:
-            parts = parse_parts(self.options["parts"]) if "parts" in self.options else RenderOptions.parts
+            parts = parse_parts(self.options["parts"]) if "parts" in self.options else EMBED_PARTS
         except ValueError as exc:
             raise WalkthroughError(f"{self.where}: :parts: {exc}") from None
         opened = self.options.get("open")

@@ -1,0 +1,86 @@
+"""Compile time by your code in two traces, side by side: tracing time per function and kernels per user line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tracers.tracefile.events import Trace
+
+from .by_code import by_code
+from .kernels import kernel_map
+
+TOP = 12
+
+
+@dataclass(frozen=True)
+class CodeDiffRow:
+    """One function's tracing time and calls in each trace (None: not traced there)."""
+
+    code: str
+    a_ns: int | None
+    b_ns: int | None
+    a_calls: int
+    b_calls: int
+
+
+@dataclass(frozen=True)
+class LineDiffRow:
+    """One user line and the kernels it went into in each trace."""
+
+    line: str  # ``file.py:12``
+    a_kernels: tuple[str, ...]
+    b_kernels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CodeDiff:
+    a_tracing_ns: int
+    b_tracing_ns: int
+    rows: tuple[CodeDiffRow, ...]  # largest change first
+    lines: tuple[LineDiffRow, ...]  # only lines whose kernels differ
+
+
+def code_diff(a: Trace, b: Trace) -> CodeDiff:
+    split_a, split_b = by_code(a), by_code(b)
+    rows_a = {row.code: row for row in split_a.rows()}
+    rows_b = {row.code: row for row in split_b.rows()}
+    rows = [CodeDiffRow(code, rows_a[code].inclusive_ns if code in rows_a else None,
+                        rows_b[code].inclusive_ns if code in rows_b else None,
+                        rows_a[code].calls if code in rows_a else 0, rows_b[code].calls if code in rows_b else 0)
+            for code in dict.fromkeys([*rows_a, *rows_b])]
+    rows.sort(key=lambda row: -abs((row.b_ns or 0) - (row.a_ns or 0)))
+    lines_a, lines_b = _kernels_by_line(a), _kernels_by_line(b)
+    lines = tuple(LineDiffRow(line, lines_a.get(line, ()), lines_b.get(line, ()))
+                  for line in dict.fromkeys([*lines_a, *lines_b])
+                  if lines_a.get(line, ()) != lines_b.get(line, ()))
+    return CodeDiff(split_a.tracing_ns, split_b.tracing_ns, tuple(rows), lines)
+
+
+def _kernels_by_line(trace: Trace) -> dict[str, tuple[str, ...]]:
+    return {entry.line.label: tuple(dict.fromkeys(kernel.name for kernel in entry.kernels))
+            for entry in kernel_map(trace).by_line()}
+
+
+def render(result: CodeDiff, style, duration, names: tuple[str, str]) -> list[str]:  # noqa: ANN001 - summary's
+    """The diff's "Compile time by your code" lines (``style`` and ``duration`` are the summary's own)."""
+    if not result.rows and not result.lines:
+        return []
+    a, b = names
+    lines = ["", "Compile time by your code (Dynamo's tracing, inclusive):",
+             f"  {'function':<58}{a:>10}{b:>10}   calls {a}/{b}",
+             f"  {'all tracing':<58}{duration(result.a_tracing_ns):>10}{duration(result.b_tracing_ns):>10}"]
+    for row in result.rows[:TOP]:
+        a_text = duration(row.a_ns) if row.a_ns is not None else "—"
+        b_text = duration(row.b_ns) if row.b_ns is not None else "—"
+        marker = style.yellow("  differs") if row.a_calls != row.b_calls else ""
+        code = row.code if len(row.code) <= 58 else row.code[:57] + "…"
+        lines.append(f"  {code:<58}{a_text:>10}{b_text:>10}   {row.a_calls}/{row.b_calls}{marker}")
+    if len(result.rows) > TOP:
+        lines.append(style.dim(f"  … {len(result.rows) - TOP} more functions"))
+    if result.lines:
+        lines.append("")
+        lines.append("User lines whose kernels differ:")
+        for row in result.lines[:TOP]:
+            lines.append(f"  {row.line:<30}{a}: {', '.join(row.a_kernels) or '—'}")
+            lines.append(f"  {'':<30}{b}: {', '.join(row.b_kernels) or '—'}")
+    return lines
