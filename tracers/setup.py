@@ -173,16 +173,23 @@ class TraceOptions:
                               deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir)
 
 
-def trace_file_name(name: str, device: str, cache: str, rank: int | None = None) -> str:
+def trace_file_name(name: str, device: str, cache: str, rank: int | None = None, suffix: str = "") -> str:
     """``<name>-<device>-<cache>.json``; under a distributed launcher ``…-rank<N>.json``, so ranks never
-    overwrite each other. ``device`` is what the run really used (tracers/capture/devices.py)."""
-    suffix = f"-rank{rank}" if rank is not None else ""
+    overwrite each other; a child process of a traced run that is no rank: ``suffix`` ``-pid<P>``.
+    ``device`` is what the run really used (tracers/capture/devices.py)."""
+    suffix = f"-rank{rank}" if rank is not None else suffix
     return f"{name}-{device}-{cache}{suffix}.json"
 
 
-def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None) -> Path:
-    name = options.script if options.module else Path(options.script).stem
-    return Path(options.out) / trace_file_name(name, device or options.device, options.cache, rank)
+def run_name(options: TraceOptions) -> str:
+    """What the trace files are named after: the script's stem or the module's name."""
+    return options.script if options.module else Path(options.script).stem
+
+
+def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None,
+               name: str | None = None) -> Path:
+    """``name``: the run's name when it had to be made distinct (tracefile/claim.py), else the script's."""
+    return Path(options.out) / trace_file_name(name or run_name(options), device or options.device, options.cache, rank)
 
 
 def check_program(options: TraceOptions) -> Program:

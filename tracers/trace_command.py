@@ -5,17 +5,21 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from tracers.analysis.facts import analyze
 from tracers.analysis.summary import render, style_for
+from tracers.capture.children import ChildSpec, children_dir, children_traced, new_run_id
 from tracers.capture.progress import Progress
 from tracers.capture.runner import Outcome, ScriptError, hard_exits_handled, outcome_of, run_program
 from tracers.tracefile.chrome import write_atomic
+from tracers.tracefile.claim import claim, release
 from tracers.tracefile.events import Trace
 
 from .report_command import ReportUnavailable, open_in_browser, write_report
-from .setup import TraceOptions, check_program, prepared_session, trace_path
+from .setup import TraceOptions, check_program, prepared_session, run_name, trace_file_name, trace_path
 from .usage import check_writable
 
 
@@ -27,6 +31,33 @@ def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
         return f"no HTML page: {error}"
     except OSError as error:
         return f"no HTML page: cannot write it: {error.strerror or error}"
+
+
+@dataclass(frozen=True)
+class _Run:
+    """This run among others: the name its files take, when it began, what its child processes are told."""
+
+    name: str  # the script's name, or a distinct one while another run holds that (tracefile/claim.py)
+    started: float
+    children: ChildSpec
+
+
+def _start_run(options: TraceOptions) -> _Run:
+    from tracers.capture.launcher import RankEnvironmentError, detect
+
+    started = time.time()
+    try:
+        env = detect()
+    except RankEnvironmentError:
+        env = None
+    rank = env.rank if env is not None else None
+    out = Path(options.out)
+    name = claim(out, run_name(options), lambda n: trace_file_name(n, options.device, options.cache, rank), started)
+    run_id = new_run_id()
+    spec = ChildSpec(str(children_dir(out, run_id)), name, run_id, started, device=options.device,
+                     cache=options.cache, keep_code=options.keep_code, deep_min_us=options.deep_min_us,
+                     lines=options.lines, inductor_ir=options.inductor_ir, keep_paths=options.keep_paths)
+    return _Run(name, started, spec)
 
 
 def run_trace(options: TraceOptions) -> int:
@@ -49,20 +80,21 @@ def run_trace(options: TraceOptions) -> int:
     progress.enabled = progress.enabled and leads_output()  # one spinner per terminal, not one per rank
     command = [sys.executable, "-m", "tracers", "trace", *(["-m"] if options.module else []), options.script,
                *options.args]
-    with prepared_session(options.session, command, [progress]) as session:
+    run = _start_run(options)
+    with prepared_session(options.session, command, [progress]) as session, children_traced(run.children):
         outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
         session.start()
 
         def before_hard_exit(code: int) -> None:
             """The script called os._exit(code): nothing after it runs, so the trace is written now."""
             session.info.warnings.append(f"the script ended with os._exit({code}): no cleanup of its own ran")
-            _finish(session, outcome_of(SystemExit(code)), options, progress)
+            _finish(session, outcome_of(SystemExit(code)), options, progress, run, hard_exit=True)
 
         try:
             with hard_exits_handled(before_hard_exit):
                 outcome = run_program(program, options.args)
         finally:
-            status, path = _finish(session, outcome, options, progress)
+            status, path = _finish(session, outcome, options, progress, run)
         if status is not None:
             return status
     deep = session.deep
@@ -75,9 +107,11 @@ def run_trace(options: TraceOptions) -> int:
     return outcome.exit_code
 
 
-def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress) -> tuple[int | None, Path]:
-    """Stop the session, write the trace and its page, print the summary. Returns an exit status if writing
-    failed, and where the trace went: named for the device the run used and, under a launcher, its rank."""
+def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress, run: _Run,
+            hard_exit: bool = False) -> tuple[int | None, Path]:
+    """Stop the session, write the trace and its page, gather the child processes' traces, print the summary.
+    Returns an exit status if writing failed, and where the trace went: named for the device the run used and,
+    under a launcher, its rank."""
     from tracers.capture.launcher import leads_output
     from tracers.capture.rank_watch import rank_of
 
@@ -88,13 +122,26 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         session.stop()
         progress.clear()
         trace = session.trace
-        path = trace_path(options, trace.info.device, rank_of(trace.info))
+        rank = rank_of(trace.info)
+        name = claim(Path(options.out), run.name,
+                     lambda n: trace_file_name(n, trace.info.device, options.cache, rank), run.started)
+        path = trace_path(options, trace.info.device, rank, name)
+        if name != run_name(options):
+            session.info.warnings.append(
+                f"{trace_path(options, trace.info.device, rank).name} belongs to another run that is still running "
+                f"or was written after this one started: this run's files are named {name}-…")
+            print(f"trace: {session.info.warnings[-1]}", file=sys.stderr)
         try:
             write_atomic(trace, path, keep_paths=options.keep_paths)
         except OSError as error:  # e.g. the disk filled up during the run
             print(f"trace: cannot write {path}: {error.strerror or error}", file=sys.stderr)
             return (outcome.exit_code if outcome.exit_code else 2), path
+        release(path)
+        release(trace_path(options, options.device, rank, run.name))
         written = [str(path)]
+        children = _gather_children(run, trace, options, name, hard_exit)
+        if children is not None:
+            written.extend(map(str, children.written))
         page = _write_page(trace, path, options.site) if options.page else None
         if isinstance(page, Path):
             written.append(str(page))
@@ -103,10 +150,14 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         if options.quiet or not leads_output():  # under torchrun: one summary per run, rank 0's
             print("\n".join(written), file=sys.stderr)
         else:
-            print(render(trace, analyze(trace), style_for(sys.stderr), written), file=sys.stderr)
+            elsewhere = (f"{children.compiled} of its child processes compiled (below)"
+                         if children is not None and children.compiled and not trace.spans else None)
+            print(render(trace, analyze(trace), style_for(sys.stderr), written, elsewhere), file=sys.stderr)
             if rank_of(trace.info) is not None:
                 print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
                       f"python -m tracers merge {options.out}", file=sys.stderr)
+        if children is not None:
+            _write_processes(children.run, options, run)
         sys.stderr.flush()
         if options.open_page and isinstance(page, Path):
             open_in_browser(page)
@@ -114,6 +165,41 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+def _gather_children(run: _Run, trace, options: TraceOptions, name: str, hard_exit: bool):  # noqa: ANN001
+    """The child processes' traces, named and set beside this one (None when no child was traced).
+
+    Python joins the script's non-daemonic multiprocessing children at exit anyway; joining them first lets
+    their traces be here (not after an os._exit: the script asked to end now)."""
+    from tracers.ranks.processes import gather
+
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None and not hard_exit:
+        for child in multiprocessing.active_children():
+            if not child.daemon:
+                child.join()
+    try:
+        return gather(run.children, trace, name, Path(options.out),
+                      lambda n, device, suffix: trace_file_name(n, device, options.cache, suffix=suffix))
+    except Exception as error:  # noqa: BLE001 - the run's own trace is written: say what went wrong, go on
+        print(f"trace: the child processes' traces could not be gathered: {type(error).__name__}: {error} "
+              f"(they stay in {run.children.directory})", file=sys.stderr)
+        return None
+
+
+def _write_processes(merged, options: TraceOptions, run: _Run) -> None:  # noqa: ANN001 - ranks.merge.MergedRun
+    """This process and its children on one timeline, ``<name>-<device>-<cache>-processes.json``, and their summary."""
+    import dataclasses
+
+    from tracers.capture.launcher import leads_output
+    from tracers.ranks.merge_command import write_run
+
+    out = Path(options.out)
+    name = claim(out, merged.name, lambda n: dataclasses.replace(merged, name=n).file_name, run.started)
+    merged = dataclasses.replace(merged, name=name)
+    write_run(merged, out / merged.file_name, options.page, options.quiet or not leads_output(), options.site)
+    release(out / merged.file_name)
 
 
 def _ignore_sigint() -> object | None:
