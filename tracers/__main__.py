@@ -66,9 +66,12 @@ def _parser() -> argparse.ArgumentParser:
         description="Write TRACE.html (stage timeline, call tree, counts, graphs, guards, break and recompile "
                     "reasons, generated code; spans link to the walkthrough's chapters and torch's source at "
                     "the commit the trace was recorded with). Works offline; any trace this tool wrote, "
-                    "including ones recorded on another machine.",
+                    "including ones recorded on another machine. A TORCH_TRACE log (or a directory of rank "
+                    "logs) becomes this tool's trace file, its page and summary (ranks merged, with divergence).",
     )
-    report.add_argument("trace_file", metavar="TRACE.json")
+    report.add_argument("trace_file", metavar="TRACE.json",
+                        help="a trace this tool wrote, a merged one, or torch's own TORCH_TRACE log "
+                             "(dedicated_log_torch_trace_*.log, gzip too) or a directory of them, one per rank")
     report.add_argument("--out", metavar="DIR", help="where the page goes (default: beside the trace)")
     report.add_argument("--open", action="store_true", help="open the page in a browser")
     report.add_argument("--site", metavar="URL_OR_DIR",
@@ -235,6 +238,12 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None)
     from .report_command import ReportUnavailable, open_in_browser, write_report
 
     path, out_dir = Path(trace_file), Path(out) if out else None
+    from tracers.torchlogs.load import looks_like_log
+
+    if looks_like_log(path):  # torch's own TORCH_TRACE log, or a directory of them (one per rank)
+        from tracers.torchlogs.command import report_logs
+
+        return report_logs(path, out_dir, open_page, site)
     try:
         if is_merged_file(path):  # a distributed run's merge: the multi-rank page
             from tracers.ranks.merge_command import merged_page

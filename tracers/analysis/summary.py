@@ -84,6 +84,10 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                  f" ({info.device_name}), cache {info.cache_mode} — {status}")
     if info.error:
         lines.append(f"  {style.red(info.error)}")
+    if info.from_log:  # read from torch's TORCH_TRACE log (tracers/torchlogs/): say what it cannot give
+        lines.append(style.dim(f"  read from TORCH_TRACE log {info.from_log.get('file')}, written by "
+                               f"{info.from_log.get('written_by')}; not in a log: "
+                               + ", ".join(item.split(" (", 1)[0] for item in info.from_log.get("cannot_give", []))))
 
     lines.append("")
     if trace.spans:

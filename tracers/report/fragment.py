@@ -57,7 +57,23 @@ def render_header(trace: Trace, options: RenderOptions = RenderOptions(), links:
     if info.targets_missing:
         names = ", ".join(sorted(info.targets_missing))
         missing = f'<p class="wt-note">This torch lacks some hooked entry points: {esc(names)}.</p>'
-    return (f'<div class="wt-trace-header">{title}{" · ".join(facts)}{download}</div>{caption}{missing}')
+    return (f'<div class="wt-trace-header">{title}{" · ".join(facts)}{download}</div>{caption}{missing}'
+            f'{_from_log_note(info)}')
+
+
+def _from_log_note(info) -> str:  # noqa: ANN001 - RunInfo
+    """A trace read from torch's TORCH_TRACE log (tracers/torchlogs/): which torch wrote it, what a log lacks."""
+    log = info.from_log
+    if not log:
+        return ""
+    lacks = "".join(f"<li>{esc(item)}</li>" for item in log.get("cannot_give", []))
+    damage = ", ".join(f"{count} × {kind}" for kind, count in sorted((log.get("problems") or {}).items()))
+    damage_note = f" Damage met reading it (skipped): {esc(damage)}." if damage else ""
+    missing = log.get("missing_record_kinds") or []
+    missing_note = f" It has no {esc(', '.join(missing))} records (an older torch, or cut short)." if missing else ""
+    return (f'<div class="wt-note wt-from-log"><p>Read from torch\'s own TORCH_TRACE log '
+            f'<code>{esc(log.get("file", "?"))}</code>, written by {esc(log.get("written_by", "?"))}.'
+            f'{damage_note}{missing_note} A log does not hold:</p><ul>{lacks}</ul></div>')
 
 
 def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),

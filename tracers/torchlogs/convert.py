@@ -22,11 +22,11 @@ from .regions import stage_of, target_of
 # What a log cannot give that a live trace has; the summary and the page say so beside what it does give.
 CANNOT_GIVE = (
     "hook spans below torch's own timed regions (the timeline shows torch's dynamo_timed regions instead)",
-    "executed lines and deep-mode Python calls",
-    "the check of the totals against torch's in-process counters",
-    "Dynamo's rewritten code as Python (its bytecode is there)",
-    "the model behind a pass-through wrapper in a frame's name",
-    "the run's Python, platform, device name and cache settings",
+    "executed lines or deep-mode Python calls",
+    "a totals check against torch's in-process counters",
+    "decompiled Python of Dynamo's rewritten code (its bytecode is there)",
+    "the model behind a pass-through wrapper in frame names",
+    "the run's Python, platform, device name or cache settings",
 )
 # Regions that start a frame's compile: a compile id seen here again, with none of its regions open, means
 # the program called torch._dynamo.reset() (torch restarts its ids at 0/0; compile_identity.py keeps them apart).

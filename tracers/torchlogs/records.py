@@ -75,6 +75,7 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
     pending: tuple[dict[str, Any], int, int] | None = None  # (metadata, pid, first line) of the open record
     payload: list[str] = []
     line_no = 0
+    in_corrupt_record = False  # after a line that was not a readable record, until the next record starts
 
     def finish(at_end: bool) -> Record | None:
         metadata, pid, first = pending  # type: ignore[misc]
@@ -100,9 +101,11 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
                 if text.startswith("\t"):
                     if pending is not None:
                         payload.append(text[1:])
-                    else:
+                    elif not in_corrupt_record:  # the payload of a record already counted is not counted again
                         problems.note(CORRUPT, f"{name}:{line_no}")
+                        in_corrupt_record = True
                     continue
+                in_corrupt_record = False
                 if pending is not None:
                     record = finish(at_end=False)
                     pending, payload = None, []
@@ -117,6 +120,7 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
                     metadata = None
                 if not isinstance(metadata, dict):
                     problems.note(TRUNCATED if not ended else CORRUPT, f"{name}:{line_no}")
+                    in_corrupt_record = True
                     continue
                 pending = (metadata, int(match["pid"]), line_no)  # type: ignore[index]
     except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError

@@ -1,0 +1,96 @@
+"""TORCH_TRACE logs read back: the same program gives the same compile table traced live and read from its log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLES, CliRun, run_python, run_trace
+from tracers.analysis.facts import TraceFacts, analyze
+from tracers.torchlogs.load import load_logs
+from tracers.tracefile.chrome import load, write_atomic
+
+# What torch's TORCH_TRACE writes when its compile caches are off, as the tracer's cold mode turns them off.
+COLD = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"}
+
+
+def _log_dir(script: Path, out: Path, *args: str) -> Path:
+    """Run the example as a user would, under TORCH_TRACE, in a fresh process with caches off."""
+    logs = out / "logs"
+    result = run_python([str(script), *args], env={**COLD, "TORCH_TRACE": str(logs),
+                                                   "TORCHINDUCTOR_CACHE_DIR": str(out / "cache")})
+    assert result.returncode == 0, result.stderr[-3000:]
+    return logs
+
+
+def _where(location: str) -> str:
+    """``file.py:10``: the live tracer runs the script by the path it was given, torch logs the absolute one."""
+    return location.rsplit("/", 1)[-1]
+
+
+def compile_table(facts: TraceFacts) -> dict[str, object]:
+    """Everything the summary's compile table and counts are made of, in comparable form."""
+    return {
+        "compiles": [(c.compile_id, c.frame, c.graphs, c.op_count, c.guard_count, c.fail_reason,
+                      [(e.cache, e.outcome) for e in c.cache]) for c in facts.compiles],
+        "breaks": [(b.compile_id, _where(b.location), b.reason, b.frame_skipped) for b in facts.graph_breaks],
+        "recompiles": [(r.compile_id, r.reasons) for r in facts.recompiles],
+        "caches": {cache: dict(counts) for cache, counts in facts.cache_counts.items()},
+        "totals": facts.totals(),
+    }
+
+
+def _from_log(logs: Path, out: Path):
+    """The log's trace as ``report`` leaves it: written as our trace file (paths scrubbed) and read back."""
+    loaded = load_logs(logs)
+    assert loaded.warning() is None and len(loaded.logs) == 1
+    path = write_atomic(loaded.logs[0].trace, out / "from-log.json")
+    return load(path)
+
+
+@pytest.mark.parametrize("example, args", [("graph_breaks.py", ("aot_eager",)), ("guards_recompile.py", ())])
+def test_the_same_compile_table_live_and_from_the_log(example: str, args: tuple[str, ...], tmp_path: Path) -> None:
+    live = run_trace(EXAMPLES / example, tmp_path / "live", "--no-page", "--quiet", script_args=args)
+    assert live.returncode == 0, live.stderr[-3000:]
+    from_log = _from_log(_log_dir(EXAMPLES / example, tmp_path, *args), tmp_path)
+    live_facts, log_facts = live.facts(), analyze(from_log)
+    assert compile_table(log_facts) == compile_table(live_facts)
+    assert log_facts.totals() == live_facts.totals() and live_facts.totals().graph_breaks + live_facts.totals().recompiles
+    # Same artifacts (kind, name, compile) but the decompiled Python the live tracer adds with depyf
+    kept = lambda trace: sorted((a.kind, a.name, a.compile_id) for a in trace.artifacts if a.kind != "decompiled")  # noqa: E731
+    assert kept(from_log) == kept(live.trace())
+    info = from_log.info
+    assert info.from_log and info.from_log["written_by"].startswith("torch 2.") and info.torch_git_sha
+    assert info.torch_version == live.trace().info.torch_version and info.totals_check is None
+    # torch's own timed regions make the timeline, each in a stage of the table
+    stages = set(log_facts.stage_time_ns)
+    assert {"frame", "bytecode", "guards", "graph", "aot"} <= stages
+    assert all(span.compile_id for span in from_log.spans if span.stage == "bytecode")
+
+
+def test_inductor_compile_with_backward_from_the_log(mlp_cold: CliRun, tmp_path: Path) -> None:
+    """Forward and the lazily compiled backward through Inductor: one cold compile per side."""
+    from_log = _from_log(_log_dir(EXAMPLES / "mlp.py", tmp_path), tmp_path)
+    live_facts, log_facts = mlp_cold.facts(), analyze(from_log)
+    assert compile_table(log_facts) == compile_table(live_facts)
+    assert log_facts.compiles[0].frame == "MLP.forward (mlp.py:12)"  # the class, from the source beside the log
+    assert {"inductor", "lowering", "scheduling", "wrapper"} <= set(log_facts.stage_time_ns)
+    codes = [a for a in from_log.artifacts if a.name == "inductor_output_code"]
+    assert len(codes) == 2 and all(a.payload for a in codes)  # forward and backward kernels
+
+
+def test_report_reads_a_log_and_writes_our_trace_page_and_summary(tmp_path: Path) -> None:
+    logs = _log_dir(EXAMPLES / "graph_breaks.py", tmp_path, "aot_eager")
+    log = next(logs.iterdir())
+    result = run_python(["-m", "tracers", "report", str(log), "--out", str(tmp_path / "out")])
+    assert result.returncode == 0, result.stderr
+    page = Path(result.stdout.strip())
+    assert page.suffix == ".html" and page.exists() and (page.with_suffix(".json")).exists()
+    assert "TORCH_TRACE log" in result.stderr and "Graph breaks 4" in result.stderr
+    assert "Traceback" not in result.stderr
+    html = page.read_text(encoding="utf-8")
+    assert "TORCH_TRACE log" in html and "bytecode_tracing" in html
+    # the directory it lies in works the same (one log, no rank: a single trace, not a merge)
+    again = run_python(["-m", "tracers", "report", str(logs), "--out", str(tmp_path / "out2")])
+    assert again.returncode == 0 and Path(again.stdout.strip()).exists(), again.stderr

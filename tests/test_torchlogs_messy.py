@@ -1,0 +1,147 @@
+"""Messy TORCH_TRACE input: truncated and corrupt records, gzip, foreign files, older logs, rank dirs, nothing readable."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_python
+from tracers.analysis.facts import analyze
+from tracers.torchlogs.load import LogError, load_logs
+from tracers.torchlogs.records import Problems, read_records
+
+
+def _record(metadata: dict, payload: str | None = None, pid: int = 4242) -> str:
+    """One record as torch's trace formatter writes it (torch/_logging/_internal.py, TorchLogsFormatter)."""
+    if payload is not None:
+        metadata = {**metadata, "has_payload": hashlib.md5(payload.encode()).hexdigest()}
+    line = f"V1125 14:43:24.891000 {pid} torch/_dynamo/utils.py:2350] {json.dumps(metadata)}"
+    return line + ("".join(f"\n\t{part}" for part in payload.split("\n")) if payload is not None else "") + "\n"
+
+
+def _region(phase: str, name: str, ts_us: float, compile_id: str | None, frame: tuple[int, int] | None) -> str:
+    ids = {"frame_id": frame[0], "frame_compile_id": frame[1], "attempt": 0} if frame else {}
+    event = {"name": name, "ts": ts_us, "args": {"compile_id": str(compile_id)}, "ph": phase,
+             "cat": "dynamo_timed", "tid": 0, "pid": 0}
+    return _record({"chromium_event": {}, **ids}, json.dumps(event, indent=0))
+
+
+def compile_log(rank: int | None = None, op_count: int = 3, version: bool = True) -> str:
+    """A small log of one frame compile: regions, version, frame start, graph, guards, metrics."""
+    frame = (0, 0)
+    extra = {"rank": rank} if rank is not None else {}
+    ids = {"frame_id": 0, "frame_compile_id": 0, "attempt": 0, **extra}
+    parts = [_region("B", "dynamo", 1_000_000.0, "0/0", frame)]
+    if version:
+        parts.append(_record({"artifact": {"name": "torch_version", "encoding": "json"}, **extra},
+                             json.dumps({"pytorch_version": "2.11.0", "commit": "abc123"})))
+    parts += [
+        _record({"str": ["/work/prog.py", 0]}),
+        _record({"dynamo_start": {"stack": [{"line": 3, "name": "<module>", "filename": 0, "loc": "f(x)"},
+                                            {"line": 1, "name": "f", "filename": 0}]}, **ids}),
+        _region("B", "bytecode_tracing", 1_000_100.0, "0/0", frame),
+        _region("E", "bytecode_tracing", 1_000_900.0, "0/0", frame),
+        _record({"dynamo_output_graph": {"sizes": {"l_x_": [4]}}, **ids}, "class GraphModule(torch.nn.Module):\n    ..."),
+        _region("B", "build_guards", 1_001_000.0, "0/0", frame),
+        _record({"dynamo_cpp_guards_str": {}, **ids}, "TREE_GUARD_MANAGER:\n+- RootGuardManager"),
+        _region("E", "build_guards", 1_001_500.0, "0/0", frame),
+        _record({"compilation_metrics": {"co_name": "f", "co_filename": "/work/prog.py", "co_firstlineno": 1,
+                                         "graph_op_count": op_count, "guard_count": 5}, **ids}),
+        _region("E", "dynamo", 1_002_000.0, "0/0", frame),
+    ]
+    return "".join(parts)
+
+
+def test_a_clean_log_gives_spans_artifacts_and_the_compile_table(tmp_path: Path) -> None:
+    (tmp_path / "dedicated_log_torch_trace_ab12.log").write_text(compile_log(), encoding="utf-8")
+    loaded = load_logs(tmp_path)
+    assert loaded.warning() is None and not loaded.ranked
+    trace = loaded.logs[0].trace
+    assert [(s.target, s.stage, s.depth) for s in trace.spans] == [
+        ("dynamo_timed:dynamo", "frame", 0), ("dynamo_timed:bytecode_tracing", "bytecode", 1),
+        ("dynamo_timed:build_guards", "guards", 1)]
+    assert trace.spans[0].duration_ns == 2_000_000 and all(not s.unfinished for s in trace.spans)
+    facts = analyze(trace)
+    [compile_] = facts.compiles
+    assert (compile_.compile_id, compile_.frame, compile_.graphs, compile_.op_count, compile_.guard_count) == \
+        ("0/0", "f (prog.py:1)", 1, 3, 5)
+    assert compile_.user_frame == "prog.py:3"
+    assert trace.info.torch_version == "2.11.0" and trace.info.from_log["written_by"] == "torch 2.11.0 (abc123)"
+    assert trace.info.status == "ok" and trace.info.clock == {"perf_ns": 0, "wall_ns": 0}
+
+
+def test_truncated_last_record_and_a_corrupt_line_are_counted_not_raised(tmp_path: Path) -> None:
+    text = compile_log()
+    lines = text.splitlines(keepends=True)
+    boundary = [index for index, line in enumerate(lines) if line.startswith("V")][3]
+    lines.insert(boundary, "V1125 14:43:24.891000 4242 torch/x.py:1] {not json\n\tits payload\n")
+    cut = "".join(lines)[:-40]  # the log ends inside the last region's payload
+    (tmp_path / "dedicated_log_torch_trace_cut.log").write_text(cut, encoding="utf-8")
+    loaded = load_logs(tmp_path)
+    warning = loaded.warning()
+    assert warning is not None and "1 corrupt line" in warning and "1 truncated record" in warning
+    assert "dedicated_log_torch_trace_cut.log:" in warning and "\n" not in warning
+    trace = loaded.logs[0].trace
+    assert trace.spans[0].unfinished and trace.info.status == "running"  # "dynamo" never ended in the log
+    assert analyze(trace).compiles[0].graphs == 1
+
+
+def test_a_payload_that_does_not_match_its_hash_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "dedicated_log_torch_trace_x.log"
+    path.write_text(compile_log().replace("RootGuardManager", "RootGuardManagerX"), encoding="utf-8")
+    problems = Problems()
+    names = [next(iter(record.metadata)) for record in read_records(path, problems)]
+    assert "dynamo_cpp_guards_str" not in names and problems.counts == {"damaged payload": 1}
+
+
+def test_gzip_logs_and_an_older_torch_without_some_record_kinds(tmp_path: Path) -> None:
+    older = compile_log(version=False)
+    with gzip.open(tmp_path / "dedicated_log_torch_trace_old.log.gz", "wt", encoding="utf-8") as stream:
+        stream.write(older)
+    loaded = load_logs(tmp_path / "dedicated_log_torch_trace_old.log.gz")
+    assert loaded.warning() == ("dedicated_log_torch_trace_old.log.gz: no torch_version records "
+                                "(an older torch, or cut short)")
+    assert loaded.logs[0].trace.info.torch_version == "unknown"
+    assert analyze(loaded.logs[0].trace).compiles[0].op_count == 3
+
+
+def test_a_gzip_cut_short_is_a_truncated_record(tmp_path: Path) -> None:
+    data = gzip.compress(compile_log().encode())
+    path = tmp_path / "dedicated_log_torch_trace_cut.log.gz"
+    path.write_bytes(data[: len(data) * 2 // 3])
+    loaded = load_logs(path)
+    assert "truncated record" in (loaded.warning() or "")
+
+
+def test_rank_logs_are_merged_with_divergence_and_foreign_files_named(tmp_path: Path) -> None:
+    (tmp_path / "dedicated_log_torch_trace_rank_0_aa.log").write_text(compile_log(rank=0), encoding="utf-8")
+    (tmp_path / "dedicated_log_torch_trace_rank_1_bb.log").write_text(compile_log(rank=1, op_count=4), encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("hello", encoding="utf-8")
+    loaded = load_logs(tmp_path)
+    assert loaded.ranked and [log.rank for log in loaded.logs] == [0, 1]
+    assert loaded.warning() == "1 foreign file ignored (notes.txt)"
+    result = run_python(["-m", "tracers", "report", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.returncode == 0, result.stderr
+    assert "report: warning: 1 foreign file ignored (notes.txt)" in result.stderr
+    assert "Traceback" not in result.stderr and "TORCH_TRACE logs written by torch 2.11.0" in result.stderr
+    merged = tmp_path / "out" / f"{tmp_path.name}-ranks.json"
+    assert merged.exists() and Path(result.stdout.strip()) == merged.with_suffix(".html")
+    # the same report again sees its own outputs in the directory as its own, not as foreign files
+    again = run_python(["-m", "tracers", "report", str(tmp_path)])
+    assert again.returncode == 0 and again.stderr.count("foreign file") == 1, again.stderr
+
+
+@pytest.mark.parametrize("content", [None, "just some text\n", "\x00\x01binary"])
+def test_a_directory_with_nothing_readable_is_exit_2_in_one_line(tmp_path: Path, content: str | None) -> None:
+    if content is not None:
+        (tmp_path / "dedicated_log_torch_trace_zz.log").write_text(content, encoding="utf-8")
+        (tmp_path / "other.csv").write_text("a,b\n", encoding="utf-8")
+    with pytest.raises(LogError):
+        load_logs(tmp_path)
+    result = run_python(["-m", "tracers", "report", str(tmp_path)])
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith("report: ")

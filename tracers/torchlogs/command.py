@@ -1,0 +1,108 @@
+"""`python -m tracers report LOG_OR_DIR`: torch's TORCH_TRACE logs as our trace file, its page and summary; ranks merged."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tracers.analysis.summary import style_for
+from tracers.ranks.clock import Alignment
+from tracers.ranks.merge import MergedRun, RankTrace
+
+from .load import LoadedLogs, LogError, load_logs
+
+# torch stamps its regions with the wall clock (time since the epoch), on every rank alike
+BY_LOG_CLOCK = ("torch's own timestamps: every rank's regions carry the wall clock, so ranks of several hosts "
+                "are only as aligned as those hosts' clocks (NTP)")
+
+
+def merged_run(loaded: LoadedLogs, name: str) -> MergedRun:
+    """The rank logs as one run, as ``merge`` builds it from rank traces (divergence is then the same)."""
+    world = max(int(log.trace.info.rank["world_size"]) for log in loaded.logs if log.trace.info.rank)
+    by_rank = {log.rank: log for log in loaded.logs}
+    ranks = tuple(RankTrace(rank, by_rank[rank].trace, by_rank[rank].source) if rank in by_rank
+                  else RankTrace(rank, None, "", "no log for this rank in the directory")
+                  for rank in range(world))
+    device = "cuda" if any(log.trace.info.device == "cuda" for log in loaded.logs) else "cpu"
+    return MergedRun(name, device, "unknown", world, ranks, Alignment({rank: 0 for rank in range(world)}, BY_LOG_CLOCK))
+
+
+def from_log_line(loaded: LoadedLogs) -> str:
+    """Which torch wrote the logs, and the gist of what a log cannot give (the page lists it all)."""
+    writers = sorted({str((log.trace.info.from_log or {}).get("written_by")) for log in loaded.logs})
+    return (f"read from TORCH_TRACE log{'s' if len(loaded.logs) > 1 else ''} written by {', '.join(writers)}: "
+            "the timeline is torch's own timed regions (no hook spans below them), no executed lines, "
+            "no totals check against torch's counters")
+
+
+def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site: str | None = None) -> int:
+    """0 written; 2 nothing readable (one line says why). Damage and foreign files: one warning line."""
+    try:
+        loaded = load_logs(path)
+    except LogError as error:
+        print(f"report: {error}", file=sys.stderr)
+        return 2
+    warning = loaded.warning()
+    if warning:
+        print(f"report: warning: {warning}", file=sys.stderr)
+    directory = out_dir or (path if path.is_dir() else path.parent)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f"report: cannot write into {directory}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    if loaded.ranked:
+        from tracers.ranks.merge_command import write_run
+
+        name = path.resolve().name if path.is_dir() else _stem(path)
+        print(f"report: {from_log_line(loaded)}", file=sys.stderr)
+        run = merged_run(loaded, name)
+        target = directory / f"{name}-ranks.json"
+        status = write_run(run, target, page=True, quiet=False, site=site)
+        page = target.with_suffix(".html")
+        if status == 0 and page.exists():
+            print(page)
+            _maybe_open(page, open_page)
+        return status
+    return _single(loaded, directory / f"{_stem(Path(loaded.logs[0].source))}.json", site, open_page)
+
+
+def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool) -> int:
+    from tracers.analysis.facts import analyze
+    from tracers.analysis.summary import render
+    from tracers.report_command import ReportUnavailable, write_report
+    from tracers.tracefile.chrome import load, write_atomic
+
+    try:
+        write_atomic(loaded.logs[0].trace, target)
+        trace = load(target)  # as the file has it: machine paths scrubbed, like a live trace
+        written = [str(target)]
+        try:
+            page = write_report(trace, target, target.parent, site)
+            written.append(str(page))
+        except ReportUnavailable as error:
+            page = None
+            print(f"report: no HTML page: {error}", file=sys.stderr)
+    except OSError as error:
+        print(f"report: cannot write {target}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    print(render(trace, analyze(trace), style_for(sys.stderr), written), file=sys.stderr)
+    if page is not None:
+        print(page)
+        _maybe_open(page, open_page)
+    return 0
+
+
+def _maybe_open(page: Path, open_page: bool) -> None:
+    if open_page:
+        from tracers.report_command import open_in_browser
+
+        open_in_browser(page)
+
+
+def _stem(path: Path) -> str:
+    """``dedicated_log_torch_trace_rank_0_ab12`` of ``….log`` or ``….log.gz``."""
+    name = path.name
+    for suffix in (".gz", ".log"):
+        name = name.removesuffix(suffix)
+    return name
