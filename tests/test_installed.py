@@ -138,3 +138,12 @@ def test_console_commands_name_what_they_do_and_reach_the_command_lines():
     for target in scripts.values():
         module, function = target.split(":")
         assert callable(getattr(import_module(module), function))
+
+
+def test_verify_reads_the_lock_the_install_carries(tmp_path, monkeypatch):
+    from walkthrough.__main__ import DEFAULT_LOCK, _default_lock
+
+    assert _default_lock() == DEFAULT_LOCK  # a checkout: its docs/walkthrough.lock.json, as always
+    installed = sources(tmp_path / "site-packages" / "walkthrough" / "_site")
+    monkeypatch.setattr(bundle, "site_sources", lambda: bundle.SiteSources(installed, installed / "docs", False))
+    assert _default_lock() == installed / "docs" / "walkthrough.lock.json"

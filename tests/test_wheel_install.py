@@ -107,3 +107,9 @@ def test_installed_build_then_a_trace_page_anywhere_links_into_it(installed):
     opened = _run([installed["bin"] / "python", "-m", "walkthrough", "open"], installed["cwd"], installed["env"])
     assert opened.returncode == 0, opened.stderr
     assert f"opening {site / 'index.html'}" in opened.stdout and "building" not in opened.stderr  # built: only opened
+
+
+def test_installed_verify_checks_the_installed_torch_against_the_carried_lock(installed):
+    verify = _run([installed["bin"] / "torch-compile-walkthrough", "verify"], installed["cwd"], installed["env"])
+    assert verify.returncode == 0, verify.stdout + verify.stderr  # the reference torch: nothing drifted
+    assert f"torch {REFERENCE_TORCH}" in verify.stdout

@@ -36,7 +36,8 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--baseline", default="auto", metavar="SOURCE",
                         help="the locked release's tree, for diffs and hints (default: installed if it is "
                              "the locked release, else fetched)")
-    verify.add_argument("--lock", type=Path, default=DEFAULT_LOCK, help=f"lock file (default {DEFAULT_LOCK})")
+    verify.add_argument("--lock", type=Path, default=None,
+                        help=f"lock file (default {DEFAULT_LOCK}; from an installed package, the one it carries)")
     verify.add_argument("--json", type=Path, metavar="FILE", help="also write the report as JSON")
     verify.add_argument("--markdown", type=Path, metavar="FILE", help="also write the report as markdown")
     verify.add_argument("--no-diff-text", action="store_true",
@@ -101,12 +102,20 @@ def cmd_lock(args: argparse.Namespace) -> int:
     return 0
 
 
+def _default_lock() -> Path:
+    """A checkout's docs/walkthrough.lock.json; an installed package verifies against the lock its wheel carries."""
+    from walkthrough.bundle import site_sources
+
+    sources = site_sources()
+    return DEFAULT_LOCK if sources is None or sources.checkout else sources.docs / DEFAULT_LOCK.name
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from walkthrough import report as reports
     from walkthrough.releases.context import reference_source
     from walkthrough.verify import verify
 
-    lock = read_lock(args.lock)
+    lock = read_lock(args.lock or _default_lock())
     target = open_source(args.against)
     baseline = reference_source(args.baseline, lock)
     result = verify(lock, resolver_for(target), resolver_for(baseline) if baseline else None, stage_hooks())
