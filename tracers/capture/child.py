@@ -111,12 +111,24 @@ class _ChildTrace:
             self.session.info.warnings.append(warning)
         self.session.info.process = {"pid": self.pid, "parent_pid": os.getppid(), "run_id": self.spec.run_id,
                                      "spawn_index": None}
-        self._mark_started()
+        # The forkserver itself runs no user code and lives as long as the run: only its children are listed.
+        server = "multiprocessing.forkserver" in " ".join(sys.orig_argv)
+        if not server:
+            self._mark_started()
         self.session.start()
         atexit.register(self._at_exit)
         self._catch_hard_exit()
         self._catch_sigterm()
         self._catch_process_status()
+        if server:
+            # The forkserver imported torch itself (its preload): each child it forks takes this session as
+            # its own, since the server compiles nothing and its children are the processes that run.
+            os.register_at_fork(after_in_child=self._adopt)
+
+    def _adopt(self) -> None:
+        self.pid = os.getpid()
+        self.session.info.process = {**self.session.info.process, "pid": self.pid, "parent_pid": os.getppid()}
+        self._mark_started()
 
     def _mark_started(self) -> None:
         """A note that this child began, so the parent can list it even if it dies before writing (SIGKILL, OOM)."""
