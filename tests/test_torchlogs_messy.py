@@ -145,3 +145,21 @@ def test_a_directory_with_nothing_readable_is_exit_2_in_one_line(tmp_path: Path,
     result = run_python(["-m", "tracers", "report", str(tmp_path)])
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("report: ")
+
+
+def test_the_python_api_loads_a_log_ranks_and_says_damage_as_a_warning(tmp_path: Path) -> None:
+    import tracers
+
+    (tmp_path / "dedicated_log_torch_trace_rank_0_aa.log").write_text(compile_log(rank=0), encoding="utf-8")
+    result = tracers.load(tmp_path)
+    assert (int(result.compiles), int(result.graphs), int(result.graph_breaks)) == (1, 1, 0)
+    assert "read from TORCH_TRACE log" in result.summary()
+    (tmp_path / "dedicated_log_torch_trace_rank_1_bb.log").write_text(compile_log(rank=1)[:-30], encoding="utf-8")
+    with pytest.raises(ValueError, match="load_ranks"), pytest.warns(UserWarning):
+        tracers.load(tmp_path)
+    with pytest.warns(UserWarning, match="truncated record"):
+        ranks = tracers.load_ranks(tmp_path)
+    assert sorted(ranks) == [0, 1] and int(ranks[1].graphs) == 1
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="no TORCH_TRACE log"):
+        tracers.load(tmp_path / "empty")

@@ -20,12 +20,13 @@ __version__ = "0.1.0"
 
 from tracers.capture.regions import region  # noqa: E402  (the one name scripts import: ``from tracers import region``)
 
-__all__ = ["region", "trace", "TraceResult", "load_ipython_extension", "__version__"]
+__all__ = ["region", "trace", "TraceResult", "load", "load_ranks", "load_ipython_extension", "__version__"]
 
 
 def __getattr__(name: str):
-    """``tracers.trace`` and ``tracers.TraceResult`` (the Python API, tracers/api/), imported on first use."""
-    if name in ("trace", "TraceResult"):
+    """``tracers.trace``, ``tracers.TraceResult``, ``tracers.load`` and ``load_ranks`` (the Python API,
+    tracers/api/), imported on first use."""
+    if name in ("trace", "TraceResult", "load", "load_ranks"):
         from . import api
 
         return getattr(api, name)

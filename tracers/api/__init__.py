@@ -1,6 +1,7 @@
 """The tracer from Python: ``with tracers.trace() as t:``, its result object, Jupyter's ``%%trace`` and the pytest plugin."""
 
 from .context import trace
+from .loaded import load, load_ranks
 from .result import Count, GraphBreak, Recompilation, SourceLine, TraceResult, TransformedCode
 
 
@@ -12,4 +13,4 @@ def load_ipython_extension(ipython) -> None:  # noqa: ANN001 - IPython's Interac
 
 
 __all__ = ["Count", "GraphBreak", "Recompilation", "SourceLine", "TraceResult", "TransformedCode",
-           "load_ipython_extension", "trace"]
+           "load", "load_ipython_extension", "load_ranks", "trace"]

@@ -21,6 +21,8 @@ _STAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("partition", r"min_cut_rematerialization_partition|default_partition"),
     ("aot", r"create_aot_dispatcher_function|aot_.*|_recursive_joint_graph_passes|pass\.joint_graph_passes\..*"
             r"|entire_backward_compile|compile_fx\.<locals>\..*"),
+    # before the patterns below: pass names hold other stages' words (decompose_triton_kernel_wrapper_functional)
+    ("inductor", r"_recursive_(pre|post)_grad_passes|pass\..*"),
     ("autotune", r"select_algorithm.*|autotune.*|.*[Aa]utotun.*|CUTLASS.*|cutlass_.*|benchmark_.*"
                  r"|collective_compute_do_bench"),
     ("lowering", r"GraphLowering\.run"),
@@ -31,7 +33,7 @@ _STAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("cpp", r"compile_file|aoti_.*"),
     ("cudagraphs", r"cudagraph.*|CUDAGraph.*"),
     ("inductor", r"inductor_.*|fx_codegen_and_compile|compile_fx_inner|additional_fake_tensor_prop"
-                 r"|_recursive_(pre|post)_grad_passes|pass\..*|convert_conv_weights_to_channels_last"),
+                 r"|convert_conv_weights_to_channels_last"),
 )
 _COMPILED = tuple((stage, re.compile(f"^(?:{pattern})$")) for stage, pattern in _STAGE_PATTERNS)
 _DEFAULT_STAGE = "frame"
