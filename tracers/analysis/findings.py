@@ -11,7 +11,7 @@ from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
-from .facts import CompileFacts, TraceFacts, analyze
+from .facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts, analyze
 from .frames import SourceLine, short, traceback_lines, user_and_library
 
 
@@ -59,6 +59,11 @@ class Finding:
         return line.short if line else None
 
     @property
+    def key(self) -> tuple[str, str, str | None]:
+        """The same finding in another process's trace has the same key (its numbers may differ)."""
+        return self.kind, re.sub(r"\d+(\.\d+)?", "#", self.what), self.where
+
+    @property
     def fix(self) -> str | None:
         """Ours where we know better for this case (a limit hit by identity guards), else torch's own hint."""
         return self.advice or self.hint
@@ -87,11 +92,13 @@ SHAPES = Explained("chapters/06-dynamic-shapes", "Dynamic shapes", "a-size-chang
 LIMIT = Explained("chapters/04-guards", "Guards and recompiles", "the-recompile-limit")
 RESTARTS = Explained("chapters/02-frame-evaluation", "Frame evaluation (PEP 523)", "")
 CACHES = Explained("chapters/14-caches", "Caches", "when-the-cache-misses")
+DISTRIBUTED = Explained("chapters/19-distributed", "Distributed: DDP, FSDP and compile")
 
 _HINT = re.compile(r"^\s*Hint:\s*(.+)$", re.M)
 _EXPLANATION = re.compile(r"^\s*Explanation:\s*(.+)$", re.M)
 _GB_LINK = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
 _LIMIT = re.compile(r"recompile[_ ]limit|cache[_ ]size[_ ]limit", re.I)
+_LIMIT_VALUE = re.compile(r"currently set to (\d+)")
 _RESUME = re.compile(r"^torch_dynamo_resume_in_(\w+?)_at_(\d+)\b")
 _GUARD_LINE = re.compile(r"#\s*(.*?)\s*#\s*(\S+\.py):(\d+) in (\w+)")  # "... # code  # file.py:5 in fn"
 
@@ -107,7 +114,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     found += _thrown_away(compiles, claimed)
     found += _cache_misses(trace, facts, compiles)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
-    return problems + _dominant_stage(facts)
+    return problems + _ddp_splits(trace) + _dominant_stage(trace, facts)
 
 
 def headline(found: list[Finding], facts: TraceFacts) -> str:
@@ -178,7 +185,8 @@ def _resume_compiles(compiles: dict[str, CompileFacts], line: SourceLine | None,
     found = []
     for compile_facts in compiles.values():
         match = _RESUME.match(compile_facts.frame or "")
-        if match and int(match.group(2)) == line.line and compile_facts.compile_id not in claimed:
+        first_version = compile_identity.torch_id(compile_facts.compile_id).endswith("/0")
+        if match and int(match.group(2)) == line.line and first_version and compile_facts.compile_id not in claimed:
             found.append(compile_facts)
     return found
 
@@ -192,6 +200,7 @@ _GUARD_KINDS = (  # what a failed guard checked, from torch's wording, most spec
     ("device", re.compile(r"device mismatch|device")),
     ("requires_grad", re.compile(r"requires_grad")),
     ("type", re.compile(r"check_type_id|TYPE_MATCH")),
+    ("backend", re.compile(r"BACKEND_MATCH")),
     ("value", re.compile(r"==|EQUALS_MATCH|CONSTANT_MATCH")),
 )
 _ADVICE = {
@@ -206,43 +215,59 @@ _ADVICE = {
     "type": "`{name}` arrived with another type: each type compiles its own version.",
     "value": "The value of `{name}` is baked into the graph as a constant: each new value compiles a new version. "
              "Pass it as a tensor if it varies.",
+    "backend": "Each torch.compile backend compiles its own version of the frame: expected when comparing backends.",
     "other": "A guard on `{name}` failed: see the reason and the guards of the compile before it.",
 }
 
 
 def _recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, CompileFacts],
                         claimed: set[str]) -> list[Finding]:
-    groups: dict[tuple[str, str, str], list[tuple[str, str]]] = defaultdict(list)  # -> [(compile id, reason)]
+    groups: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)  # -> [(compile id, name, reason)]
     for recompile in facts.recompiles:
         if recompile.compile_id is None:
             continue
         compile_facts = compiles.get(recompile.compile_id)
-        reason = _latest_reason(recompile.reasons)
-        name, kind = _guard_subject(reason)
-        frame = (compile_facts.frame if compile_facts else None) or "?"
-        groups[(frame, name, kind)].append((recompile.compile_id, reason))
+        name, kind, reason = _cause(recompile.reasons)
+        frame = _base_frame(compile_facts.frame if compile_facts else None)
+        groups[(frame, kind)].append((recompile.compile_id, name, reason))
     limits = {compile_facts.compile_id: compile_facts for compile_facts in compiles.values()
               if compile_facts.fail_reason and _LIMIT.search(compile_facts.fail_reason)}
+    # The limit belongs to the group whose recompile it refused; else to the largest group of that frame.
+    limit_of: dict[tuple[str, str], CompileFacts] = {}
+    by_size = sorted(groups.items(), key=lambda item: -len(item[1]))
+    for compile_id, limit in limits.items():
+        home = next((key for key, members in by_size if any(member[0] == compile_id for member in members)), None) \
+            or next((key for key, _ in by_size if key[0] == _base_frame(limit.frame) and key not in limit_of), None)
+        if home is not None and home not in limit_of:
+            limit_of[home] = limit
     out = []
-    limited_frames: set[str] = set()
-    for (frame, name, kind), members in sorted(groups.items(), key=lambda item: -len(item[1])):
-        ids = _unique(compile_id for compile_id, _ in members)
-        cost = sum(compiles[compile_id].time_ns for compile_id in ids if compile_id in compiles) / 1e9
+    limited: set[str] = set()
+    for (frame, kind), members in by_size:
+        ids = _unique(compile_id for compile_id, _, _ in members)
+        cost = sum(compiles[compile_id].time_ns for compile_id in ids
+                   if compile_id in compiles and compile_id not in claimed) / 1e9
         claimed.update(ids)
-        reason = members[0][1]
+        name, reason = members[0][1], members[0][2]
         guard = _GUARD_LINE.search(reason)
         user = SourceLine(guard.group(2), int(guard.group(3)), guard.group(4), guard.group(1)) if guard else None
-        what = f"`{short(frame)}` recompiled {len(ids)} time{'s' if len(ids) != 1 else ''}: " \
-               + _CHANGED[kind].format(name=name)
-        limit = next((limits[compile_id] for compile_id in limits
-                      if compiles[compile_id].frame == frame and frame not in limited_frames), None)
+        if user is None:
+            user = _caller(trace, ids[0])
+        resumes = len({_frame_name(compiles[compile_id].frame) for compile_id in ids if compile_id in compiles}) - 1
+        also = f" (and {resumes} resume function{'s' if resumes != 1 else ''} after its breaks)" if resumes > 0 else ""
+        changed = _CHANGED[kind].format(name=name)
+        limit = limit_of.get((frame, kind))
         eager, explanation, hint, explained = None, None, None, SHAPES if kind == "size" else RECOMPILES
+        compiled = [compile_id for compile_id in ids if limit is None or compile_id != limit.compile_id]
+        what = f"`{frame}`{also} recompiled {len(compiled)} time{'s' if len(compiled) != 1 else ''}: {changed}"
         if limit is not None:
-            limited_frames.add(frame)
+            limited.add(limit.compile_id)
             claimed.add(limit.compile_id)
             ids = _unique((*ids, limit.compile_id))
             eager = trace.info.calls_eager.get(limit.compile_id)
-            what += f", then it hit the recompile limit: new `{name}` values run eager"
+            cap = _LIMIT_VALUE.search(limit.fail_reason or "")
+            refused = f"the recompile limit{f' ({cap.group(1)})' if cap else ''} refused a new version"
+            what = f"{what}; then {refused}: calls no version accepts run eager" if compiled else \
+                f"`{frame}`: {changed}, and {refused}: calls no version accepts run eager"
             explanation, hint = _first(_EXPLANATION, limit.fail_reason or ""), _first(_HINT, limit.fail_reason or "")
             explained = LIMIT
         out.append(Finding(
@@ -251,11 +276,11 @@ def _recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Com
             graphs_added=sum(compiles[compile_id].graphs for compile_id in ids if compile_id in compiles),
             eager_calls=eager, eager_note=trace.info.calls_note if limit is not None else None,
             explanation=explanation, hint=hint, advice=_ADVICE[kind].format(name=name), explained=explained))
-    for compile_id, limit in limits.items():  # a limit without recompile reasons of its own (another frame's)
-        if limit.frame not in limited_frames:
+    for compile_id, limit in limits.items():  # a limit hit with no recompile reasons recorded for it
+        if compile_id not in limited:
             claimed.add(compile_id)
             out.append(Finding(
-                kind="recompile-limit", what=f"`{short(limit.frame or '?')}` hit the recompile limit: calls that fail "
+                kind="recompile-limit", what=f"`{_base_frame(limit.frame)}` hit the recompile limit: calls that fail "
                                              "its guards run eager", events=1, compile_ids=(compile_id,), cost_s=0.0,
                 eager_calls=trace.info.calls_eager.get(compile_id), eager_note=trace.info.calls_note,
                 explanation=_first(_EXPLANATION, limit.fail_reason or ""), hint=_first(_HINT, limit.fail_reason or ""),
@@ -263,9 +288,37 @@ def _recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Com
     return out
 
 
-def _latest_reason(reasons: tuple[str, ...]) -> str:
-    """Torch lists why each earlier version's guards failed, newest first: the first is this recompile's cause."""
-    return reasons[0] if reasons else ""
+def _cause(reasons: tuple[str, ...]) -> tuple[str, str, str]:
+    """The guarded name, what was checked, and one reason saying so: of the versions' failures torch lists (one
+    per cached version), the most common kind of failure is what changed (a new value no version accepts)."""
+    parsed = [(*_guard_subject(reason), reason) for reason in reasons] or [("?", "other", "")]
+    counts: dict[tuple[str, str], int] = defaultdict(int)
+    for name, kind, _ in parsed:
+        counts[(name, kind)] += 1
+    best = max(counts.values())
+    return next((name, kind, reason) for name, kind, reason in parsed if counts[(name, kind)] == best)
+
+
+def _frame_name(frame: str | None) -> str:
+    return short(frame or "?")
+
+
+def _base_frame(frame: str | None) -> str:
+    """A resume function Dynamo made after a break in ``f`` stands for ``f``: they recompile for the same cause."""
+    name = _frame_name(frame)
+    match = _RESUME.match(name)
+    return match.group(1) if match else name
+
+
+def _caller(trace: Trace, compile_id: str) -> SourceLine | None:
+    """The user's line that called the frame being compiled (torch's record of the compile's start)."""
+    for artifact in trace.artifacts:
+        if artifact.kind == "frame" and artifact.compile_id == compile_id:
+            frame = artifact.metadata.get("user_frame")
+            if frame:
+                return SourceLine(frame.get("filename", "?"), int(frame.get("line") or 0), frame.get("name", ""),
+                                  frame.get("loc", ""))
+    return None
 
 
 def _guard_subject(reason: str) -> tuple[str, str]:
@@ -284,12 +337,13 @@ _SUBJECTS = (  # where torch's guard failure wording names the guarded value, mo
     re.compile(r"L\['([^']+)'\]"),
     re.compile(r"___check_\w+\(\s*([A-Za-z_][\w.]*)"),
     re.compile(r" on ([A-Za-z_][\w.]*)"),
-    re.compile(r"^([A-Za-z_][\w.]*)\s*(?:==|!=|<|>|is\b)"),
+    re.compile(r"^([A-Za-z_]\w*)[\w.()\[\]]*\s*(?:==|!=|<=|>=|<|>|is\b)"),
 )
 _CHANGED = {"identity": "a guard on the identity of `{name}` failed", "size": "the size of `{name}` changed",
             "dtype": "the dtype of `{name}` changed", "device": "the device of `{name}` changed",
             "requires_grad": "`{name}`'s requires_grad changed", "type": "the type of `{name}` changed",
-            "value": "the value of `{name}` changed", "other": "a guard on `{name}` failed"}
+            "value": "the value of `{name}` changed", "backend": "the backend changed",
+            "other": "a guard on `{name}` failed"}
 
 
 # -- thrown-away work, cache misses, the dominant stage --------------------------------------------------------
@@ -340,18 +394,33 @@ def _cache_misses(trace: Trace, facts: TraceFacts, compiles: dict[str, CompileFa
                "shapes, or another cache dir (TORCHINDUCTOR_CACHE_DIR).", explained=CACHES)]
 
 
+def _ddp_splits(trace: Trace) -> list[Finding]:
+    """DDPOptimizer's graph breaks at bucket boundaries: torch counts them as breaks, but they are meant."""
+    splits = [artifact for artifact in trace.artifacts if artifact.name == DDP_SPLIT_CHILD]
+    if not splits:
+        return []
+    return [Finding(
+        kind="ddp-split", what=f"DDPOptimizer split the graph at {len(splits)} bucket boundar"
+                               f"{'ies' if len(splits) != 1 else 'y'} (torch counts each as a graph break; they are "
+                               "intended: each bucket's all-reduce can start while the backward goes on)",
+        events=len(splits), compile_ids=_unique(artifact.compile_id for artifact in splits), cost_s=0.0,
+        explained=DISTRIBUTED, informational=True)]
+
+
 _STAGE_ADVICE = {
     "bytecode": "Dynamo traces every inlined call again in each frame it compiles: compile the repeated block (each "
                 "layer) instead of the whole model (regional compilation), so it is traced once and reused.",
 }
 
 
-def _dominant_stage(facts: TraceFacts) -> list[Finding]:
-    """A stage that took most of the compile time: worth knowing, not waste."""
+def _dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
+    """A stage whose own time (its calls minus the other stages' calls inside them) is most of the compile time:
+    worth knowing, not waste. Stages nest (Dynamo's tracing calls the backend), so inclusive times would mislead."""
     frame_ns = facts.stage_time_ns.get("frame", 0)
     if frame_ns < 1e9:
         return []
-    inner = {stage: ns for stage, ns in facts.stage_time_ns.items() if stage not in ("entry", "frame", "user")}
+    own = _own_stage_time(trace)
+    inner = {stage: ns for stage, ns in own.items() if stage not in ("entry", "frame", "user")}
     if not inner:
         return []
     stage, ns = max(inner.items(), key=lambda item: item[1])
@@ -361,9 +430,21 @@ def _dominant_stage(facts: TraceFacts) -> list[Finding]:
     title = known.title if known else stage
     return [Finding(
         kind="slow-stage", what=f"{title} took {format_seconds(ns / 1e9)} of {format_seconds(frame_ns / 1e9)} of "
-                                f"compile ({ns / frame_ns:.0%})", events=facts.stage_calls.get(stage, 0),
-        compile_ids=(), cost_s=0.0, advice=_STAGE_ADVICE.get(stage),
+                                f"compile ({ns / frame_ns:.0%}, not counting the steps of other stages it called)",
+        events=facts.stage_calls.get(stage, 0), compile_ids=(), cost_s=0.0, advice=_STAGE_ADVICE.get(stage),
         explained=Explained(known.chapter, known.title) if known else None, informational=True)]
+
+
+def _own_stage_time(trace: Trace) -> dict[str, int]:
+    """Per stage, the time when the innermost open step was one of its own (each span's time minus its children's)."""
+    children_ns: dict[int, int] = defaultdict(int)
+    for span in trace.spans:
+        if span.parent is not None:
+            children_ns[span.parent] += span.duration_ns
+    own: dict[str, int] = defaultdict(int)
+    for span in trace.spans:
+        own[span.stage] += max(span.duration_ns - children_ns.get(span.id, 0), 0)
+    return dict(own)
 
 
 def _first(pattern: re.Pattern[str], text: str) -> str | None:

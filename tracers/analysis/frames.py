@@ -25,7 +25,10 @@ class SourceLine:
 
     @property
     def short(self) -> str:
-        return f"{self.path.rsplit('/', 1)[-1]}:{self.line}"
+        """``modeling_utils.py:4778``; a package's ``__init__.py`` keeps its package: ``fakelib/__init__.py:11``."""
+        parts = self.path.split("/")
+        name = "/".join(parts[-2:]) if parts[-1] == "__init__.py" else parts[-1]
+        return f"{name}:{self.line}"
 
     def __str__(self) -> str:
         return self.short

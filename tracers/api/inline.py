@@ -23,8 +23,11 @@ def inline_html(trace: Trace, facts: TraceFacts, title: str) -> str:
         found = trace.info.target_sources.get(target)
         return source_url(found[0], found[1], found[2], trace.info.torch_git_sha) if found else None
 
-    # Links to torch's source on GitHub are plain anchors: nothing is fetched when the block is shown.
-    links = Links(source_url=target_url)
+    from tracers.report_command import chapter_site, page_urls
+
+    # Links to torch's source on GitHub and to a walkthrough built for this torch are plain anchors: nothing is
+    # fetched when the block is shown.
+    links = Links(source_url=target_url, page_url=page_urls(chapter_site(None, trace.info.torch_version)[0]))
     # Pygments adds unscoped rules for line numbers and every <pre>; the page has no line numbers: leave them out.
     highlight_css = "\n".join(rule for rule in HtmlFormatter().get_style_defs(f"{SCOPE} .highlight").splitlines()
                               if rule.startswith(f"{SCOPE} "))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from tracers.analysis.by_code import ByCode, by_code
 from tracers.analysis.facts import GraphBreak as RecordedBreak
 from tracers.analysis.facts import TraceFacts, analyze
+from tracers.analysis.findings import Finding, findings
 from tracers.analysis.kernels import KernelMap, kernel_map
 from tracers.capture.decompiled import KIND as DECOMPILED
 from tracers.tracefile.events import Trace
@@ -24,11 +25,13 @@ class Count(int):
 
     details: tuple[str, ...]
     what: str  # what one of them is called, e.g. "graph break"
+    findings: tuple[str, ...]  # the trace's findings, one line each: what a failed budget should read first
 
-    def __new__(cls, items: tuple[object, ...], what: str) -> Count:
+    def __new__(cls, items: tuple[object, ...], what: str, findings: tuple[object, ...] = ()) -> Count:
         count = super().__new__(cls, len(items))
         count.details = tuple(str(item) for item in items)
         count.what = what
+        count.findings = tuple(str(finding) for finding in findings)
         return count
 
     def __repr__(self) -> str:
@@ -37,8 +40,11 @@ class Count(int):
     __str__ = __repr__
 
     def explain(self) -> list[str]:
-        """One line per counted thing, e.g. each graph break's user line and reason."""
-        return [f"{self.what} {index}: {detail}" for index, detail in enumerate(self.details, 1)]
+        """One line per counted thing, e.g. each graph break's user line and reason, then the trace's findings."""
+        lines = [f"{self.what} {index}: {detail}" for index, detail in enumerate(self.details, 1)]
+        if self.findings:
+            lines += ["findings (worst first):", *(f"  {index}. {line}" for index, line in enumerate(self.findings, 1))]
+        return lines
 
 
 @dataclass(frozen=True)
@@ -140,23 +146,32 @@ class TraceResult:
         """FX graphs Dynamo handed to a backend (and backward graphs compiled autograd captured)."""
         graphs = tuple(f"[{compile.compile_id}] {compile.frame or '?'}: {compile.graphs} graph(s)"
                        for compile in self.facts.compiles for _ in range(compile.graphs))
-        return Count(graphs, "graph")
+        return Count(graphs, "graph", self.findings)
 
     @property
     def graph_breaks(self) -> Count:
         """Graph breaks, as torch counts them (``breaks`` has each one's reason and line)."""
-        return Count(tuple(self._described(brk) for brk in self.facts.counted_breaks), "graph break")
+        return Count(tuple(self._described(brk) for brk in self.facts.counted_breaks), "graph break", self.findings)
 
     @property
     def recompiles(self) -> Count:
         """Recompiles: frame compiles after a frame's first (``recompilations`` has each one's reasons)."""
-        return Count(self.recompilations, "recompile")
+        return Count(self.recompilations, "recompile", self.findings)
 
     @property
     def compiles(self) -> Count:
         """Frame compiles: one per compile id Dynamo handed out, recompiles included."""
-        frames = tuple(f"[{compile.compile_id}] {compile.frame or '?'}" for compile in self.facts.frame_compiles)
-        return Count(frames, "compile")
+        frames = tuple(f"[{compile.compile_id}] {compile.frame or '?'}"
+                       + (f": {compile.calls} call{'s' if compile.calls != 1 else ''} served" if compile.calls is not None
+                          else "") for compile in self.facts.frame_compiles)
+        return Count(frames, "compile", self.findings)
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        """The trace's root causes, worst first: each with ``what``, ``where`` (``user_line``, ``library_line``),
+        ``events``, ``cost_s``, ``eager_calls``, the fix (``fix``, torch's ``hint`` and ``torch_link``) and the
+        chapter that ``explained`` it; ``str()`` of one is its headline. Empty for a clean run."""
+        return tuple(findings(self.trace, self.facts))
 
     # -- the things counted ---------------------------------------------------------------
     @property

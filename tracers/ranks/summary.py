@@ -10,6 +10,7 @@ from tracers.analysis.summary import Style, format_duration, written_lines
 from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 
 from .divergence import Divergence, compare
+from .findings import compile_lines, findings_lines
 from .merge import Marker, MergedRun
 
 
@@ -110,7 +111,12 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     else:
         lines.extend(_divergence_lines(result.divergence, style))
     lines.append("")
+    lines.extend(findings_lines(run, style))
+    lines.append("")
     lines.extend(_table_lines(result, style))
+    compiles = compile_lines(run, style)
+    if compiles:
+        lines += ["", *compiles]
     recompiles = [(rank, recompile) for rank, fact in result.facts.items() for recompile in fact.recompiles]
     if recompiles:
         lines.append("")

@@ -1,0 +1,137 @@
+"""Findings from real runs: grouped root causes, their costs, user lines, fixes and chapters, and calls served."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tracers.analysis.findings import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, findings, headline
+from tracers.analysis.summary import Style, render
+from tracers.report import Links, render_page
+from tracers.tracefile.chrome import load
+
+from .conftest import EXAMPLES, ROOT, run_trace
+
+PROGRAMS = Path(__file__).resolve().parent / "programs" / "findings"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Each program traced once, through the command line, with aot_eager (no C++ compile)."""
+    out = tmp_path_factory.mktemp("findings")
+    return {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page") for name in ("library_break", "sweep", "served")}
+
+
+def test_breaks_in_library_code_are_one_finding_at_the_users_line(runs):
+    run = runs["library_break"]
+    assert run.returncode == 0, run.stderr
+    trace = run.trace()
+    found = findings(trace)
+    breaks = [finding for finding in found if finding.kind == "graph-break"]
+    assert len(breaks) == 1  # one cause, however many compiles it broke
+    finding = breaks[0]
+    torch_breaks = trace.info.totals_check["torch"]["graph_breaks"]
+    assert finding.events == torch_breaks == 2
+    assert finding.library_line.short == "fakelib/__init__.py:11"
+    assert finding.user_line.short == "library_break.py:18"
+    assert finding.user_line.code == "return fakelib.loss(self.linear(x))"
+    assert finding.where == "fakelib/__init__.py:11 via library_break.py:18"
+    assert "ignore_logging_functions" in finding.fix  # torch's own hint
+    assert re.fullmatch(r"GB\d+", finding.graph_break_id) and finding.torch_link.startswith("https://")
+    assert finding.explained == BREAKS
+    assert finding.cost_s > 0 and set(finding.compile_ids) <= {c.compile_id for c in run.facts().compiles}
+    assert str(finding).startswith("2 graph breaks: logging.Logger") and "via library_break.py:18" in str(finding)
+
+
+def test_a_recompile_sweep_is_one_finding_with_the_limit_it_hit(runs):
+    run = runs["sweep"]
+    assert run.returncode == 0, run.stderr
+    trace = run.trace()
+    problems = [finding for finding in findings(trace) if not finding.informational]
+    assert [finding.kind for finding in problems] == ["recompile-limit"]
+    finding = problems[0]
+    assert finding.events == trace.info.totals_check["torch"]["recompiles"] == 3  # torch's count: 0/1, 0/2, 0/3
+    assert finding.compile_ids == ("0/1", "0/2", "0/3")
+    assert "identity of `act`" in finding.what and "recompile limit (3) refused" in finding.what
+    assert finding.graphs_added == 2 and finding.explained == LIMIT
+    assert "recompile_limit" in finding.hint  # torch's hint, beside our advice on identity guards
+    assert "`act`" in finding.advice
+    assert finding.user_line.short == "sweep.py:8"
+    compiles = {c.compile_id: c for c in run.facts().compiles}
+    # The two versions compiled, and the attempt the limit refused.
+    assert finding.cost_s == pytest.approx(sum(compiles[i].time_ns for i in ("0/1", "0/2", "0/3")) / 1e9, rel=1e-6)
+    # Each version served its activation on every pass; Python 3.12+ also counts the refused ones' eager calls.
+    assert trace.info.calls_served == {"0/0": 4, "0/1": 4, "0/2": 4}
+    if finding.eager_calls is None:
+        assert "3.12" in finding.eager_note
+    else:
+        assert finding.eager_calls == 8  # gelu and silu, four passes each
+
+
+def test_calls_served_count_the_compiling_call(runs):
+    run = runs["served"]
+    trace = run.trace()
+    assert trace.info.calls_served == {"0/0": 50, "0/1": 1}
+    assert [c.calls for c in run.facts().compiles] == [50, 1]
+    summary = render(trace, run.facts(), Style(False))
+    assert re.search(r"^  0/0 .* 50 calls$", summary, re.M) and re.search(r"^  0/1 .* 1 call$", summary, re.M)
+    [finding] = findings(trace)
+    assert finding.kind == "recompile" and finding.explained == SHAPES and "size of `x`" in finding.what
+
+
+def test_the_summary_and_the_page_open_with_the_findings(runs):
+    trace = runs["library_break"].trace()
+    summary = render(trace, runs["library_break"].facts(), Style(False),
+                     page_url=lambda path: f"https://site/{path.replace('#', '.html#')}")
+    assert summary.index("Findings") < summary.index("Stage tree") < summary.index("Compiles")
+    assert "why    Graph breaks: https://site/chapters/05-graph-breaks.html#how-dynamo-splits-a-frame" in summary
+    html = render_page(trace, links=Links(page_url=lambda path: f"../site/{path}<>"))
+    order = [html.index(f'data-part="{part}"') for part in ("findings", "counts", "timeline", "tree")]
+    assert order == sorted(order)
+    assert 'href="../site/chapters/05-graph-breaks#how-dynamo-splits-a-frame&lt;&gt;"' in html  # escaped
+    assert "fakelib/__init__.py:11 via library_break.py:18" in html
+
+
+def test_a_clean_run_says_so_in_one_line(mlp_cold):
+    trace = mlp_cold.trace()
+    found = findings(trace)
+    assert not [finding for finding in found if not finding.informational]
+    assert headline(found, mlp_cold.facts()) == "No problems found: 1 graph, no graph breaks, no recompiles, " \
+                                                "nothing ran eager."
+
+
+def test_the_site_examples_findings_agree_with_torchs_counts():
+    """Every recorded example: the breaks and recompiles the findings group are the ones torch counted."""
+    checked = 0
+    for path in sorted((ROOT / "docs" / "_traces" / "cpu" / "2.13.0").glob("*-cpu-*.json")):
+        trace = load(path) if not path.name.endswith("-ranks.json") else None
+        torch_counted = ((trace.info.totals_check or {}).get("torch") or {}) if trace else {}
+        if not torch_counted:
+            continue
+        found = findings(trace)
+        breaks = sum(f.events for f in found if f.kind in ("graph-break", "ddp-split"))
+        assert breaks == torch_counted["graph_breaks"], path.name
+        recompiled = sum(f.events for f in found if f.kind in ("recompile", "recompile-limit"))
+        assert recompiled == torch_counted["recompiles"], path.name
+        checked += 1
+    assert checked >= 15
+
+
+def _anchors(markdown: str) -> set[str]:
+    """MyST's heading anchors (myst_heading_anchors): lower case, punctuation dropped, spaces to hyphens."""
+    found = set()
+    for heading in re.findall(r"^#{1,3} (.+)$", markdown, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        found.add(slug)
+    return found
+
+
+@pytest.mark.parametrize("explained", [BREAKS, RECOMPILES, SHAPES, LIMIT, RESTARTS, CACHES, DISTRIBUTED])
+def test_every_finding_links_to_a_section_that_exists(explained):
+    page = ROOT / "docs" / f"{explained.chapter}.md"
+    assert page.exists(), explained.chapter
+    assert page.read_text().startswith(f"# {explained.title}")
+    if explained.section:
+        assert explained.section in _anchors(page.read_text())
