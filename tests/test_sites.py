@@ -11,7 +11,14 @@ from tracers import sites
 from tracers.report.options import Links
 from tracers.report.page import render_site_note
 from tracers.report_command import chapter_site, write_report
-from tracers.sites import MARKER, SiteMarker, base_release, cache_root, user_site, user_sites
+from tracers.sites import (
+    MARKER,
+    SiteMarker,
+    base_release,
+    cache_root,
+    user_site,
+    user_sites,
+)
 from tracers.tracefile.chrome import load
 from tracers.tracefile.stages import STAGE_BY_ID
 from walkthrough import source
@@ -59,8 +66,8 @@ def test_marker_round_trip_and_what_is_not_a_site(cache):
     (site / "index.html").unlink()
     assert SiteMarker.read(site) is None  # a marker without its site (a build that failed half-way)
     (site / "index.html").write_text("")
-    for broken in ("{", '{"release": "2.13.0"}', '{"release": "2.13.0", "torch_version": "", "torch_git": "", '
-                                                  '"toolkit": "", "format": 99}'):
+    wrong_format = '{"release": "2.13.0", "torch_version": "", "torch_git": "", "toolkit": "", "format": 99}'
+    for broken in ("{", '{"release": "2.13.0"}', wrong_format):
         (site / MARKER).write_text(broken)
         assert SiteMarker.read(site) is None
 

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -41,7 +42,8 @@ def _copy_ignore(directory: str, names: list[str]) -> set[str]:
 
 
 def _run(args: list, cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                          check=False)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +70,7 @@ def installed(tmp_path_factory) -> dict:
            if key not in ("PYTHONPATH", "TORCH_WALKTHROUGH_CACHE", "VIRTUAL_ENV")}
     env.update(XDG_CACHE_HOME=str(base / "cache"), TORCHINDUCTOR_CACHE_DIR=str(base / "inductor"), NO_COLOR="1",
                BROWSER="echo", PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}")
-    return {"wheel": wheel, "venv": venv, "bin": venv / "bin", "cwd": elsewhere, "env": env,
+    return {"source": source, "wheel": wheel, "venv": venv, "bin": venv / "bin", "cwd": elsewhere, "env": env,
             "site": base / "cache" / "torch-compile-walkthrough" / "site" / REFERENCE_TORCH}
 
 
@@ -81,6 +83,18 @@ def test_the_wheel_carries_the_site_within_its_budget(installed):
                  f"walkthrough/_site/docs/_traces/cpu/{REFERENCE_TORCH}/mlp-cpu-cold.json",
                  "walkthrough/_site/docs/examples/mlp.py", "tracers/sites.py"):
         assert name in names, name
+
+
+def test_the_sdist_carries_the_site_sources_too(installed, tmp_path):
+    setuptools = pytest.importorskip("setuptools")
+    if int(setuptools.__version__.split(".")[0]) < 68:
+        pytest.skip(f"setuptools {setuptools.__version__} here; the build needs >= 68 (pyproject's build-system)")
+    script = f"from setuptools.build_meta import build_sdist; print(build_sdist({str(tmp_path)!r}))"
+    made = _run([sys.executable, "-c", script], installed["source"], os.environ.copy())
+    assert made.returncode == 0, made.stderr
+    with tarfile.open(tmp_path / made.stdout.strip().splitlines()[-1]) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    assert {"conf.py", "docs/index.md", "docs/walkthrough.lock.json", "walkthrough/packaging.py"} <= names
 
 
 def test_installed_build_then_a_trace_page_anywhere_links_into_it(installed):

@@ -43,6 +43,7 @@ class BuildPy(_build_py):
 class Sdist(_sdist):
     """setuptools' sdist plus the site's sources, so a wheel built from the sdist carries them too."""
 
-    def add_defaults(self) -> None:
-        super().add_defaults()
-        self.filelist.extend(site_files())
+    def make_distribution(self) -> None:
+        # setuptools' sdist takes its list from egg_info's manifest (no MANIFEST.in here): add to it just before use
+        self.filelist.extend(f for f in site_files() if f not in set(self.filelist.files))
+        super().make_distribution()
