@@ -1,7 +1,9 @@
 """Record what torch.compile does, stage by stage, for any script.
 
 The commands sit at the top (``__main__``, ``trace_command``, ``report_command``, ``record``, ``setup`` with
-the options every front end shares, ``usage`` with its one error) over the wings:
+the options every front end shares, ``usage`` with its one error; ``sites``, standard library only, says where a
+built walkthrough lives for a torch release, the convention the walkthrough writes and the pages read) over the
+wings:
 
 - ``tracefile/``: the trace's data and its file (spans, artifacts, run info, the stages table they refer to,
   compile ids, the Chrome JSON reader and writer); standard library only.
