@@ -11,6 +11,7 @@ BENCHMARKS = [
     [str(HERE / "tracer_overhead.py")],
     [str(HERE / "deep_mode.py")],
     [str(HERE / "rank_overhead.py")],
+    [str(HERE / "torch_logs.py")],
     [str(HERE / "verify_speed.py"), "2.15.0"],
     [str(HERE / "docs_build.py")],
     [str(HERE / "release_build.py")],
