@@ -79,7 +79,7 @@ def fake_builds(monkeypatch):
         return 0
 
     monkeypatch.setattr(build, "_build_release", fake_build)
-    monkeypatch.setattr(build.webbrowser, "open", opened.append)
+    monkeypatch.setattr(build.webbrowser, "open", lambda url: opened.append(url) or True)
     return built, opened
 
 
@@ -118,7 +118,7 @@ def test_open_with_a_bad_spec_is_one_line_and_exit_2(tmp_path, fake_builds, caps
 
 def test_open_all_builds_the_whole_site_once(tmp_path, monkeypatch, capsys):
     calls, opened = [], []
-    monkeypatch.setattr(build.webbrowser, "open", opened.append)
+    monkeypatch.setattr(build.webbrowser, "open", opened.append)  # returns None: as if no browser were found
     monkeypatch.setattr(build, "plan_all", lambda chosen: calls.append(chosen) or [])
 
     def fake_all(planned, root, where):
@@ -130,6 +130,7 @@ def test_open_all_builds_the_whole_site_once(tmp_path, monkeypatch, capsys):
     for _ in range(2):
         assert main(["open", "--all", "--releases", "2.13.0", "--out", str(tmp_path / "all")]) == 0
     assert calls == [("2.13.0",)] and len(opened) == 2
+    assert "no browser found here ($BROWSER names one): open that file yourself" in capsys.readouterr().out
 
 
 def test_console_commands_name_what_they_do_and_reach_the_command_lines():

@@ -231,5 +231,6 @@ def main_open(spec: str | None, all_releases: bool, out: Path | None, releases: 
             if code:
                 return code
     print(f"opening {index}")
-    webbrowser.open(index.resolve().as_uri())
+    if not webbrowser.open(index.resolve().as_uri()):
+        print("no browser found here ($BROWSER names one): open that file yourself")
     return 0
