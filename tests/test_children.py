@@ -57,9 +57,9 @@ def test_spawn_pool_and_forkserver_workers_that_compile(tmp_path) -> None:
                     script_args=("--forkserver",))
     plain = run_python([str(SCRIPTS / "spawn_pool.py"), "--forkserver"])
     assert run.returncode == plain.returncode == 0, run.stderr
-    assert run.stdout == plain.stdout  # the tracer changes nothing the program computes
+    assert run.stdout == plain.stdout, run.stderr  # the tracer changes nothing the program computes
     children = sorted(tmp_path.glob("spawn_pool-cpu-warm-pid*.json"))
-    assert len(children) >= 2  # the pool's workers that got work, and the forkserver's child
+    assert len(children) >= 2, run.stderr  # the pool's workers that got work, and the forkserver's child
     counts = {path.stem.rsplit("-pid", 1)[1]: _torch_counts(path) for path in children}
     assert sum(count["frame_compiles"] for count in counts.values()) >= 2
     for path in children:
@@ -69,7 +69,7 @@ def test_spawn_pool_and_forkserver_workers_that_compile(tmp_path) -> None:
         assert rows[f"process {pid}"]["compiles"] == count["frame_compiles"]
         assert rows[f"process {pid}"]["graphs"] == count["graphs"]
     # A pool's context manager ends its workers with SIGTERM: their traces are written, and say so.
-    assert any(row["ended"].startswith("killed (SIGTERM)") for row in rows.values())
+    assert any(row["ended"].startswith("killed (SIGTERM)") for row in rows.values()), run.stderr
 
 
 def test_a_subprocess_child_running_python_is_traced_with_the_runs_options(tmp_path) -> None:
