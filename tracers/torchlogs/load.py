@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from tracers.tracefile.events import Trace
 
 from .convert import LogConverter
 from .files import LogFile, find_logs, is_log_name, rank_in_name
-from .records import Problems, is_record_line, read_records
+from .records import Problems, is_record_line, open_log, read_records
 
 
 class LogError(Exception):
@@ -66,9 +67,9 @@ def looks_like_log(path: Path) -> bool:
     if is_log_name(path.name):
         return True
     try:
-        with path.open("rb") as stream:
+        with open_log(path) as stream:
             first = stream.readline(4096).decode("utf-8", "replace")
-    except OSError:
+    except (OSError, EOFError, zlib.error):
         return False
     return is_record_line(first)
 

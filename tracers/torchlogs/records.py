@@ -62,7 +62,8 @@ def is_record_line(text: str) -> bool:
     return _HEADER.match(text.rstrip("\n")) is not None
 
 
-def _open(path: Path):
+def open_log(path: Path):
+    """The log's bytes, gunzipped when its name ends in ``.gz``."""
     return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")  # noqa: SIM115
 
 
@@ -92,7 +93,7 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
         return Record(metadata, text, pid, first)
 
     try:
-        with _open(path) as stream:
+        with open_log(path) as stream:
             for raw in stream:
                 line_no += 1
                 text = raw.decode("utf-8", "replace")
