@@ -17,6 +17,7 @@ from tracers.report import Links, RenderOptions, check_version, render_body, ren
 from tracers.report.artifacts import selection_problems  # noqa: E402
 from tracers.report.options import parse_parts, split_list  # noqa: E402
 from tracers.report.recorded import find_recording, release_key  # noqa: E402
+from tracers.report.folding import TRANSLATOR, Fold, fold_inlined, fold_skipped_frames
 from tracers.report.tree import children_by_parent  # noqa: E402
 from tracers.tracefile.chrome import load  # noqa: E402
 from tracers.tracefile.events import Artifact, RunInfo, Span, Trace  # noqa: E402
@@ -126,7 +127,10 @@ def test_hundreds_of_tiny_identical_calls_become_a_few_bars_and_tree_nodes():
     timeline = render_body(trace, options=RenderOptions(parts=("timeline",)))
     merged = [int(count) for count in re.findall(r"<title>(\d+) calls too short to draw apart", timeline)]
     drawn = timeline.count("</title></rect>")
-    assert merged and drawn + sum(merged) - len(merged) == len(trace.spans)
+    by_id = {span.id: span for span in trace.spans}
+    nested = sum(span.target == TRANSLATOR and span.parent in by_id and by_id[span.parent].target == TRANSLATOR
+                 for span in trace.spans)  # inlined calls: drawn within their outermost translator's bar
+    assert merged and drawn + sum(merged) - len(merged) == len(trace.spans) - nested
     assert drawn < len(trace.spans) / 2
     tree = render_body(trace, options=RenderOptions(parts=("tree",)))
     groups = [int(count) for count in re.findall(r'title="consecutive calls">×(\d+)<', tree)]
@@ -164,47 +168,82 @@ def test_graph_breaks_and_recompiles_are_marked_on_the_timeline():
     assert not parse(render_body(load(MLP), options=RenderOptions(parts=("timeline",)))).find("line")
 
 
+def _page_parents(spans):
+    """Where each span sits in the folded tree: a translator Dynamo nested inside another is folded into a row (its
+    other-stage steps lifted to the outermost translator); a frame Dynamo compiled nothing for folds at the roots."""
+    by_id = {span.id: span for span in spans}
+    roots, children = children_by_parent(spans)
+    folded_roots = {root.id for root in roots} - {r.id for r in fold_skipped_frames(roots, children)
+                                                  if not isinstance(r, Fold)}
+
+    def nested(span):
+        return span.target == TRANSLATOR and span.parent in by_id and by_id[span.parent].target == TRANSLATOR
+
+    def under_folded_root(span):
+        while span.parent in by_id:
+            span = by_id[span.parent]
+        return span.id in folded_roots
+
+    parents = {}
+    for span in spans:
+        if nested(span) or under_folded_root(span):
+            continue
+        parent = by_id.get(span.parent)
+        while parent is not None and nested(parent):
+            parent = by_id.get(parent.parent)
+        parents[span.id] = parent.id if parent is not None else None
+    return parents, children, sum(map(nested, spans)) + len(folded_roots)
+
+
 def test_tree_nesting_matches_span_nesting(recorded):
     html = render_body(recorded, options=RenderOptions(parts=("tree",)))
     page = parse(html)
-    known = {span.id for span in recorded.spans}
-    expected = {span.id: span.parent if span.parent in known else None for span in recorded.spans}
+    expected, children, folded = _page_parents(recorded.spans)
     shown = page.node_parent
+    assert set(shown) <= set(expected)
     assert all(expected[span] == parent for span, parent in shown.items())
-    roots, children = children_by_parent(recorded.spans)
-    # Leaves are plain rows; only calls with callees can open.
+    by_id = {span.id: span for span in recorded.spans}
+    # Only calls with something to show inside can open.
     details = {int(a["data-span"]) for a in page.find("details", "wt-node")}
-    assert details == set(children) & shown.keys()
+    assert details == {span for span in shown if fold_inlined(by_id[span], children)}
     # A span not shown was one of many calls grouped under a node of its target beside it, and the
     # counts on those nodes add up to every such call.
-    by_id = {span.id: span for span in recorded.spans}
-    hidden_tops = {span.id for span in recorded.spans if span.id not in shown and expected[span.id] in shown
-                   or span.id not in shown and expected[span.id] is None}
+    hidden_tops = {span for span, parent in expected.items() if span not in shown and (parent is None or parent in shown)}
     for span_id in hidden_tops:
-        siblings = children.get(expected[span_id], roots) if expected[span_id] is not None else roots
-        assert any(s.id in shown and s.target == by_id[span_id].target for s in siblings), by_id[span_id]
+        siblings = [s for s, parent in expected.items() if parent == expected[span_id]]
+        assert any(s in shown and by_id[s].target == by_id[span_id].target for s in siblings), by_id[span_id]
     repeats = sum(int(n) - 1 for n in re.findall(r'title="calls that did the same, shown once">×(\d+)<', html))
     assert repeats == len(hidden_tops)
+    # Folded translators and skipped frames are counted in fold rows (calls grouped as repeats show one's folds).
+    rows = re.findall(r'<details class="wt-fold">.*?<span class="wt-repeat">×(\d+)</span>', html)
+    assert (0 < sum(map(int, rows)) <= folded) if folded else not rows
 
 
-def test_tree_opens_top_two_levels_by_default_and_named_stages_on_request():
+def test_tree_is_open_down_to_each_frame_compile_and_named_stages_on_request():
     trace = load(BREAKS)
-    depth_of = {}
-    for span in trace.spans:
-        parent = depth_of.get(span.parent, -1) if span.parent is not None else -1
-        depth_of[span.id] = parent + 1
+    by_id = {span.id: span for span in trace.spans}
+
+    def below_compile(span):
+        while span.parent in by_id:
+            span = by_id[span.parent]
+            if span.target == "torch._dynamo.convert_frame:_compile":
+                return True
+        return False
+
     page = parse(render_body(trace, options=RenderOptions(parts=("tree",))))
+    nodes = {int(a["data-span"]) for a in page.find("details", "wt-node")}
+    assert any(page.open_nodes[span] for span in nodes) and not all(page.open_nodes[span] for span in nodes)
     for span, is_open in page.open_nodes.items():
-        if span in {int(a["data-span"]) for a in page.find("details", "wt-node")}:
-            assert is_open == (depth_of[span] < 2), span
+        if span in nodes:
+            assert is_open == (not below_compile(by_id[span])), by_id[span].target
     page = parse(render_body(trace, options=RenderOptions(parts=("tree",), open_stages=frozenset({"lowering"}))))
     by_id = {span.id: span for span in trace.spans}
     lowering = [span for span in trace.spans if span.stage == "lowering"]
     assert lowering
-    for span in lowering:  # every node on the way to a lowering step is open
+    for span in lowering:  # every node on the way to a lowering step is open (folded translators are no nodes)
         parent = span.parent
         while parent is not None:
-            assert page.open_nodes[parent], by_id[parent].target
+            assert page.open_nodes.get(parent, True), by_id[parent].target  # not a node: folded, or a repeat
             parent = by_id[parent].parent
     guards = [s.id for s in trace.spans if s.stage == "guards" and s.id in page.open_nodes]
     assert not any(page.open_nodes[s] for s in guards)
@@ -313,7 +352,8 @@ def test_everything_from_the_trace_is_escaped():
     names = {name for _, attrs in page.tags for name in attrs}
     assert names <= {"class", "data-span", "data-stage", "data-count", "data-part", "data-compile", "data-artifact",
                      "data-kind", "data-mark", "href", "title", "style", "open", "download", "x", "y", "x1", "x2",
-                     "y1", "y2", "width", "height", "fill", "viewbox", "preserveaspectratio", "role", "aria-label"}, names
+                     "y1", "y2", "width", "height", "fill", "viewbox", "preserveaspectratio", "role", "aria-label",
+                     "data-total-ns"}, names
     text = "".join(page.text)
     assert '<script>alert("x")</script>' in text  # shown to the reader as text
 
@@ -388,8 +428,14 @@ def test_a_standalone_page_carries_its_styles_and_escapes_its_title():
     html = render_page(trace, links=Links(download_url="mlp-cpu-cold.json"), options=RenderOptions(title="<mlp>"))
     assert html.startswith("<!DOCTYPE html>") and "<title>&lt;mlp&gt; — torch.compile trace</title>" in html
     assert ".wt-trace-legend" in html and ".highlight .k" in html  # the trace CSS and a Pygments theme, inline
-    assert "<script" not in html and 'href="mlp-cpu-cold.json"' in html
+    # One script, inline: the timeline's zoom; nothing is fetched.
+    assert html.count("<script") == 1 and "<script>" in html and " src=" not in html
+    assert 'href="mlp-cpu-cold.json"' in html
     page = parse(html)
     shared = sum(int(n) - 1 for n in re.findall(r"<title>(\d+) calls too short to draw apart", html))
     bars = [rect for rect in page.find("rect") if "wt-bar" in rect.get("class", "")]  # not the icicle's boxes
-    assert len(bars) + shared == len(trace.spans)  # every span drawn, slivers sharing a bar
+    by_id = {span.id: span for span in trace.spans}
+    nested = sum(span.target == TRANSLATOR and span.parent in by_id and by_id[span.parent].target == TRANSLATOR
+                 for span in trace.spans)
+    # every span drawn (an inlined call within its outermost translator's bar), slivers sharing a bar
+    assert len(bars) + shared == len(trace.spans) - nested

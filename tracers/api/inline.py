@@ -18,6 +18,7 @@ def inline_html(trace: Trace, facts: TraceFacts, title: str) -> str:
 
     from tracers.report import Links, RenderOptions, render_fragment, stylesheet
     from tracers.report.executed import installed_source, render_executed
+    from tracers.report.options import PAGE_PAYLOAD_CHARS
 
     def target_url(target: str) -> str | None:
         found = trace.info.target_sources.get(target)
@@ -31,7 +32,8 @@ def inline_html(trace: Trace, facts: TraceFacts, title: str) -> str:
     # Pygments adds unscoped rules for line numbers and every <pre>; the page has no line numbers: leave them out.
     highlight_css = "\n".join(rule for rule in HtmlFormatter().get_style_defs(f"{SCOPE} .highlight").splitlines()
                               if rule.startswith(f"{SCOPE} "))
+    options = RenderOptions(title=title, max_total_payload_chars=PAGE_PAYLOAD_CHARS)
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
     return (f'<div class="wt-inline"><style>{stylesheet()}{_CODE_CSS}{highlight_css}</style>'
-            f'{render_fragment(trace, facts, links, RenderOptions(title=title))}'
+            f'{render_fragment(trace, facts, links, options)}'
             f'{render_executed(trace, torch)}</div>')

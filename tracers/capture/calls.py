@@ -1,4 +1,4 @@
-"""Calls each compiled code served, and calls that ran eager once Dynamo gave a frame up, counted without spans."""
+"""Calls each compiled code served, calls that ran eager once Dynamo gave a frame up (no span per call), skip reasons."""
 
 from __future__ import annotations
 
@@ -51,7 +51,11 @@ class CallCounter:
         frame = args[1] if len(args) > 1 else None
         scope = getattr(frame, "f_globals", None)
         if compile_id is None or not isinstance(scope, dict):
-            return  # Dynamo skipped the frame before compiling anything: there is nothing of it to count
+            # Dynamo skipped the frame before compiling anything: nothing of it to count, but its reason to keep.
+            reason = getattr(result, "skip_reason", None)
+            if span is not None and isinstance(reason, str):
+                span.skip_reason = reason
+            return
         for name, value in list(scope.items()):
             if name.startswith(_GRAPH_PREFIX) and callable(value) and not getattr(value, "__tracers_counted__", False):
                 cell = self._served.setdefault(compile_id, [0])

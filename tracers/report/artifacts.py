@@ -15,7 +15,7 @@ from tracers.capture.decompiled import KIND as KIND_DECOMPILED
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Span, Trace
 
-from .options import ARTIFACT_KINDS
+from .options import ARTIFACT_FLOOR_CHARS, ARTIFACT_KINDS
 from .text import esc, size, target_label
 
 # Generated code is Python (C++ kernels sit inside it as strings); bytecode listings read fine too.
@@ -105,9 +105,12 @@ def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) 
             f'<span class="wt-muted">{esc(size(length))}</span></summary>{body}</details>')
 
 
-def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int) -> str:
+def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
+                     max_total_chars: int | None = None) -> str:
     if not artifacts:
         return '<div class="wt-trace-artifacts wt-trace-empty">No matching artifacts in this trace.</div>'
+    if max_total_chars is not None:  # an equal share each, so one huge graph cannot crowd the others out
+        max_chars = max(ARTIFACT_FLOOR_CHARS, min(max_chars, max_total_chars // len(artifacts)))
     by_span = {span.id: span for span in spans}
     frames = {compile_facts.compile_id: compile_facts.frame for compile_facts in facts.compiles}
     groups: dict[str | None, list[Artifact]] = defaultdict(list)

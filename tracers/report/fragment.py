@@ -9,7 +9,7 @@ from tracers.analysis.findings import findings
 from tracers.tracefile.events import Trace
 
 from .artifacts import render_artifacts, select
-from .by_code import render_by_code
+from .by_code import render_by_code, render_kernels
 from .counts import render_counts
 from .findings import render_findings
 from .options import Links, RenderOptions
@@ -92,9 +92,12 @@ def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
             html = render_counts(facts, trace.info)
         elif part == "code":
             html = render_by_code(trace)
+        elif part == "kernels":
+            html = render_kernels(trace)
         elif part == "artifacts":
             chosen = select(trace.artifacts, options.artifacts, options.compile_id)
-            html = render_artifacts(chosen, trace.spans, facts, options.max_payload_chars)
+            html = render_artifacts(chosen, trace.spans, facts, options.max_payload_chars,
+                                    options.max_total_payload_chars)
         else:
             raise ValueError(f"unknown part {part!r}")
         rendered.append(f'<section class="wt-trace-part" data-part="{part}">{html}</section>')

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tracers.capture.env import REFERENCE_TORCH
 
 # Every part, in the personal page's order: answers first (findings, the compile table), records after.
-PARTS = ("findings", "counts", "timeline", "tree", "code", "artifacts")
+PARTS = ("findings", "counts", "timeline", "tree", "code", "kernels", "artifacts")
 # What a chapter's trace shows unless its directive asks for parts ("findings", and "code": compile time by your
 # code, asked for where a chapter explains them); the personal page shows every part.
 EMBED_PARTS = ("timeline", "tree", "counts", "artifacts")
@@ -38,6 +38,10 @@ class Links:
     page_url: Callable[[str], str | None] = _no_link  # docs path, e.g. chapters/04-guards#the-recompile-limit -> URL
 
 
+PAGE_PAYLOAD_CHARS = 60_000  # the personal page's share for artifacts (benchmarks/: the page stays within 1 MB)
+ARTIFACT_FLOOR_CHARS = 1_500
+
+
 @dataclass(frozen=True)
 class RenderOptions:
     parts: tuple[str, ...] = PARTS
@@ -49,6 +53,9 @@ class RenderOptions:
     reference_torch: str = REFERENCE_TORCH
     expected_torch: frozenset[str] = field(default_factory=frozenset)  # other releases this trace may have
     max_payload_chars: int = 20_000  # longer artifacts are cut, with a note: the trace file has them whole
+    # All artifacts together (None: no cap): a real model's graphs, guards and code would make a personal page of
+    # megabytes; each then gets an equal share, at least ARTIFACT_FLOOR_CHARS.
+    max_total_payload_chars: int | None = None
 
 
 def split_list(text: str) -> tuple[str, ...]:

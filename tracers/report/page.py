@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
+
 from pygments.formatters import HtmlFormatter
 
 from tracers.analysis.facts import TraceFacts
@@ -17,9 +19,14 @@ _PAGE_CSS = ("body { font-family: system-ui, sans-serif; max-width: 72em; margin
              "pre, code { font-family: ui-monospace, monospace; }\n")
 
 
+def zoom_script() -> str:
+    """The timeline's zoom and pan (static/zoom.js): inline, so the page stays one file that makes no requests."""
+    return files(__package__).joinpath("static", "zoom.js").read_text(encoding="utf-8")
+
+
 def render_page(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
                 options: RenderOptions = RenderOptions(), torch: TorchSource | None = None) -> str:
-    """One self-contained file: opens from disk, no network, no JavaScript.
+    """One self-contained file: opens from disk, no network; a small script zooms the timeline, the rest is HTML.
 
     When the trace counted executed lines, a last section shows them in ``torch``'s source (the installed
     torch, if it is the one that recorded the trace)."""
@@ -30,7 +37,7 @@ def render_page(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
             f'<title>{esc(title)} — torch.compile trace</title>'
             f'<style>{_PAGE_CSS}{stylesheet()}{pygments_css}</style></head>'
             f'<body>{render_fragment(trace, facts, links, options)}{render_executed(trace, torch)}'
-            f'{render_site_note(links)}</body></html>\n')
+            f'{render_site_note(links)}<script>{zoom_script()}</script></body></html>\n')
 
 
 def render_site_note(links: Links | None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tracers.analysis.facts import TraceFacts
 from tracers.tracefile.events import Artifact, Span
 
+from .folding import TRANSLATOR
 from .options import Links
 from .palette import colour, stage_sort_key, stage_title
 from .text import duration, esc, span_title
@@ -65,9 +66,20 @@ def _marker(artifact: Artifact, x: float, height: int) -> str:
             f'<title>{esc(title)}</title></line>')
 
 
+def _drawn(spans: list[Span]) -> list[Span]:
+    """The spans the timeline draws: a translator Dynamo nested inside another (one per inlined call; thousands in a
+    real model) lies within its parent's bar, and the tree and the code view break it down."""
+    by_id = {span.id: span for span in spans}
+    return [span for span in spans
+            if not (span.target == TRANSLATOR and span.parent in by_id and by_id[span.parent].target == TRANSLATOR)]
+
+
 def render_timeline(spans: list[Span], facts: TraceFacts, links: Links, artifacts: list[Artifact] = ()) -> str:
     if not spans:
         return '<div class="wt-trace-timeline wt-trace-empty">No compile step was recorded.</div>'
+    nested = len(spans)
+    spans = _drawn(spans)
+    nested -= len(spans)
     origin = min(span.start_ns for span in spans)
     total = max(max((span.end_ns or span.start_ns) for span in spans) - origin, 1)
     rows = _rows(spans)
@@ -93,8 +105,13 @@ def render_timeline(spans: list[Span], facts: TraceFacts, links: Links, artifact
     svg = (f'<svg class="wt-trace-svg" viewBox="0 0 {WIDTH} {height}" preserveAspectRatio="none" '
            f'width="100%" height="{height}" role="img" aria-label="Timeline of {len(spans)} compile steps">'
            f'{"".join(bars)}</svg>')
-    axis = (f'<div class="wt-trace-axis"><span>0</span><span>{esc(duration(total))}</span></div>')
-    return f'<div class="wt-trace-timeline">{svg}{axis}{render_legend(facts, links, {a.kind for a in marked})}</div>'
+    axis = (f'<div class="wt-trace-axis" data-total-ns="{total}"><span>0</span>'
+            f'<span class="wt-zoom-help wt-muted"></span><span>{esc(duration(total))}</span></div>')
+    note = (f'<p class="wt-note">{nested} inlined calls (translators Dynamo nested inside another) are drawn within '
+            'their outermost translator\'s bar; the tree and “Compile time by your code” break them down.</p>'
+            if nested else "")
+    return (f'<div class="wt-trace-timeline">{svg}{axis}{render_legend(facts, links, {a.kind for a in marked})}'
+            f'{note}</div>')
 
 
 def render_legend(facts: TraceFacts, links: Links, marks: set[str] = frozenset()) -> str:

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from tracers.tracefile.events import Span
 
+from .folding import MAX_NAMES, Fold, fold_inlined, fold_skipped_frames
 from .options import Links
 from .palette import colour, stage_title
 from .text import duration, esc, span_title, target_label
@@ -26,6 +27,9 @@ def children_by_parent(spans: list[Span]) -> tuple[list[Span], dict[int, list[Sp
     return roots, children
 
 
+COMPILE_STEP = "torch._dynamo.convert_frame:_compile"  # below one frame compile, nodes start closed
+
+
 def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | None = None) -> str:
     roots, children = children_by_parent(spans)
     # A node named in open_stages starts open, and so does every node on the way to it: an open node
@@ -40,35 +44,48 @@ def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | N
     for root in roots:
         mark(root)
 
-    def node(span: Span, level: int, parent_frame: str | None, repeats: list[Span] | None = None) -> str:
+    def node(span: Span, level: int, parent_frame: str | None, repeats: list[Span] | None = None,
+             below_compile: bool = False) -> str:
         head = _summary(span, links, show_frame=span.frame is not None and span.frame != parent_frame,
                         repeats=repeats)
-        kids = children.get(span.id, [])
+        kids = fold_inlined(span, children)
         if not kids:
             return f'<div class="wt-node wt-leaf" data-span="{esc(span.id)}">{head}</div>'
-        is_open = leads_to_open[span.id] if open_stages is not None else level < DEFAULT_OPEN_LEVELS
+        # Down to each frame compile the tree is open; below it, closed: a real model's compile has thousands of steps.
+        is_open = leads_to_open[span.id] if open_stages is not None else not below_compile
         frame = span.frame or parent_frame
-        inner = "".join(node(run[0], level + 1, frame) if len(run) == 1 else group(run, level + 1, frame)
-                        for run in _runs(kids))
+        inner = items(kids, level + 1, frame, below_compile or span.target == COMPILE_STEP)
         return (f'<details class="wt-node" data-span="{esc(span.id)}"{" open" if is_open else ""}>'
                 f'<summary>{head}</summary><div class="wt-children">{inner}</div></details>')
 
-    def group(run: list[Span], level: int, frame: str | None) -> str:
+    def items(kids: list[Span | Fold], level: int, frame: str | None, below_compile: bool) -> str:
+        rendered = []
+        for run in _runs(kids):
+            if isinstance(run[0], Fold):
+                rendered.append(_fold(run[0], links))
+            elif len(run) == 1:
+                rendered.append(node(run[0], level, frame, below_compile=below_compile))
+            else:
+                rendered.append(group(run, level, frame, below_compile))
+        return "".join(rendered)
+
+    def group(run: list[Span], level: int, frame: str | None, below_compile: bool = False) -> str:
         """Many consecutive calls of one target: one line, and inside it one node per distinct
         way they went (the first such call stands for the others, with their count and total time)."""
         total = sum(span.duration_ns for span in run)
         head = (f'<code class="wt-target">{esc(target_label(run[0].target))}</code> '
                 f'<span class="wt-time">{esc(duration(total))}</span>'
                 f'<span class="wt-repeat" title="consecutive calls">×{len(run)}</span>')
-        inner = "".join(node(same[0], level + 1, frame, repeats=same) for same in _by_shape(run, children))
+        inner = "".join(node(same[0], level + 1, frame, repeats=same, below_compile=below_compile)
+                        for same in _by_shape(run, children))
         is_open = (any(leads_to_open[span.id] for span in run) if open_stages is not None
-                   else level < DEFAULT_OPEN_LEVELS)
+                   else level < DEFAULT_OPEN_LEVELS and not below_compile)
         return (f'<details class="wt-group"{" open" if is_open else ""}><summary>{head}</summary>'
                 f'<div class="wt-children">{inner}</div></details>')
 
     if not roots:
         return '<div class="wt-trace-tree wt-trace-empty">No compile step was recorded.</div>'
-    return f'<div class="wt-trace-tree">{"".join(node(root, 0, None) for root in roots)}</div>'
+    return f'<div class="wt-trace-tree">{items(fold_skipped_frames(roots, children), 0, None, False)}</div>'
 
 
 # Fewer consecutive calls of one target than this stay separate nodes; more become one group
@@ -82,11 +99,11 @@ def _shape(span: Span, children: dict[int, list[Span]]) -> tuple:
     return (span.target, span.error, span.unfinished, kids)
 
 
-def _runs(kids: list[Span]) -> list[list[Span]]:
-    """Consecutive siblings of one target, grouped when there are many; every other span alone."""
-    runs: list[list[Span]] = []
+def _runs(kids: list[Span | Fold]) -> list[list[Span | Fold]]:
+    """Consecutive siblings of one target, grouped when there are many; every other span (and fold) alone."""
+    runs: list[list[Span | Fold]] = []
     for kid in kids:
-        if runs and runs[-1][0].target == kid.target:
+        if runs and not isinstance(kid, Fold) and not isinstance(runs[-1][0], Fold) and runs[-1][0].target == kid.target:
             runs[-1].append(kid)
         else:
             runs.append([kid])
@@ -99,6 +116,21 @@ def _by_shape(run: list[Span], children: dict[int, list[Span]]) -> list[list[Spa
     for span in run:
         groups.setdefault(_shape(span, children), []).append(span)
     return list(groups.values())
+
+
+def _fold(fold: Fold, links: Links) -> str:
+    """A row standing for many spans, with the names it folds (the most frequent first)."""
+    chapter = links.chapter_url(fold.stage)
+    stage = esc(stage_title(fold.stage))
+    stage_html = f'<a class="wt-chapter" href="{esc(chapter)}">{stage}</a>' if chapter else stage
+    names = "".join(f"<li><code>{esc(name)}</code> ×{count}</li>" for name, count in fold.names.most_common(MAX_NAMES))
+    more = len(fold.names) - MAX_NAMES
+    if more > 0:
+        names += f'<li class="wt-muted">and {more} more</li>'
+    return (f'<details class="wt-fold"><summary><span class="wt-swatch" style="background:{colour(fold.stage)}">'
+            f'</span><span class="wt-fold-label">{esc(fold.label)}</span> <span class="wt-stage">{stage_html}</span> '
+            f'<span class="wt-time">{esc(duration(fold.total_ns))}</span><span class="wt-repeat">×{fold.count}</span>'
+            f'</summary><ul class="wt-children wt-fold-names">{names}</ul></details>')
 
 
 def _summary(span: Span, links: Links, show_frame: bool, repeats: list[Span] | None = None) -> str:

@@ -26,6 +26,7 @@ class Span:
     frame: str | None = None  # the user code being compiled: ``name (file:line)``
     error: str | None = None  # exception type that left the call, if any
     unfinished: bool = False  # still open when the run ended (crash or Ctrl-C)
+    skip_reason: str | None = None  # a frame Dynamo was offered and compiled nothing for: torch's reason, if given
 
     @property
     def duration_ns(self) -> int:
