@@ -222,3 +222,33 @@ def test_release_pages_and_the_switcher(release_site, release_server, browser):
     assert page.locator("div.wt-drift").count() == 0 and page.locator("sup.wt-drift-mark").count() == 0
     page.close()
     assert not errors, errors
+
+
+def test_a_personal_page_opens_with_findings_and_its_timeline_zooms(browser, tmp_path):
+    """The page `trace` writes, from disk: findings first, and the zoom script works without any request."""
+    from tracers.report_command import write_report
+    from tracers.tracefile.chrome import load
+
+    recorded = Path(__file__).resolve().parent.parent / "docs" / "_traces" / "cpu" / "2.13.0" / "graph_breaks-cpu-cold.json"
+    trace_file = tmp_path / recorded.name
+    trace_file.write_bytes(recorded.read_bytes())
+    page_path = write_report(load(trace_file), trace_file)
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors, requests = [], []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(page_path.resolve().as_uri(), wait_until="load")
+    first = page.locator(".wt-trace-part").first
+    assert first.get_attribute("data-part") == "findings" and first.is_visible()
+    assert "graph breaks: Failed to trace builtin operator" in first.inner_text()
+    svg = page.locator(".wt-trace-timeline svg.wt-trace-svg").first
+    width = lambda: svg.evaluate("s => s.viewBox.baseVal.width")  # noqa: E731
+    full = width()
+    svg.hover()
+    page.mouse.wheel(0, -300)  # zoom in around the pointer
+    assert width() < full
+    assert page.locator(".wt-trace-axis span").first.inner_text() != "0"  # the axis follows the visible range
+    svg.dblclick()
+    assert width() == full
+    assert not errors and all(url.startswith("file:") for url in requests), (errors, requests)
+    page.close()
