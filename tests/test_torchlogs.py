@@ -94,3 +94,34 @@ def test_report_reads_a_log_and_writes_our_trace_page_and_summary(tmp_path: Path
     # the directory it lies in works the same (one log, no rank: a single trace, not a merge)
     again = run_python(["-m", "tracers", "report", str(logs), "--out", str(tmp_path / "out2")])
     assert again.returncode == 0 and Path(again.stdout.strip()).exists(), again.stderr
+
+
+RECORDED = Path(__file__).resolve().parent.parent / "docs" / "_traces" / "cpu" / "2.13.0"
+
+
+def test_the_sites_recorded_log_matches_the_live_recording_and_its_committed_trace(tmp_path: Path) -> None:
+    """Chapter 18's log of graph_breaks.py (Inductor, caches off) read back: the compile table of the chapter's
+    live recording of the same program, and the trace committed beside it is what report makes of it now."""
+    log = RECORDED / "graph_breaks_torch_trace-cpu-cold.log.gz"
+    from_log = _from_log(log, tmp_path)
+    live = load(RECORDED / "graph_breaks-cpu-cold.json")
+    if live.info.torch_version != from_log.info.torch_version:
+        pytest.skip("the live recording was re-recorded with another torch; re-record the log too (chapter 18)")
+    assert compile_table(analyze(from_log)) == compile_table(analyze(live))
+    committed = load(RECORDED / "graph_breaks_torch_trace-cpu-cold.json")
+    assert compile_table(analyze(committed)) == compile_table(analyze(from_log))
+
+
+def test_real_rank_logs_are_merged_and_their_divergence_found(tmp_path: Path) -> None:
+    """rank_divergent.py on 2 CPU ranks under torchrun with TORCH_TRACE: rank 1 alone recompiles."""
+    logs = tmp_path / "logs"
+    example = EXAMPLES / "distributed" / "rank_divergent.py"
+    result = run_python(["-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", str(example), "aot_eager"],
+                        env={**COLD, "TORCH_TRACE": str(logs)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert sorted(path.name.split("_")[5] for path in logs.iterdir()) == ["0", "1"]  # ..._rank_<N>_...
+    report = run_python(["-m", "tracers", "report", str(logs), "--out", str(tmp_path / "out")])
+    assert report.returncode == 0, report.stderr
+    assert "Ranks diverge" in report.stderr and "first at compile 0/1" in report.stderr
+    assert "rank 1: compiled 0/1" in report.stderr and "Traceback" not in report.stderr
+    assert (tmp_path / "out" / "logs-ranks.json").exists() and Path(report.stdout.strip()).exists()
