@@ -41,6 +41,17 @@ def compile_table(facts: TraceFacts) -> dict[str, object]:
     }
 
 
+def findings_of(trace) -> list[tuple]:  # noqa: ANN001 - Trace
+    """The findings, without their costs and the informational ones (a dominant stage: times differ run to
+    run) and without a recompile's "called from"
+    line: torch's own dynamo_start stack leaves out the calling frame in a plain run (tlparse shows the same),
+    while the live tracer's hook frames shift what torch skips so that it keeps it."""
+    from tracers.analysis.findings import findings
+
+    return sorted((f.kind, f.events, f.compile_ids, f.graphs_added, f.graph_break_id,
+                   None if f.kind == "recompile" else f.where) for f in findings(trace) if not f.informational)
+
+
 def _from_log(logs: Path, out: Path):
     """The log's trace as ``report`` leaves it: written as our trace file (paths scrubbed) and read back."""
     loaded = load_logs(logs)
@@ -57,6 +68,7 @@ def test_the_same_compile_table_live_and_from_the_log(example: str, args: tuple[
     live_facts, log_facts = live.facts(), analyze(from_log)
     assert compile_table(log_facts) == compile_table(live_facts)
     assert log_facts.totals() == live_facts.totals() and live_facts.totals().graph_breaks + live_facts.totals().recompiles
+    assert findings_of(from_log) == findings_of(live.trace())
     # Same artifacts (kind, name, compile) but the decompiled Python the live tracer adds with depyf
     kept = lambda trace: sorted((a.kind, a.name, a.compile_id) for a in trace.artifacts if a.kind != "decompiled")  # noqa: E731
     assert kept(from_log) == kept(live.trace())
