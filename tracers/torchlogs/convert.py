@@ -34,6 +34,7 @@ _FRAME_STARTS = frozenset({"dynamo", "entire_frame_compile"})
 # Record kinds a log of a compiling program has on the reference torch; older releases lack some.
 EXPECTED_KINDS = ("chromium_event", "dynamo_start", "compilation_metrics", "torch_version")
 _UNKNOWN = "unknown"
+_NOT_LOGGED = "name not in the log"
 _THREAD_NAME = "torch (from its log)"
 
 
@@ -185,7 +186,7 @@ class LogConverter:
         missing = tuple(kind for kind in EXPECTED_KINDS if not self._kinds[kind]) if self._kinds else ()
         info = RunInfo(
             format_version=FORMAT_VERSION, tool_version=__version__, torch_version=self.torch_version,
-            torch_git_sha=self.torch_sha, python=_UNKNOWN, platform=_UNKNOWN, device=self.device, device_name="",
+            torch_git_sha=self.torch_sha, python=_UNKNOWN, platform=_UNKNOWN, device=self.device, device_name=_NOT_LOGGED,
             cache_mode=_UNKNOWN, command=["TORCH_TRACE", file_name], started_at=started,
             status="running" if unfinished or self.problems.counts.get("truncated record") else "ok",
             dropped_records=dict(sorted(self.translator.dropped.items())),
