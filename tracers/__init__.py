@@ -12,9 +12,12 @@ wings:
 - ``capture/``: what runs inside the traced process (hooks, recorder, session, torch's own records, executed
   lines, deep mode, devices, cache modes); it checks its totals with ``analysis`` at the end of a run.
 - ``report/``: the HTML page; ``ranks/``: distributed runs (rank facts read in-process, merge, divergence);
-  ``api/``: ``tracers.trace()``, Jupyter and pytest; ``measure/``: eager against compiled, process by process.
+  ``api/``: ``tracers.trace()``, ``tracers.load()``, Jupyter and pytest; ``measure/``: eager against compiled,
+  process by process.
+- ``torchlogs/``: torch's own TORCH_TRACE logs read back as traces (streamed records, torch's timed regions as
+  spans, the records through capture's translation), a directory of rank logs merged as ``ranks`` merges.
 
-Imports run one way: commands → api, ranks, measure → report → capture → analysis → tracefile, with no
+Imports run one way: commands → api → torchlogs → ranks, measure → report → capture → analysis → tracefile, with no
 circles, and nothing here imports ``walkthrough`` (the tracer runs where only torch is installed).
 """
 
