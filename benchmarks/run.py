@@ -9,7 +9,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCHMARKS = [
     [str(HERE / "tracer_overhead.py")],
+    [str(HERE / "calls_served.py")],
+    [str(HERE / "page_scale.py")],
     [str(HERE / "deep_mode.py")],
+    [str(HERE / "by_code.py")],
     [str(HERE / "rank_overhead.py")],
     [str(HERE / "torch_logs.py")],
     [str(HERE / "verify_speed.py"), "2.15.0"],

@@ -64,6 +64,9 @@ def test_budgets_fail_naming_each_break_and_traces_are_written_per_compiling_tes
     assert "graph break 1: [0/0] test_project.py:6 `print(\"half way\")  # a graph break`: " in text
     assert "graph break 2: [0/1] test_project.py:6" in text
     assert "Failed to trace builtin operator" in text
+    # Then the run's findings: the two breaks are one cause, at the user's line.
+    assert "findings (worst first):" in text
+    assert "1. 2 graph breaks: Failed to trace builtin operator at test_project.py:6" in text
     assert "3 test(s) compiled something" in text
 
     written = sorted(path.name for path in out.iterdir())
