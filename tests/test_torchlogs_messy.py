@@ -30,7 +30,7 @@ def _region(phase: str, name: str, ts_us: float, compile_id: str | None, frame: 
     return _record({"chromium_event": {}, **ids}, json.dumps(event, indent=0))
 
 
-def compile_log(rank: int | None = None, op_count: int = 3, version: bool = True) -> str:
+def compile_log(rank: int | None = None, op_count: int = 3, version: bool = True, pid: int = 4242) -> str:
     """A small log of one frame compile: regions, version, frame start, graph, guards, metrics."""
     frame = (0, 0)
     extra = {"rank": rank} if rank is not None else {}
@@ -53,7 +53,7 @@ def compile_log(rank: int | None = None, op_count: int = 3, version: bool = True
                                          "graph_op_count": op_count, "guard_count": 5}, **ids}),
         _region("E", "dynamo", 1_002_000.0, "0/0", frame),
     ]
-    return "".join(parts)
+    return "".join(parts).replace(" 4242 ", f" {pid} ")
 
 
 def test_a_clean_log_gives_spans_artifacts_and_the_compile_table(tmp_path: Path) -> None:
@@ -163,3 +163,15 @@ def test_the_python_api_loads_a_log_ranks_and_says_damage_as_a_warning(tmp_path:
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="no TORCH_TRACE log"):
         tracers.load(tmp_path / "empty")
+
+
+def test_logs_without_a_rank_are_merged_as_processes_named_by_their_pid(tmp_path: Path) -> None:
+    """A program that is not distributed but starts processes that compile: one log each, no rank."""
+    (tmp_path / "dedicated_log_torch_trace_aa.log").write_text(compile_log(pid=101), encoding="utf-8")
+    (tmp_path / "dedicated_log_torch_trace_bb.log").write_text(compile_log(pid=202), encoding="utf-8")
+    import tracers
+
+    assert sorted(tracers.load_ranks(tmp_path)) == [0, 1]
+    result = run_python(["-m", "tracers", "report", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert "process 101" in result.stderr and "process 202" in result.stderr and "Per process" in result.stderr

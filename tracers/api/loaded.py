@@ -34,8 +34,9 @@ def load(path: str | Path, *, no_code: bool = False) -> TraceResult:
 
 
 def load_ranks(path: str | Path, *, no_code: bool = False) -> dict[int, TraceResult]:
-    """Every rank's log in a TORCH_TRACE directory (one per rank, as torch names them), by rank; ``python -m
-    tracers report DIR`` merges them and shows where they diverge."""
+    """Every rank's log in a TORCH_TRACE directory (one per rank, as torch names them), by rank (logs without
+    a rank, of other processes, after the ranks); ``python -m tracers report DIR`` merges them and shows
+    where the ranks diverge."""
     return _load(Path(path), no_code)
 
 
@@ -56,5 +57,6 @@ def _load(path: Path, no_code: bool) -> dict[int, TraceResult]:
     warning = loaded.warning()
     if warning:
         warnings.warn(warning, UserWarning, stacklevel=3)
-    return {log.rank if log.rank is not None else 0: LoadedTrace(log.trace, Path(log.source).name.split(".log")[0])
+    slots = iter(range(max((log.rank for log in loaded.logs if log.rank is not None), default=-1) + 1, 1 << 30))
+    return {log.rank if log.rank is not None else next(slots): LoadedTrace(log.trace, log.source.split(".log")[0])
             for log in loaded.logs}

@@ -17,14 +17,19 @@ BY_LOG_CLOCK = ("torch's own timestamps: every rank's regions carry the wall clo
 
 
 def merged_run(loaded: LoadedLogs, name: str) -> MergedRun:
-    """The rank logs as one run, as ``merge`` builds it from rank traces (divergence is then the same)."""
-    world = max(int(log.trace.info.rank["world_size"]) for log in loaded.logs if log.trace.info.rank)
-    by_rank = {log.rank: log for log in loaded.logs}
-    ranks = tuple(RankTrace(rank, by_rank[rank].trace, by_rank[rank].source) if rank in by_rank
-                  else RankTrace(rank, None, "", "no log for this rank in the directory")
-                  for rank in range(world))
+    """The logs as one run, as ``merge`` builds it from rank traces (divergence is then the same); logs
+    without a rank (processes of a run that was not distributed) follow the ranks, named by their pid."""
+    by_rank = {log.rank: log for log in loaded.logs if log.rank is not None}
+    world = max(by_rank, default=-1) + 1
+    slots = [RankTrace(rank, by_rank[rank].trace, by_rank[rank].source) if rank in by_rank
+             else RankTrace(rank, None, "", "no log for this rank in the directory") for rank in range(world)]
+    for slot, log in enumerate((log for log in loaded.logs if log.rank is None), start=world):
+        pid = (log.trace.info.from_log or {}).get("pid")
+        slots.append(RankTrace(slot, log.trace, log.source, None, f"process {pid}" if pid else log.source))
     device = "cuda" if any(log.trace.info.device == "cuda" for log in loaded.logs) else "cpu"
-    return MergedRun(name, device, "unknown", world, ranks, Alignment({rank: 0 for rank in range(world)}, BY_LOG_CLOCK))
+    return MergedRun(name, device, "unknown", world, tuple(slots),
+                     Alignment({slot.rank: 0 for slot in slots}, BY_LOG_CLOCK),
+                     "ranks" if len(slots) == world else "processes")
 
 
 def from_log_line(loaded: LoadedLogs) -> str:

@@ -196,7 +196,8 @@ class LogConverter:
             from_log={"file": file_name, "written_by": f"torch {self.torch_version}" + (
                           f" ({self.torch_sha[:12]})" if self.torch_sha else ""),
                       "cannot_give": list(CANNOT_GIVE), "missing_record_kinds": list(missing),
-                      "problems": dict(self.problems.counts), "records": sum(self._kinds.values())},
+                      "problems": dict(self.problems.counts), "records": sum(self._kinds.values()),
+                      "pid": self.pid},
         )
         trace = Trace(info, self.spans, self.artifacts)
         return Converted(trace, self.rank, missing)

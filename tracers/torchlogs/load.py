@@ -35,7 +35,7 @@ class LoadedLogs:
 
     @property
     def ranked(self) -> bool:
-        """Several processes' logs: merged as ranks (logs of a non-distributed run have no rank: numbered)."""
+        """Several processes' logs, or a rank's: merged (logs without a rank as processes named by their pid)."""
         return len(self.logs) > 1 or any(log.rank is not None for log in self.logs)
 
     def warning(self) -> str | None:
@@ -129,16 +129,11 @@ def _one_per_rank(readable: list[tuple[LogFile, LoadedLog]]) -> tuple[list[Loade
 
 
 def _numbered(logs: list[LoadedLog]) -> list[LoadedLog]:
-    """Each log's rank in its run info, as a rank trace has it; logs without one get the next free numbers."""
-    if len(logs) == 1 and logs[0].rank is None:
-        return logs
-    taken = {log.rank for log in logs if log.rank is not None}
-    free = (number for number in range(len(logs) + len(taken)) if number not in taken)
-    world = max(len(logs), max(taken, default=-1) + 1)
-    numbered = []
+    """Each ranked log's rank in its run info, as a rank trace has it (world size: the ranks found)."""
+    ranked = [log.rank for log in logs if log.rank is not None]
+    world = max(ranked, default=-1) + 1
     for log in logs:
-        rank = log.rank if log.rank is not None else next(free)
-        log.trace.info.rank = {"rank": rank, "world_size": world, "local_rank": None, "host": None,
-                               "launcher": "TORCH_TRACE", "backend": None}
-        numbered.append(LoadedLog(log.trace, rank, log.source, log.problems, log.missing_kinds))
-    return numbered
+        if log.rank is not None:
+            log.trace.info.rank = {"rank": log.rank, "world_size": world, "local_rank": None, "host": None,
+                                   "launcher": "TORCH_TRACE", "backend": None}
+    return logs
