@@ -116,7 +116,7 @@ def test_a_warm_compile_says_no_codegen_ran_and_diff_compares_lines():
     cache = Artifact(1, "cache", "fx_graph_cache_hit", "0/0", None, 1, 0)
     kernel = Artifact(2, "kernel", "kernel_origins", "0/0", None, 1, 0, {
         "kernel": "cpp_fused_relu_0", "extern": False, "nodes": ["relu"], "ops": ["aten.relu.default"],
-        "stacks": [[["/x/m.py", 7, "forward", "return x.relu()"]]], "codegen_spans": [1]})
+        "frames": {"0": ["/x/m.py", 7, "forward", "return x.relu()"]}, "stacks": [[0]], "codegen_spans": [1]})
     cold = _trace([_span(1, None, "cpp", None, 0, 50)], [kernel])
     warm = _trace([], [cache])
     (found,) = kernel_map(cold).kernels

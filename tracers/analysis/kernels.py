@@ -73,10 +73,11 @@ class KernelMap:
 def kernel_map(trace: Trace) -> KernelMap:
     durations = {span.id: span.duration_ns for span in trace.spans}
     merged: dict[tuple[str, str], dict] = {}
-    for artifact in trace.artifacts:
-        if artifact.name != RECORD:
-            continue
+    frames: dict[int, UserLine] = {}  # each frame is written once, by the first record that uses it
+    for artifact in sorted((a for a in trace.artifacts if a.name == RECORD), key=lambda a: a.id):
         meta = artifact.metadata
+        for number, frame in (meta.get("frames") or {}).items():
+            frames[int(number)] = UserLine(str(frame[0]), int(frame[1]), str(frame[2]), str(frame[3]))
         key = (artifact.compile_id or "?", str(meta.get("kernel", "?")))
         entry = merged.setdefault(key, {"extern": bool(meta.get("extern")), "nodes": {}, "ops": {}, "stacks": {},
                                         "spans": {}, "written": 0})
@@ -86,7 +87,7 @@ def kernel_map(trace: Trace) -> KernelMap:
         for op in meta.get("ops", ()):
             entry["ops"].setdefault(op, None)
         for stack in meta.get("stacks", ()):
-            entry["stacks"].setdefault(tuple(UserLine(str(f[0]), int(f[1]), str(f[2]), str(f[3])) for f in stack), None)
+            entry["stacks"].setdefault(tuple(frames[number] for number in stack if number in frames), None)
         for span_id in meta.get("codegen_spans", ()):
             entry["spans"].setdefault(span_id, None)
     kernels = []

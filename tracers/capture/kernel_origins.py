@@ -37,6 +37,7 @@ class KernelOrigins:
         # Scheduler node name -> the codegen_node span that generated it, until its kernel is written.
         self._codegen_span: dict[str, int] = {}
         self._stacks: dict[str, tuple[tuple[str, int, str, str], ...]] = {}  # parsed once per stack text
+        self._frame_ids: dict[tuple[str, int, str, str], int] = {}
         self._order: tuple[Any, dict[int, int]] = (None, {})  # the graph being generated, its nodes' positions
 
     def install(self) -> None:
@@ -80,15 +81,31 @@ class KernelOrigins:
                     stack = self._stacks[text] = parse_stack(text)
                 if stack:
                     stacks.setdefault(stack, None)
+        new_frames: dict[str, list[Any]] = {}
+        numbered = [[self._frame_id(frame, new_frames) for frame in stack] for stack in stacks]
         metadata = {
             "kernel": kernel, "extern": extern, "nodes": names, "ops": [op for op in ops if op],
-            "stacks": [[list(frame) for frame in stack] for stack in stacks], "codegen_spans": spans,
+            "frames": new_frames, "stacks": numbered, "codegen_spans": spans,
         }
         recorder.add_artifact("kernel", RECORD, None, metadata, None, 0)
+
+    def _frame_id(self, frame: tuple[str, int, str, str], new_frames: dict[str, list[Any]]) -> int:
+        """A number for ``frame``; the first record that uses it carries it (``frames``), later ones the number
+        only: the model's outer frames are in every kernel's stacks, and written out each time they were most of
+        the trace file (analysis/kernels.py reads the records in order)."""
+        number = self._frame_ids.get(frame)
+        if number is None:
+            number = self._frame_ids[frame] = len(self._frame_ids)
+            new_frames[str(number)] = list(frame)
+        return number
 
     def _fx_nodes(self, schedule: Any, parts: list[Any], extern: bool) -> list[Any]:
         """The post-grad FX nodes behind a kernel (each IR node's ``origins``), in graph order."""
         seen: dict[int, Any] = {}
+        # An extern call's own node (the mm of a linear): its ``origins`` also hold the nodes whose results it reads.
+        origin = getattr(schedule, "origin_node", None) if extern else None
+        if origin is not None and getattr(origin, "op", None) == "call_function":
+            return [origin]
         sources = [schedule] if extern else [getattr(part, "node", None) for part in parts]
         for source in sources:
             for node in getattr(source, "origins", None) or ():

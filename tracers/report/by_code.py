@@ -19,13 +19,19 @@ MAX_KERNELS = 200
 
 
 def render_by_code(trace: Trace) -> str:
-    split, kernels = by_code(trace), kernel_map(trace)
-    if not split.compiles and not kernels.kernels and not kernels.from_cache:
-        return ('<div class="wt-by-code wt-trace-empty">Dynamo traced no code and Inductor wrote no kernel '
-                'in this run.</div>')
-    ids = count()
-    return (f'<div class="wt-by-code"><h3>Compile time by your code</h3>{_tracing(split, ids)}'
-            f'{_kernels(kernels)}</div>')
+    """Dynamo's tracing time by function (the page's ``code`` part)."""
+    split = by_code(trace)
+    if not split.compiles:
+        return '<div class="wt-by-code wt-trace-empty">Dynamo traced no code in this run.</div>'
+    return f'<div class="wt-by-code"><h3>Compile time by your code</h3>{_tracing(split, count())}</div>'
+
+
+def render_kernels(trace: Trace) -> str:
+    """Each kernel and its user lines, both ways (the page's ``kernels`` part)."""
+    kernels = kernel_map(trace)
+    if not kernels.kernels and not kernels.from_cache:
+        return '<div class="wt-by-code wt-trace-empty">Inductor wrote no kernel in this run.</div>'
+    return f'<div class="wt-by-code">{_kernels(kernels)}</div>'
 
 
 def _tracing(split: ByCode, ids: count) -> str:
@@ -122,7 +128,7 @@ def _table(compile: CompileCode) -> str:
 def _kernels(kernels: KernelMap) -> str:
     if not kernels.kernels and not kernels.from_cache:
         return ""
-    parts = ['<h4>Your lines behind each kernel</h4>']
+    parts = ['<h3>Your lines behind each kernel</h3>']
     for compile_id in kernels.from_cache:
         parts.append(f'<p class="wt-note">Compile {esc(compile_id)}: Inductor\'s output came from the cache (a warm '
                      'run), so no codegen ran and no kernel could be tied to your lines.</p>')

@@ -43,7 +43,7 @@ class TorchTrace(PageDirective):
 
     :device: cpu, cuda or both (default: tabs for whichever recordings exist)
     :cache: cold (default) or warm
-    :parts: findings, counts, timeline, tree, code, artifacts (default: timeline, tree, counts, artifacts)
+    :parts: findings, counts, timeline, tree, code, kernels, artifacts (default: timeline, tree, counts, artifacts)
     :artifacts: kinds or torch's names (default: graph, guards, break, recompile, code)
     :compile: one compile id, e.g. 0/0: only its artifacts
     :open: stage ids whose tree nodes start open (default: the top two levels)
