@@ -136,4 +136,6 @@ def test_real_rank_logs_are_merged_and_their_divergence_found(tmp_path: Path) ->
     assert report.returncode == 0, report.stderr
     assert "Ranks diverge" in report.stderr and "first at compile 0/1" in report.stderr
     assert "rank 1: compiled 0/1" in report.stderr and "Traceback" not in report.stderr
-    assert (tmp_path / "out" / "logs-ranks.json").exists() and Path(report.stdout.strip()).exists()
+    page = Path(report.stdout.strip())
+    assert (tmp_path / "out" / "logs-ranks.json").exists() and page.exists()
+    assert "Read from torch's own TORCH_TRACE logs" in page.read_text(encoding="utf-8")

@@ -37,7 +37,7 @@ def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - repor
     header = (f'<div class="wt-trace-header"><span class="wt-trace-title">{esc(run.name)}</span> · '
               f'{_count(run)} · {esc(run.device)} · {esc(run.cache)} caches'
               f' · torch {esc(", ".join(versions))}</div>'
-              f'<p class="wt-note">Clocks: {esc(run.alignment.method)}.</p>')
+              f'<p class="wt-note">Clocks: {esc(run.alignment.method)}.</p>{_from_logs(run, esc)}')
     endings = "".join(f'<li class="wt-flag">{esc(rank.name)}: {esc(rank.ending)}</li>'
                       for rank in run.ranks if rank.ending)
     endings = f'<ul class="wt-reasons">{endings}</ul>' if endings else ""
@@ -50,6 +50,17 @@ def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - repor
         parts.append(f'<details class="wt-rank-detail"><summary>{esc(run.names[rank])}: compiles, call tree, breaks and '
                      f'recompiles</summary>{body}</details>')
     return f'<div class="wt-trace wt-ranks">{"".join(parts)}</div>'
+
+
+def _from_logs(run, esc) -> str:  # noqa: ANN001 - merge.MergedRun, text.esc
+    """Ranks read from torch's TORCH_TRACE logs (tracers/torchlogs/): which torch wrote them, what logs lack."""
+    logs = [trace.info.from_log for _, trace in run.present if trace.info.from_log]
+    if not logs:
+        return ""
+    writers = ", ".join(sorted({str(log.get("written_by")) for log in logs}))
+    lacks = "; ".join(logs[0].get("cannot_give", []))
+    return (f'<p class="wt-note wt-from-log">Read from torch\'s own TORCH_TRACE logs, written by {esc(writers)}. '
+            f'A log does not hold: {esc(lacks)}.</p>')
 
 
 def _count(run) -> str:  # noqa: ANN001 - merge.MergedRun
