@@ -176,7 +176,9 @@ def gpt2_check(layers: int) -> list[str]:
     ]
     if differing:
         lines.append("Call counts that still differ, runs that raised left out (trace vs torch's profiler): "
-                     + "; ".join(differing[:8]))
+                     + "; ".join(differing[:8]) + ". These are generators and what iterates them: Dynamo runs a "
+                     "generator's translator again for each value it is asked for (`gen_send_ex2` calls "
+                     "`inline_call_`), and the trace counts each run, where torch's profiler counts the call.")
         lines.append("")
     return lines
 

@@ -152,3 +152,19 @@ def test_inductor_mlp_fused_kernel_maps_back_to_its_forward_line(mlp_cold):
     (entry,) = [entry for entry in kernels.by_line() if entry.line.label == f"mlp.py:{forward_line}"]
     assert {kernel.name for kernel in fused} <= {kernel.name for kernel in entry.kernels}
     assert "Your lines behind each kernel" in mlp_cold.stderr
+
+
+def test_a_warm_run_and_a_recorded_cuda_trace_read_lines_from_the_output_code_comments():
+    """No codegen seen (a cache hit, or a trace recorded before the tracer read kernels): the comments say it."""
+    from tracers.tracefile.chrome import load
+
+    root = EXAMPLES.parent / "_traces"
+    warm = kernel_map(load(root / "cpu" / "2.13.0" / "mlp-cpu-warm.json"))
+    assert warm.from_cache == ("0/0",)
+    assert {kernel.name for kernel in warm.kernels} == {"extern_kernels.addmm", "extern_kernels.mm"}
+    assert all(kernel.source == "output code" and kernel.codegen_ns is None for kernel in warm.kernels)
+    cuda = kernel_map(load(root / "cuda" / "2.11.0" / "mlp-cuda-cold.json"))
+    fused = [kernel for kernel in cuda.generated if "relu" in kernel.name]
+    assert fused and all(kernel.name.startswith("triton_") for kernel in fused)
+    assert [line.label for line in fused[0].lines] == ["mlp.py:14"]
+    assert {"add", "relu"} <= set(fused[0].nodes)

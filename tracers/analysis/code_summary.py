@@ -50,7 +50,8 @@ def _kernel_lines(kernels: KernelMap, style, duration, width: int) -> list[str]:
         where = kernel.lines[-1] if kernel.lines else None
         source = f"{where.label} `{where.code}`" if where else "no user line recorded"
         more = f" (+{len(kernel.lines) - 1} lines)" if len(kernel.lines) > 1 else ""
-        head = f"  {kernel.compile_id:<8}{_clip(kernel.name, 44):<44}{duration(kernel.codegen_ns or 0):>10}  "
+        codegen = duration(kernel.codegen_ns) if kernel.codegen_ns is not None else "—"
+        head = f"  {kernel.compile_id:<8}{_clip(kernel.name, 44):<44}{codegen:>10}  "
         lines.append(head + _clip(source + more, max(20, width - len(head))))
     if len(generated) > TOP_KERNELS:
         lines.append(style.dim(f"  … {len(generated) - TOP_KERNELS} more kernels"))
@@ -59,8 +60,8 @@ def _kernel_lines(kernels: KernelMap, style, duration, width: int) -> list[str]:
         lines.append(style.dim(f"  and {len(externs)} extern call{'s' if len(externs) != 1 else ''} of the wrapper "
                                f"({', '.join(sorted({k.name.rsplit('.', 1)[-1] for k in externs})[:6])})"))
     for compile_id in kernels.from_cache:
-        lines.append(style.yellow(f"  {compile_id:<8}warm: Inductor's output came from the cache, no codegen ran, "
-                                  "so no kernel is tied to a line"))
+        lines.append(style.yellow(f"  {compile_id:<8}warm: Inductor's output came from the cache, no codegen ran; "
+                                  "lines read from the output code's comments (none for C++ kernels)"))
     return lines
 
 

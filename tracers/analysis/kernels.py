@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
 
+from .code_comments import GRAPHS, calls, node_lines
+
 RECORD = "kernel_origins"  # capture/kernel_origins.py files one per kernel written
 _CACHE_HITS = ("fx_graph_cache_hit", "fx_graph_bundled_cache_hit", "aotautograd_cache_hit")
 
@@ -35,8 +37,11 @@ class Kernel:
     nodes: tuple[str, ...]  # the post-grad FX nodes it computes, in graph order
     ops: tuple[str, ...]
     stacks: tuple[tuple[UserLine, ...], ...]  # each distinct stack of those nodes, outermost frame first
-    codegen_ns: int | None  # the codegen steps that wrote it (None for an extern call: nothing generated)
+    codegen_ns: int | None  # the codegen steps that wrote it (None for an extern call, or when none was seen)
     written: int  # how often Inductor wrote it (identical code is written once and called again)
+    # "codegen": read where Inductor wrote it; "output code": from the comments of code a cache supplied (or a
+    # torch that does not name its kernels to the tracer), which name Triton kernels and extern calls only.
+    source: str = "codegen"
 
     @property
     def lines(self) -> tuple[UserLine, ...]:
@@ -95,8 +100,39 @@ def kernel_map(trace: Trace) -> KernelMap:
         codegen = None if entry["extern"] else sum(durations.get(span_id, 0) for span_id in entry["spans"])
         kernels.append(Kernel(compile_id, name, entry["extern"], tuple(entry["nodes"]), tuple(entry["ops"]),
                               tuple(entry["stacks"]), codegen, entry["written"]))
-    kernels.sort(key=lambda kernel: sort_key(kernel.compile_id))  # stable: written order within a compile
     with_kernels = {kernel.compile_id for kernel in kernels}
+    kernels += _from_comments(trace, with_kernels)
+    kernels.sort(key=lambda kernel: sort_key(kernel.compile_id))  # stable: written order within a compile
     cached = {artifact.compile_id or "?" for artifact in trace.artifacts
               if artifact.kind == "cache" and artifact.name in _CACHE_HITS}
     return KernelMap(tuple(kernels), tuple(sorted(cached - with_kernels, key=sort_key)))
+
+
+def _from_comments(trace: Trace, seen: set[str]) -> list[Kernel]:
+    """Kernels of the compiles whose codegen the trace did not see, from their output code's comments."""
+    codes: dict[str, list[str]] = {}
+    graphs: dict[str, list] = {}
+    for artifact in trace.artifacts:
+        compile_id = artifact.compile_id or "?"
+        if compile_id in seen:
+            continue
+        if artifact.name == "inductor_output_code" and artifact.payload:
+            codes.setdefault(compile_id, []).append(artifact.payload)
+        elif artifact.name in GRAPHS:
+            graphs.setdefault(compile_id, []).append(artifact)
+    kernels = []
+    for compile_id, payloads in codes.items():
+        lines = node_lines(graphs.get(compile_id, []))
+        merged: dict[str, dict] = {}
+        for payload in payloads:
+            for name, nodes, definition in calls(payload):
+                entry = merged.setdefault(name, {"nodes": {}, "stacks": {}, "written": 0})
+                entry["written"] += not definition  # here: how often the code calls it
+                for node in nodes:
+                    entry["nodes"].setdefault(node, None)
+                    if node in lines:
+                        entry["stacks"].setdefault((UserLine(*lines[node]),), None)
+        kernels += [Kernel(compile_id, name, not name.startswith(("triton_", "cpp_")), tuple(entry["nodes"]), (),
+                           tuple(entry["stacks"]), None, entry["written"], "output code")
+                    for name, entry in merged.items()]
+    return kernels

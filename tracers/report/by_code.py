@@ -131,7 +131,8 @@ def _kernels(kernels: KernelMap) -> str:
     parts = ['<h3>Your lines behind each kernel</h3>']
     for compile_id in kernels.from_cache:
         parts.append(f'<p class="wt-note">Compile {esc(compile_id)}: Inductor\'s output came from the cache (a warm '
-                     'run), so no codegen ran and no kernel could be tied to your lines.</p>')
+                     'run), so no codegen ran: its kernels are tied to your lines from the comments of the output '
+                     'code, which name the nodes of Triton kernels and extern calls, not of C++ kernels.</p>')
     if kernels.kernels:
         parts.append('<p class="wt-note">Each kernel Inductor wrote (C++ or Triton), and each extern call its '
                      'wrapper makes, with the FX nodes it computes and the lines of your code they came from '
@@ -152,7 +153,8 @@ def _where(kernel: Kernel) -> str:
 def _kernel_table(kernels: tuple[Kernel, ...]) -> str:
     rows = []
     for kernel in kernels:
-        codegen = "extern call" if kernel.extern else duration(kernel.codegen_ns or 0)
+        codegen = ("extern call" if kernel.extern else "no codegen seen" if kernel.codegen_ns is None
+                   else duration(kernel.codegen_ns))
         written = f" ×{kernel.written}" if kernel.written > 1 else ""
         rows.append(f'<tr><td><code>{esc(kernel.compile_id)}</code></td><td><code>{esc(kernel.name)}</code>'
                     f'{esc(written)}</td><td class="wt-num">{esc(codegen)}</td><td>{_where(kernel)}</td>'
