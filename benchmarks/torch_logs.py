@@ -14,7 +14,6 @@ import hashlib
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.results import publish  # noqa: E402
+from benchmarks.results import publish
 
 EXAMPLE = ROOT / "docs" / "examples" / "distributed" / "rank_divergent.py"
 _HEADER = re.compile(r"^(?P<prefix>.*?\] )(?P<json>\{.*)$")
@@ -38,7 +37,7 @@ def record_logs(scratch: Path) -> Path:
                    "TORCHINDUCTOR_CACHE_DIR": str(scratch / "cache"), "TORCHINDUCTOR_FX_GRAPH_CACHE": "0",
                    "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"}
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2", str(EXAMPLE)]
-    result = subprocess.run(command, cwd=ROOT, env=environment, capture_output=True, text=True)
+    result = subprocess.run(command, check=False, cwd=ROOT, env=environment, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"the example failed under torchrun:\n{result.stderr[-2000:]}")
     return next(logs.glob("dedicated_log_torch_trace_rank_1_*.log"))
@@ -92,7 +91,7 @@ def scaled_log(base: Path, size: int, rank: int) -> str:
 def _timed(code: str, *args: str) -> tuple[float, float, str]:
     """(wall seconds, the process's own peak RSS in MB, stderr) of ``python -c code args`` in a fresh process."""
     started = time.perf_counter()
-    result = subprocess.run([sys.executable, "-c", code + _PEAK, *args], cwd=ROOT, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-c", code + _PEAK, *args], check=False, cwd=ROOT, capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
     wall = time.perf_counter() - started
     if result.returncode != 0:
@@ -136,23 +135,23 @@ def main() -> int:
     lines = [
         "## Reading TORCH_TRACE logs (report LOG_OR_DIR)",
         "",
-        f"- Real logs: `{EXAMPLE.relative_to(ROOT)}` on 2 CPU ranks under torchrun with `TORCH_TRACE` (Inductor, "
+        (f"- Real logs: `{EXAMPLE.relative_to(ROOT)}` on 2 CPU ranks under torchrun with `TORCH_TRACE` (Inductor, "
         f"caches off); rank 1's log ({base_kb:.0f} kB) repeated whole with fresh compile ids until at least the size asked ({log_mb:.1f} MB), "
         f"once per rank. Each measurement is a fresh process; memory is the process's peak RSS beside an "
-        f"interpreter that only imported the reader ({baseline_mb:.0f} MB).",
+        f"interpreter that only imported the reader ({baseline_mb:.0f} MB)."),
         "",
         "| measurement | result | target |",
         "|---|---|---|",
-        f"| read one {log_mb:.1f} MB rank log (`load_log`, in-process time) | {float(read_s):.2f} s "
-        f"({spans} spans, {artifacts} artifacts) | ≤ 5 s |",
+        (f"| read one {log_mb:.1f} MB rank log (`load_log`, in-process time) | {float(read_s):.2f} s "
+        f"({spans} spans, {artifacts} artifacts) | ≤ 5 s |"),
         f"| same, whole process (start, import, read) | {read_wall:.2f} s, peak RSS {read_mb:.0f} MB | |",
-        f"| `report DIR` of {options.ranks} such ranks: read, merge, divergence, trace + page written | "
-        f"{merge_wall:.2f} s, peak RSS {merge_mb:.0f} MB | ≤ 30 s |",
+        (f"| `report DIR` of {options.ranks} such ranks: read, merge, divergence, trace + page written | "
+        f"{merge_wall:.2f} s, peak RSS {merge_mb:.0f} MB | ≤ 30 s |"),
         f"| merged trace file | {merged_mb:.1f} MB | |",
         "",
-        "The log is streamed a line at a time (a record's payload is the most held at once), so reading "
+        ("The log is streamed a line at a time (a record's payload is the most held at once), so reading "
         "costs memory for the trace kept (graphs, guards, generated code), not for the log's size: most of "
-        "a log is torch's timing events and tensor descriptions, which become spans or are only counted.",
+        "a log is torch's timing events and tensor descriptions, which become spans or are only counted."),
     ]
     publish("torch-logs", lines, f"python benchmarks/torch_logs.py --size-mb {options.size_mb:g} --ranks {options.ranks}")
     return 0

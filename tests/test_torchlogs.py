@@ -41,7 +41,7 @@ def compile_table(facts: TraceFacts) -> dict[str, object]:
     }
 
 
-def findings_of(trace) -> list[tuple]:  # noqa: ANN001 - Trace
+def findings_of(trace) -> list[tuple]:
     """The findings, without their costs and the informational ones (a dominant stage: times differ run to
     run) and without a recompile's "called from"
     line: torch's own dynamo_start stack leaves out the calling frame in a plain run (tlparse shows the same),
@@ -70,7 +70,7 @@ def test_the_same_compile_table_live_and_from_the_log(example: str, args: tuple[
     assert log_facts.totals() == live_facts.totals() and live_facts.totals().graph_breaks + live_facts.totals().recompiles
     assert findings_of(from_log) == findings_of(live.trace())
     # Same artifacts (kind, name, compile) but the decompiled Python the live tracer adds with depyf
-    kept = lambda trace: sorted((a.kind, a.name, a.compile_id) for a in trace.artifacts if a.kind != "decompiled")  # noqa: E731
+    kept = lambda trace: sorted((a.kind, a.name, a.compile_id) for a in trace.artifacts if a.kind != "decompiled")
     assert kept(from_log) == kept(live.trace())
     info = from_log.info
     assert info.from_log and info.from_log["written_by"].startswith("torch 2.") and info.torch_git_sha

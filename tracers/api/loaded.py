@@ -14,7 +14,7 @@ from .result import TraceResult
 class LoadedTrace(TraceResult):
     """A :class:`TraceResult` read from a file instead of recorded by a block: complete from the start."""
 
-    def __init__(self, trace: Trace, name: str):  # noqa: D107 - no session: nothing is running
+    def __init__(self, trace: Trace, name: str):
         self._session = None  # type: ignore[assignment]
         self.name = name
         self._trace = trace

@@ -188,11 +188,15 @@ class RecordTranslator:
             details["attempt"] = metadata["attempt"]
         return Translated(kind, name, compile_id_of(metadata), details, payload, size)
 
+    def filename(self, interned: Any) -> str:
+        """A file name as torch interned it in an earlier ``str`` record (the index itself if none came)."""
+        return self._strings.get(interned, str(interned))
+
     def _user_frame(self, stack: list[dict[str, Any]]) -> dict[str, Any] | None:
         """Where the user's code called into the compiled frame: the innermost frame that is not
         torch's own, below the frame being compiled (always the last one of the stack)."""
         for frame in reversed(stack[:-1]):
-            filename = self._strings.get(frame.get("filename"), str(frame.get("filename")))
+            filename = self.filename(frame.get("filename"))
             if "/torch/" not in filename and not filename.startswith(_PACKAGE_DIR) and "<frozen" not in filename:
                 return {"filename": filename, "line": frame.get("line"), "name": frame.get("name"), "loc": frame.get("loc")}
         return None

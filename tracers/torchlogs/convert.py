@@ -7,7 +7,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from tracers import __version__
@@ -118,7 +118,7 @@ class LogConverter:
         """A frame's name from dynamo_start's stack (its last entry) when compilation_metrics never came."""
         stack = (metadata.get("dynamo_start") or {}).get("stack") or metadata.get("stack") or [{}]
         last = stack[-1]
-        filename = self.translator._strings.get(last.get("filename"), str(last.get("filename", "?")))
+        filename = self.translator.filename(last.get("filename", "?"))
         return frame_label(str(last.get("name", "?")), filename, last.get("line"))
 
     def _maybe_reset(self, torch_id: str | None) -> None:
@@ -179,7 +179,7 @@ class LogConverter:
             if span.compile_id:
                 span.frame = self._frames.get(span.compile_id) or by_frame.get(span.compile_id.rsplit("/", 1)[0])
         first_ns = min((span.start_ns for span in self.spans), default=0)
-        started = datetime.fromtimestamp(first_ns / 1e9, timezone.utc).isoformat(timespec="seconds") if first_ns else ""
+        started = datetime.fromtimestamp(first_ns / 1e9, UTC).isoformat(timespec="seconds") if first_ns else ""
         for index, artifact in enumerate(self.artifacts):
             if not artifact.ts_ns:  # a record before any timed region: placed at the first one
                 self.artifacts[index] = replace(artifact, ts_ns=first_ns)

@@ -64,7 +64,7 @@ def is_record_line(text: str) -> bool:
 
 def open_log(path: Path):
     """The log's bytes, gunzipped when its name ends in ``.gz``."""
-    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
 
 
 def read_records(path: Path, problems: Problems) -> Iterator[Record]:

@@ -11,20 +11,20 @@ import re
 REGION_MODULE = "dynamo_timed"  # the span target's module part: torch's region, not a hooked function
 _STAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("compiled_autograd", r"compiled_autograd.*"),
-    ("cache", r"fx_graph_cache.*|AOTAutogradCache\..*|inductor_codecache_torch_key|TritonBundler\..*"
-              r"|GraphPickler\..*|CompiledArtifact\..*|CacheBase\..*"),
-    ("frame", r"dynamo|entire_frame_compile|compile_attempt_\d+|gc|fullgraph_capture|compiler_collective"
-              r"|precompile_load_guards"),
+    ("cache", (r"fx_graph_cache.*|AOTAutogradCache\..*|inductor_codecache_torch_key|TritonBundler\..*"
+              r"|GraphPickler\..*|CompiledArtifact\..*|CacheBase\..*")),
+    ("frame", (r"dynamo|entire_frame_compile|compile_attempt_\d+|gc|fullgraph_capture|compiler_collective"
+              r"|precompile_load_guards")),
     ("bytecode", r"bytecode_tracing|invoke_subgraph_.*"),
     ("guards", r"build_guards|precompile_build_guards"),
     ("graph", r"insert_deferred_runtime_asserts|backend_compile|OutputGraph\..*"),
     ("partition", r"min_cut_rematerialization_partition|default_partition"),
-    ("aot", r"create_aot_dispatcher_function|aot_.*|_recursive_joint_graph_passes|pass\.joint_graph_passes\..*"
-            r"|entire_backward_compile|compile_fx\.<locals>\..*"),
+    ("aot", (r"create_aot_dispatcher_function|aot_.*|_recursive_joint_graph_passes|pass\.joint_graph_passes\..*"
+            r"|entire_backward_compile|compile_fx\.<locals>\..*")),
     # before the patterns below: pass names hold other stages' words (decompose_triton_kernel_wrapper_functional)
     ("inductor", r"_recursive_(pre|post)_grad_passes|pass\..*"),
-    ("autotune", r"select_algorithm.*|autotune.*|.*[Aa]utotun.*|CUTLASS.*|cutlass_.*|benchmark_.*"
-                 r"|collective_compute_do_bench"),
+    ("autotune", (r"select_algorithm.*|autotune.*|.*[Aa]utotun.*|CUTLASS.*|cutlass_.*|benchmark_.*"
+                 r"|collective_compute_do_bench")),
     ("lowering", r"GraphLowering\.run"),
     ("scheduling", r"Scheduler\..*|generate_kernel_code_from_nodes"),
     ("wrapper", r".*WrapperCodegen\.generate|CppWrapper\w*\.generate|GraphLowering\.codegen.*"),
@@ -32,8 +32,8 @@ _STAGE_PATTERNS: tuple[tuple[str, str], ...] = (
     ("triton", r"async_compile\.precompile|triton_.*|.*[Tt]riton.*"),
     ("cpp", r"compile_file|aoti_.*"),
     ("cudagraphs", r"cudagraph.*|CUDAGraph.*"),
-    ("inductor", r"inductor_.*|fx_codegen_and_compile|compile_fx_inner|additional_fake_tensor_prop"
-                 r"|convert_conv_weights_to_channels_last"),
+    ("inductor", (r"inductor_.*|fx_codegen_and_compile|compile_fx_inner|additional_fake_tensor_prop"
+                 r"|convert_conv_weights_to_channels_last")),
 )
 _COMPILED = tuple((stage, re.compile(f"^(?:{pattern})$")) for stage, pattern in _STAGE_PATTERNS)
 _DEFAULT_STAGE = "frame"
