@@ -92,7 +92,7 @@ def kernel_map(trace: Trace) -> KernelMap:
         for op in meta.get("ops", ()):
             entry["ops"].setdefault(op, None)
         for stack in meta.get("stacks", ()):
-            entry["stacks"].setdefault(tuple(frames[number] for number in stack if number in frames), None)
+            entry["stacks"].setdefault(tuple(_frame(item, frames) for item in stack if _frame(item, frames)), None)
         for span_id in meta.get("codegen_spans", ()):
             entry["spans"].setdefault(span_id, None)
     kernels = []
@@ -106,6 +106,15 @@ def kernel_map(trace: Trace) -> KernelMap:
     cached = {artifact.compile_id or "?" for artifact in trace.artifacts
               if artifact.kind == "cache" and artifact.name in _CACHE_HITS}
     return KernelMap(tuple(kernels), tuple(sorted(cached - with_kernels, key=sort_key)))
+
+
+def _frame(item: object, frames: dict[int, UserLine]) -> UserLine | None:
+    """A stack's entry: a number in the trace's frame table, or (as first written) the frame itself."""
+    if isinstance(item, int):
+        return frames.get(item)
+    if isinstance(item, (list, tuple)) and len(item) == 4:
+        return UserLine(str(item[0]), int(item[1]), str(item[2]), str(item[3]))
+    return None
 
 
 def _from_comments(trace: Trace, seen: set[str]) -> list[Kernel]:

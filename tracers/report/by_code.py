@@ -13,7 +13,10 @@ from .text import duration, esc
 WIDTH = 1000  # viewBox units; the drawing scales with the column, text with it
 ROW = 18
 MIN_LABEL = 40  # narrower boxes carry their name in the hover title only
-MAX_ZOOMS = 24  # per compile: the widest boxes with callees below them get a view of their own
+MAX_ZOOMS = 8  # per compile: the widest boxes with callees below them get a view of their own
+MIN_ZOOM, MAX_ZOOM = 0.02, 0.5  # ... if they hold this share of the compile's tracing: wider ones are wide already
+PASS_THROUGH = 0.9  # a box whose one callee holds this much of it (a decorator's wrapper) zooms to nothing new
+MIN_WIDTH = 1.0  # viewBox units (a thousandth of the view): thinner boxes are left out, their time in their caller
 MAX_ROWS = 40
 MAX_KERNELS = 200
 
@@ -57,9 +60,11 @@ def _icicles(compile: CompileCode, ids: count) -> str:
     """The whole compile's icicle, then one hidden view per wide box that :target shows (no script needed)."""
     anchors: dict[int, str] = {}
     zoomable = sorted(_walk(compile.roots), key=lambda node: -node.inclusive_ns)
-    for node in [node for node in zoomable if node.children][:MAX_ZOOMS]:
-        anchors[id(node)] = f"wt-icicle-{next(ids)}"
     total = max(compile.tracing_ns, 1)
+    worth = [node for node in zoomable if node.children and MIN_ZOOM * total <= node.inclusive_ns <= MAX_ZOOM * total
+             and max(child.inclusive_ns for child in node.children) < PASS_THROUGH * node.inclusive_ns]
+    for node in worth[:MAX_ZOOMS]:
+        anchors[id(node)] = f"wt-icicle-{next(ids)}"
     views = [f'<div class="wt-icicle">{_svg(compile.roots, total, anchors, "the whole compile")}</div>']
     for node in _walk(compile.roots):
         anchor = anchors.get(id(node))
@@ -91,11 +96,11 @@ def _place(nodes: tuple[CodeNode, ...], x: float, level: int, total: int, anchor
     deepest = level
     for node in nodes:
         width = node.inclusive_ns / total * WIDTH
-        if width < 0.2:  # too thin to see: its time still counts in its caller's box
+        if width < MIN_WIDTH:  # too thin to see: its time still counts in its caller's box
             x += width
             continue
-        title = (f"{node.code}\n{node.calls} call{'s' if node.calls != 1 else ''} · {duration(node.inclusive_ns)} "
-                 f"with callees · {duration(node.exclusive_ns)} own · {node.inclusive_ns / total:.0%} of this view")
+        title = (f"{node.code}\n{node.calls}× · {duration(node.inclusive_ns)} with callees · "
+                 f"{duration(node.exclusive_ns)} own")
         y = level * ROW
         label = ""
         if width >= MIN_LABEL:
@@ -103,11 +108,11 @@ def _place(nodes: tuple[CodeNode, ...], x: float, level: int, total: int, anchor
             room = int(width / 6.5)
             name = name if len(name) <= room else name[: max(room - 1, 1)] + "…"
             label = f'<text x="{x + 3:.1f}" y="{y + 13}">{esc(name)}</text>'
-        box = (f'<rect x="{x:.2f}" y="{y}" width="{max(width - 0.5, 0.2):.2f}" height="{ROW - 1}" '
-               f'class="wt-icicle-box{" wt-icicle-leaf" if not node.children else ""}"></rect>{label}'
-               f'<title>{esc(title)}</title>')
+        box = (f'<rect x="{x:.1f}" y="{y}" width="{max(width - 0.5, 0.5):.1f}" height="{ROW - 1}" '
+               f'class="wt-icicle-box{" wt-icicle-leaf" if not node.children else ""}"><title>{esc(title)}</title>'
+               f'</rect>{label}')
         anchor = anchors.get(id(node))
-        boxes.append(f'<a href="#{anchor}"><g>{box}</g></a>' if anchor else f'<g>{box}</g>')
+        boxes.append(f'<a href="#{anchor}">{box}</a>' if anchor else box)
         deepest = max(deepest, _place(node.children, x, level + 1, total, anchors, boxes))
         x += width
     return max(deepest, level + 1) if nodes else deepest
