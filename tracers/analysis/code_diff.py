@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from tracers.tracefile.events import Trace
 
 from .by_code import by_code
-from .kernels import kernel_map
+from .kernels import KernelMap, kernel_map
 
 TOP = 12
 
@@ -38,6 +38,8 @@ class CodeDiff:
     b_tracing_ns: int
     rows: tuple[CodeDiffRow, ...]  # largest change first
     lines: tuple[LineDiffRow, ...]  # only lines whose kernels differ
+    # Sides whose kernels were read from the output code's comments (no codegen seen): C++ kernels are missing.
+    from_comments: tuple[bool, bool] = (False, False)
 
 
 def code_diff(a: Trace, b: Trace) -> CodeDiff:
@@ -49,16 +51,18 @@ def code_diff(a: Trace, b: Trace) -> CodeDiff:
                         rows_a[code].calls if code in rows_a else 0, rows_b[code].calls if code in rows_b else 0)
             for code in dict.fromkeys([*rows_a, *rows_b])]
     rows.sort(key=lambda row: -abs((row.b_ns or 0) - (row.a_ns or 0)))
-    lines_a, lines_b = _kernels_by_line(a), _kernels_by_line(b)
+    map_a, map_b = kernel_map(a), kernel_map(b)
+    lines_a, lines_b = _kernels_by_line(map_a), _kernels_by_line(map_b)
     lines = tuple(LineDiffRow(line, lines_a.get(line, ()), lines_b.get(line, ()))
                   for line in dict.fromkeys([*lines_a, *lines_b])
                   if lines_a.get(line, ()) != lines_b.get(line, ()))
-    return CodeDiff(split_a.tracing_ns, split_b.tracing_ns, tuple(rows), lines)
+    comments = tuple(any(kernel.source == "output code" for kernel in side.kernels) for side in (map_a, map_b))
+    return CodeDiff(split_a.tracing_ns, split_b.tracing_ns, tuple(rows), lines, comments)
 
 
-def _kernels_by_line(trace: Trace) -> dict[str, tuple[str, ...]]:
+def _kernels_by_line(kernels: KernelMap) -> dict[str, tuple[str, ...]]:
     return {entry.line.label: tuple(dict.fromkeys(kernel.name for kernel in entry.kernels))
-            for entry in kernel_map(trace).by_line()}
+            for entry in kernels.by_line()}
 
 
 def render(result: CodeDiff, style, duration, names: tuple[str, str]) -> list[str]:  # noqa: ANN001 - summary's
@@ -80,6 +84,10 @@ def render(result: CodeDiff, style, duration, names: tuple[str, str]) -> list[st
     if result.lines:
         lines.append("")
         lines.append("User lines whose kernels differ:")
+        for side, comments in zip(names, result.from_comments):
+            if comments:
+                lines.append(style.dim(f"  ({side}: no codegen seen, read from the output code's comments, "
+                                       "which name no C++ kernel)"))
         for row in result.lines[:TOP]:
             lines.append(f"  {row.line:<30}{a}: {', '.join(row.a_kernels) or '—'}")
             lines.append(f"  {'':<30}{b}: {', '.join(row.b_kernels) or '—'}")

@@ -97,7 +97,9 @@ def kernel_map(trace: Trace) -> KernelMap:
             entry["spans"].setdefault(span_id, None)
     kernels = []
     for (compile_id, name), entry in merged.items():
-        codegen = None if entry["extern"] else sum(durations.get(span_id, 0) for span_id in entry["spans"])
+        # No codegen step seen (a template kernel is written outside codegen_node): unknown, not zero.
+        codegen = None if entry["extern"] or not entry["spans"] else \
+            sum(durations.get(span_id, 0) for span_id in entry["spans"])
         kernels.append(Kernel(compile_id, name, entry["extern"], tuple(entry["nodes"]), tuple(entry["ops"]),
                               tuple(entry["stacks"]), codegen, entry["written"]))
     with_kernels = {kernel.compile_id for kernel in kernels}

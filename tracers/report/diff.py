@@ -13,6 +13,7 @@ from .palette import colour, stage_title
 from .text import duration, esc, target_label
 
 MAX_KERNELS = 12  # names shown per side; the count says how many there are
+MAX_CODE_ROWS = 15  # functions and lines shown in the compile-time-by-your-code part; the largest changes first
 BAR_SHARE = 70  # percent of the cell the longest bar takes: its time label sits beside it
 
 
@@ -149,6 +150,33 @@ def render_kernels(result: TraceDiff, a: Side, b: Side) -> str:
     return f'<div class="wt-diff-kernels">{"".join(columns)}</div>{same}'
 
 
+def render_code(result: TraceDiff, a: Side, b: Side) -> str:
+    """Compile time by your code on each side: tracing time per function, and the lines whose kernels differ."""
+    code = result.code
+    if code is None or not (code.rows or code.lines):
+        return ""
+    rows = "".join(
+        f'<tr><td><code>{esc(row.code)}</code></td>'
+        f'<td class="wt-num">{esc(duration(row.a_ns)) if row.a_ns is not None else "—"}</td>'
+        f'<td class="wt-num">{esc(duration(row.b_ns)) if row.b_ns is not None else "—"}</td>'
+        f'<td class="wt-num">{row.a_calls} / {row.b_calls}</td></tr>' for row in code.rows[:MAX_CODE_ROWS])
+    table = (f'<table class="wt-by-code-table"><thead><tr><th>function traced (time with callees)</th>'
+             f'<th>{esc(a.name)}</th><th>{esc(b.name)}</th><th>calls</th></tr></thead><tbody>'
+             f'<tr><td>all of Dynamo\'s tracing</td><td class="wt-num">{esc(duration(code.a_tracing_ns))}</td>'
+             f'<td class="wt-num">{esc(duration(code.b_tracing_ns))}</td><td></td></tr>{rows}</tbody></table>')
+    lines = "".join(f'<tr><td><code>{esc(row.line)}</code></td><td><code>{esc(", ".join(row.a_kernels) or "—")}</code>'
+                    f'</td><td><code>{esc(", ".join(row.b_kernels) or "—")}</code></td></tr>'
+                    for row in code.lines[:MAX_CODE_ROWS])
+    if lines:
+        lines = (f'<table class="wt-by-code-table"><thead><tr><th>line of your code</th><th>kernels in {esc(a.name)}'
+                 f'</th><th>kernels in {esc(b.name)}</th></tr></thead><tbody>{lines}</tbody></table>')
+    notes = "".join(f'<p class="wt-note">{esc(side.name)}: no codegen was seen (a cache hit, or a trace recorded '
+                    'before the tracer read kernels), so its kernels come from the output code\'s comments, which '
+                    'name Triton kernels and extern calls but no C++ kernel.</p>'
+                    for side, comments in zip((a, b), code.from_comments) if comments and lines)
+    return f'<div class="wt-by-code"><h4>Compile time by your code</h4>{table}{lines}{notes}</div>'
+
+
 def _side_header(side: Side, key: str) -> str:
     info = side.info
     device = info.device + (f" ({info.device_name})" if info.device_name else "")
@@ -170,6 +198,6 @@ def render_diff(result: TraceDiff, a: Side, b: Side, links: Links = Links(), tit
         header += f'<div class="wt-caption">{esc(caption)}</div>'
     parts = (("stages", render_stages(result, a, b, links)), ("targets", render_only(result, a, b, links)),
              ("counts", render_counts(result, a, b)), ("compiles", render_compiles(result, a, b)),
-             ("kernels", render_kernels(result, a, b)))
+             ("kernels", render_kernels(result, a, b)), ("code", render_code(result, a, b)))
     body = "".join(f'<section class="wt-trace-part" data-part="diff-{name}">{html}</section>' for name, html in parts)
     return f'<div class="wt-trace wt-trace-diff">{header}{body}</div>'
