@@ -69,7 +69,11 @@ def test_breaks_and_recompiles_carry_reasons_and_user_lines(traced) -> None:
     assert first.called_from.filename == HERE and "compiled(torch.randn(32))" in first.called_from.text
     # A failed budget names each one (what the pytest plugin prints under ``assert 4 == 0``).
     explained = traced.graph_breaks.explain()
-    assert len(explained) == 4 and explained[0].startswith("graph break 1: [0/0] graph_breaks.py:10 `print(")
+    assert explained[0].startswith("graph break 1: [0/0] graph_breaks.py:10 `print(")
+    assert [line.split(":")[0] for line in explained[:4]] == [f"graph break {n}" for n in range(1, 5)]
+    # ... then the findings, worst first: the four breaks are two causes, the recompiles one.
+    assert explained[4] == "findings (worst first):" and len(explained) == 4 + 1 + len(traced.findings)
+    assert {finding.kind for finding in traced.findings} >= {"graph-break", "recompile"}
 
 
 def test_transformed_code_is_decompiled_with_its_calls_to_graphs_and_resume_functions(traced) -> None:

@@ -107,6 +107,12 @@ def _device(device: str) -> Iterator[None]:
         set_default_backend(torch)  # new tensors go to the CPU again, as before the block
 
 
+def check_session(options: SessionOptions) -> None:
+    """Every option's one-line complaint, before anything is set up: values, and deep mode's viztracer."""
+    options.check()
+    _deep_tracer(options.deep_min_us)
+
+
 def _deep_tracer(min_duration_us: float | None) -> DeepTracer | None:
     if min_duration_us is None:
         return None

@@ -18,8 +18,8 @@ from tracers.tracefile.chrome import write_atomic
 from tracers.tracefile.claim import claim, release
 from tracers.tracefile.events import Trace
 
-from .report_command import ReportUnavailable, open_in_browser, write_report
-from .setup import TraceOptions, check_program, prepared_session, run_name, trace_file_name, trace_path
+from .report_command import ReportUnavailable, chapter_site, open_in_browser, page_urls, write_report
+from .setup import TraceOptions, check_program, check_session, prepared_session, run_name, trace_file_name, trace_path
 from .usage import check_writable
 
 
@@ -80,6 +80,7 @@ def run_trace(options: TraceOptions) -> int:
     progress.enabled = progress.enabled and leads_output()  # one spinner per terminal, not one per rank
     command = [sys.executable, "-m", "tracers", "trace", *(["-m"] if options.module else []), options.script,
                *options.args]
+    check_session(options.session)  # before this run claims its name: a bad option must leave nothing behind
     run = _start_run(options)
     with prepared_session(options.session, command, [progress]) as session, children_traced(run.children):
         outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
@@ -152,7 +153,9 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         else:
             elsewhere = (f"{children.compiled} of its child processes compiled (below)"
                          if children is not None and children.compiled and not trace.spans else None)
-            print(render(trace, analyze(trace), style_for(sys.stderr), written, elsewhere), file=sys.stderr)
+            base, _ = chapter_site(options.site, trace.info.torch_version)  # the findings link their chapters there
+            print(render(trace, analyze(trace), style_for(sys.stderr), written, elsewhere, page_urls(base)),
+                  file=sys.stderr)
             if rank_of(trace.info) is not None:
                 print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
                       f"python -m tracers merge {options.out}", file=sys.stderr)

@@ -78,8 +78,8 @@ class CallCounter:
             return
         if self._tool is None and not self._claim_tool(monitoring):
             return
-        cell = self._watched[code] = self._eager.setdefault(compile_id, [0])
-        cell[0] += 1  # the call that made Dynamo give up runs eagerly too, before the watch can see it
+        # The watch starts before the frame that made Dynamo give up runs (eagerly), so that call counts too.
+        self._watched[code] = self._eager.setdefault(compile_id, [0])
         monitoring.set_local_events(self._tool, code, monitoring.events.PY_START)
 
     def _claim_tool(self, monitoring: Any) -> bool:
