@@ -183,7 +183,7 @@ def _last_attempts(trace: Trace) -> dict[str | None, int]:
     return last
 
 
-_FRAME_SKIPPED = "Failed to handle graph break gracefully"  # torch/_dynamo/symbolic_convert.py's wording
+FRAME_SKIPPED = "Failed to handle graph break gracefully"  # torch/_dynamo/symbolic_convert.py's wording
 
 
 def analyze(trace: Trace) -> TraceFacts:
@@ -224,7 +224,7 @@ def analyze(trace: Trace) -> TraceFacts:
         elif artifact.kind == "break":
             meta = artifact.metadata
             reason = " — ".join(filter(None, (meta.get("title"), meta.get("explanation")))) or meta.get("reason", "?")
-            skipped = _FRAME_SKIPPED in (artifact.payload or "")
+            skipped = FRAME_SKIPPED in (artifact.payload or "")
             graph_breaks.append(GraphBreak(artifact.compile_id, meta.get("location", "?"), reason, skipped))
         elif artifact.kind == "recompile":
             reasons = tuple(str(reason) for reason in artifact.metadata.get("reasons", []))

@@ -11,7 +11,7 @@ from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
-from .facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts, analyze
+from .facts import DDP_SPLIT_CHILD, FRAME_SKIPPED, CompileFacts, TraceFacts, analyze
 from .frames import SourceLine, short, traceback_lines, user_and_library
 
 
@@ -57,6 +57,18 @@ class Finding:
             return f"{self.library_line.short} via {self.user_line.short}"
         line = self.user_line or self.library_line
         return line.short if line else None
+
+    @property
+    def events_text(self) -> str:
+        """``compiles 0/1, 0/2; 2 graphs added``, and why calls that ran eager were not counted, where they were not."""
+        parts = []
+        if self.compile_ids:
+            parts.append(f"compile{'s' if len(self.compile_ids) != 1 else ''} {', '.join(self.compile_ids)}")
+        if self.graphs_added:
+            parts.append(f"{self.graphs_added} graph{'s' if self.graphs_added != 1 else ''} added")
+        if self.eager_note and self.eager_calls is None:
+            parts.append(self.eager_note)
+        return "; ".join(parts)
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -135,7 +147,7 @@ def _break_findings(trace: Trace, compiles: dict[str, CompileFacts], claimed: se
         if artifact.kind == "break":
             meta = artifact.metadata
             title = meta.get("title") or meta.get("reason") or "?"
-            skipped = "Failed to handle graph break gracefully" in (artifact.payload or "")
+            skipped = FRAME_SKIPPED in (artifact.payload or "")
             groups[(meta.get("location", "?"), title, skipped)].append(artifact)
     out = []
     for (location, title, skipped), artifacts in groups.items():
@@ -151,7 +163,7 @@ def _break_findings(trace: Trace, compiles: dict[str, CompileFacts], claimed: se
             claimed.add(compile_id)
             # A compile that produced no graph was all waste; one that did lost what it traced before restarting.
             cost += (compile_facts.time_ns if compile_facts.graphs == 0 else compile_facts.restart_ns) / 1e9
-        for resume in _resume_compiles(compiles, user or library, claimed):
+        for resume in _resume_compiles(compiles, library or user, claimed):  # where the break happened
             claimed.add(resume.compile_id)
             cost += resume.time_ns / 1e9
             graphs += resume.graphs
@@ -186,7 +198,9 @@ def _resume_compiles(compiles: dict[str, CompileFacts], line: SourceLine | None,
     for compile_facts in compiles.values():
         match = _RESUME.match(compile_facts.frame or "")
         first_version = compile_identity.torch_id(compile_facts.compile_id).endswith("/0")
-        if match and int(match.group(2)) == line.line and first_version and compile_facts.compile_id not in claimed:
+        same_place = int(match.group(2)) == line.line and (not line.function or match.group(1) == line.function) \
+            if match else False
+        if same_place and first_version and compile_facts.compile_id not in claimed:
             found.append(compile_facts)
     return found
 

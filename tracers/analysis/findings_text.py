@@ -27,7 +27,7 @@ def render_findings(found: list[Finding], facts: TraceFacts, bold: Callable[[str
         number += 1
         lines.append(f"  {number}. {finding.what}" + (f" — {finding.cost}" if finding.cost else ""))
         lines.extend(_detail("where", _where(finding), width))
-        lines.extend(_detail("events", _events(finding), width))
+        lines.extend(_detail("events", finding.events_text, width))
         lines.extend(_detail("fix", finding.fix, width))
         lines.extend(_detail("torch", _torch_says(finding), width))
         lines.extend(_detail("why", _explained(finding, page_url), width))
@@ -52,17 +52,6 @@ def _torch_says(finding: Finding) -> str | None:
     if finding.torch_link:
         parts.append(f"{finding.graph_break_id or 'more'}: {finding.torch_link}")
     return " ".join(parts) or None
-
-
-def _events(finding: Finding) -> str | None:
-    parts = []
-    if finding.compile_ids:
-        parts.append(f"compile{'s' if len(finding.compile_ids) != 1 else ''} {', '.join(finding.compile_ids)}")
-    if finding.graphs_added:
-        parts.append(f"{finding.graphs_added} graph{'s' if finding.graphs_added != 1 else ''} added")
-    if finding.eager_note and finding.eager_calls is None:
-        parts.append(finding.eager_note)
-    return "; ".join(parts) or None
 
 
 def _explained(finding: Finding, page_url: PageUrl | None) -> str | None:

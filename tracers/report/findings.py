@@ -19,7 +19,7 @@ def render_findings(found: list[Finding], facts: TraceFacts, links: Links) -> st
 
 
 def _item(finding: Finding, links: Links) -> str:
-    rows = [("where", _where(finding)), ("events", _events(finding)), ("fix", esc(finding.fix or "")),
+    rows = [("where", _where(finding)), ("events", esc(finding.events_text)), ("fix", esc(finding.fix or "")),
             ("torch says", _torch(finding)), ("explained in", _explained(finding, links))]
     details = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in rows if value)
     cost = f' <span class="wt-finding-cost">{esc(finding.cost)}</span>' if finding.cost else ""
@@ -33,17 +33,6 @@ def _where(finding: Finding) -> str:
         return ""
     code = finding.user_line.code if finding.user_line else ""
     return f"<code>{esc(finding.where)}</code>" + (f" <code class=\"wt-finding-code\">{esc(code)}</code>" if code else "")
-
-
-def _events(finding: Finding) -> str:
-    parts = []
-    if finding.compile_ids:
-        parts.append(f"compile{'s' if len(finding.compile_ids) != 1 else ''} {', '.join(finding.compile_ids)}")
-    if finding.graphs_added:
-        parts.append(f"{finding.graphs_added} graph{'s' if finding.graphs_added != 1 else ''} added")
-    if finding.eager_note and finding.eager_calls is None:
-        parts.append(finding.eager_note)
-    return esc("; ".join(parts))
 
 
 def _torch(finding: Finding) -> str:
