@@ -60,6 +60,9 @@ def test_the_traced_cell_runs_as_usual_and_shows_the_trace_page(executed) -> Non
     assert html.startswith('<div class="wt-inline"><style>')
     assert '<span class="wt-trace-title">scale</span>' in html
     assert "Failed to trace builtin operator" in html  # the break's reason, on the page
+    # The block opens with its findings: the break's cause, at the cell's line.
+    assert html.index('data-part="findings"') < html.index('data-part="timeline"')
+    assert "graph break: Failed to trace builtin operator" in html
     assert "<script" not in html and "src=" not in html
 
 
