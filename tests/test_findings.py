@@ -9,7 +9,7 @@ import pytest
 
 from tracers.analysis.findings import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, findings, headline
 from tracers.analysis.summary import Style, render
-from tracers.report import Links, render_page
+from tracers.report import Links, RenderOptions, render_page
 from tracers.tracefile.chrome import load
 
 from .conftest import EXAMPLES, ROOT, run_trace
@@ -77,6 +77,8 @@ def test_calls_served_count_the_compiling_call(runs):
     assert [c.calls for c in run.facts().compiles] == [50, 1]
     summary = render(trace, run.facts(), Style(False))
     assert re.search(r"^  0/0 .* 50 calls$", summary, re.M) and re.search(r"^  0/1 .* 1 call$", summary, re.M)
+    page = render_page(trace, options=RenderOptions(parts=("counts",)))
+    assert re.search(r'<tr data-compile="0/0">(<td>[^<]*</td>){6}<td>50</td>', page)  # the page's row too
     [finding] = findings(trace)
     assert finding.kind == "recompile" and finding.explained == SHAPES and "size of `x`" in finding.what
 

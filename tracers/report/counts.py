@@ -66,10 +66,11 @@ def _totals_check_notes(check: dict | None) -> list[str]:
 
 
 def render_compiles(facts: TraceFacts) -> str:
-    """One row per compile id: which code, called from where, what came out and how long it took."""
+    """One row per compile id: which code, called from where, what came out, the calls its compiled code served
+    (the compiling one included) and how long it took."""
     if not facts.compiles:
         return ""
-    names = ("compile", "code", "called from", "graphs", "ops", "guards", "time", "caches")
+    names = ("compile", "code", "called from", "graphs", "ops", "guards", "calls served", "time", "caches")
     rows = []
     for compile_facts in facts.compiles:
         outcome = [f"{event.cache} cache {event.outcome}" for event in compile_facts.cache]
@@ -78,6 +79,7 @@ def render_compiles(facts: TraceFacts) -> str:
         rows.append((compile_facts.compile_id, compile_facts.frame or "", compile_facts.user_frame or "",
                      compile_facts.graphs, "" if compile_facts.op_count is None else compile_facts.op_count,
                      "" if compile_facts.guard_count is None else compile_facts.guard_count,
+                     "" if compile_facts.calls is None else compile_facts.calls,
                      duration(compile_facts.time_ns), "; ".join(outcome)))
     # A column nothing filled in (a cold run has no cache outcomes) only takes room.
     shown = [index for index in range(len(names)) if any(row[index] != "" for row in rows)]
