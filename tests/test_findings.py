@@ -12,7 +12,7 @@ from tracers.analysis.summary import Style, render
 from tracers.report import Links, RenderOptions, render_page
 from tracers.tracefile.chrome import load
 
-from .conftest import EXAMPLES, ROOT, run_trace
+from .conftest import EXAMPLES, ROOT, run_python, run_trace
 
 PROGRAMS = Path(__file__).resolve().parent / "programs" / "findings"
 
@@ -137,3 +137,24 @@ def test_every_finding_links_to_a_section_that_exists(explained):
     assert page.read_text().startswith(f"# {explained.title}")
     if explained.section:
         assert explained.section in _anchors(page.read_text())
+
+
+def test_the_analysis_wing_needs_no_torch():
+    """Findings come from the trace file alone: a machine without torch reads them (torch's import is refused)."""
+    code = (
+        "import sys\n"
+        "class Refuse:\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name.split('.')[0] == 'torch': raise ImportError('no torch here')\n"
+        "sys.meta_path.insert(0, Refuse())\n"
+        "from pathlib import Path\n"
+        "from tracers.tracefile.chrome import load\n"
+        "from tracers.analysis.findings import findings\n"
+        "from tracers.analysis.findings_text import render_findings\n"
+        "from tracers.analysis.facts import analyze\n"
+        f"trace = load(Path({str(EXAMPLES.parent / '_traces' / 'cpu' / '2.13.0' / 'graph_breaks-cpu-cold.json')!r}))\n"
+        "print('\\n'.join(render_findings(findings(trace), analyze(trace))))\n"
+    )
+    result = run_python(["-c", code])
+    assert result.returncode == 0, result.stderr
+    assert "graph breaks: Failed to trace builtin operator" in result.stdout
