@@ -158,3 +158,22 @@ def test_the_analysis_wing_needs_no_torch():
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
     assert "graph breaks: Failed to trace builtin operator" in result.stdout
+
+
+def test_merged_ranks_say_which_ranks_have_each_finding(tmp_path):
+    """rank_divergent.py: only rank 1 recompiles; the merged summary and page say so beside that finding."""
+    from tracers.ranks.findings import findings_lines, shared_findings
+    from tracers.ranks.merge import load_merged
+    from tracers.ranks.page import render_ranks
+    from tracers.ranks.summary import report
+
+    run = load_merged(ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "rank_divergent-cpu-cold-ranks.json")
+    shared = {item.finding.kind: item for item in shared_findings(run)}
+    assert shared["recompile"].ranks == (1,) and not shared["recompile"].everywhere
+    lines = findings_lines(run, Style(False))
+    recompile = next(index for index, line in enumerate(lines) if "recompiled 1 time" in line)
+    assert lines[recompile + 1].strip().startswith("on rank 1")
+    html = render_ranks(report(run))
+    block = html[html.index('<div class="wt-findings">'):]
+    block = block[:block.index("</div>")]
+    assert "recompiled 1 time" in block and "on rank 1" in block and "on every process" in block

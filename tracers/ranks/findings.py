@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from tracers.analysis.findings import Finding, findings
 from tracers.analysis.summary import Style
@@ -11,25 +12,45 @@ from tracers.tracefile import compile_identity
 from .merge import MergedRun
 
 
-def findings_lines(run: MergedRun, style: Style) -> list[str]:
-    """Each process's findings, grouped: a finding every process has is said once; others name their processes."""
+@dataclass(frozen=True)
+class SharedFinding:
+    """One finding as the processes have it: the worst instance, and which processes have one like it."""
+
+    finding: Finding
+    ranks: tuple[int, ...]
+    everywhere: bool  # every process that left a trace has it (and there are several)
+
+
+def shared_findings(run: MergedRun) -> list[SharedFinding]:
+    """Each process's findings, grouped by what they are (their numbers may differ), worst first."""
     by_key: dict[tuple[str, str, str | None], list[tuple[int, Finding]]] = defaultdict(list)
     for rank, trace in run.present:
         for finding in findings(trace):
             by_key[finding.key].append((rank, finding))
     everyone = {rank for rank, _ in run.present}
-    if not by_key:
+    shared = []
+    for group in by_key.values():
+        ranks = tuple(sorted({rank for rank, _ in group}))
+        worst = max((finding for _, finding in group), key=lambda finding: finding.cost_s)
+        shared.append(SharedFinding(worst, ranks, set(ranks) == everyone and len(everyone) > 1))
+    return sorted(shared, key=lambda item: (item.finding.informational, -item.finding.cost_s))
+
+
+def who(run: MergedRun, shared: SharedFinding) -> str:
+    return "every process" if shared.everywhere else ", ".join(run.names[rank] for rank in shared.ranks)
+
+
+def findings_lines(run: MergedRun, style: Style) -> list[str]:
+    """The grouped findings: one said once for every process that has it, with the processes named."""
+    shared = shared_findings(run)
+    if not shared:
         return [style.bold("Findings") + "  " + style.green("none on any process")]
     lines = [style.bold("Findings") + style.dim("  (per finding: the processes that have it; worst first)")]
-    ordered = sorted(by_key.values(), key=lambda group: -max(finding.cost_s for _, finding in group))
-    for group in ordered:
-        ranks = sorted({rank for rank, _ in group})
-        finding = group[0][1]
-        who = "every process" if set(ranks) == everyone and len(everyone) > 1 else \
-            ", ".join(run.names[rank] for rank in ranks)
-        mark = style.dim if set(ranks) == everyone else style.yellow
-        lines.append(f"  {finding}")
-        lines.append("    " + mark(f"on {who}") + (f"  fix: {_clip(finding.fix)}" if finding.fix else ""))
+    for item in shared:
+        mark = style.dim if item.everywhere else style.yellow
+        lines.append(f"  {item.finding}")
+        fix = f"  fix: {_clip(item.finding.fix)}" if item.finding.fix else ""
+        lines.append("    " + mark(f"on {who(run, item)}") + fix)
     return lines
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from tracers.tracefile.events import Span
 
 from .divergence import Divergence
+from .findings import shared_findings, who
 from .summary import RankReport
 
 BAND_ROWS = 3  # nesting levels drawn per rank: the outer steps, enough to see who compiles when
@@ -41,15 +42,29 @@ def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - repor
     endings = "".join(f'<li class="wt-flag">{esc(rank.name)}: {esc(rank.ending)}</li>'
                       for rank in run.ranks if rank.ending)
     endings = f'<ul class="wt-reasons">{endings}</ul>' if endings else ""
-    parts = [header, endings, _divergence(result.divergence, esc), _table(result, esc, text.duration),
-             _timeline(result, esc)]
+    parts = [header, endings, _divergence(result.divergence, esc), _findings(run, esc),
+             _table(result, esc, text.duration), _timeline(result, esc)]
     for rank, trace in run.present:
         body = report.render_body(trace, result.facts[rank], links,
-                                  options.RenderOptions(parts=("counts", "tree", "artifacts"),
+                                  options.RenderOptions(parts=("findings", "counts", "tree", "artifacts"),
                                                         artifacts=("break", "recompile")))
-        parts.append(f'<details class="wt-rank-detail"><summary>{esc(run.names[rank])}: compiles, call tree, breaks and '
-                     f'recompiles</summary>{body}</details>')
+        parts.append(f'<details class="wt-rank-detail"><summary>{esc(run.names[rank])}: findings, compiles, call tree, '
+                     f'breaks and recompiles</summary>{body}</details>')
     return f'<div class="wt-trace wt-ranks">{"".join(parts)}</div>'
+
+
+def _findings(run, esc) -> str:  # noqa: ANN001 - merge.MergedRun, text.esc
+    """The processes' findings, each said once with the processes that have it (all of them, or which)."""
+    shared = shared_findings(run)
+    if not shared:
+        return '<p class="wt-rank-agree">Findings: none on any process.</p>'
+    items = "".join(
+        f'<li class="wt-finding{" wt-finding-note" if item.finding.informational else ""}">'
+        f'<span class="wt-finding-what">{esc(item.finding)}</span> '
+        f'<span class="{"wt-muted" if item.everywhere else "wt-flag"}">on {esc(who(run, item))}</span>'
+        + (f'<br><span class="wt-muted">fix: {esc(item.finding.fix)}</span>' if item.finding.fix else "") + "</li>"
+        for item in shared)
+    return f'<div class="wt-findings"><h3 class="wt-findings-title">Findings</h3><ol>{items}</ol></div>'
 
 
 def _from_logs(run, esc) -> str:  # noqa: ANN001 - merge.MergedRun, text.esc
