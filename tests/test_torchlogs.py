@@ -139,3 +139,19 @@ def test_real_rank_logs_are_merged_and_their_divergence_found(tmp_path: Path) ->
     page = Path(report.stdout.strip())
     assert (tmp_path / "out" / "logs-ranks.json").exists() and page.exists()
     assert "Read from torch's own TORCH_TRACE logs" in page.read_text(encoding="utf-8")
+
+
+TORCH_211 = Path(__file__).resolve().parent / "data" / "torch-2.11.0"
+
+
+def test_a_log_torch_2_11_wrote_on_the_gpu_machine_matches_its_live_trace(tmp_path: Path) -> None:
+    """graph_breaks.py (aot_eager) on the GPU machine, torch 2.11.0+cu130: once under TORCH_TRACE, once under the
+    tracer. The older log has no torch-version record (named in the one warning line); the compile table and the
+    findings are the live trace's."""
+    loaded = load_logs(TORCH_211 / "graph_breaks-aot_eager.log.gz")
+    assert len(loaded.logs) == 1 and "no torch_version records" in (loaded.warning() or "")
+    from_log = load(write_atomic(loaded.logs[0].trace, tmp_path / "from-log.json"))
+    live = load(TORCH_211 / "graph_breaks-aot_eager-live.json")
+    assert live.info.torch_version.startswith("2.11.0")
+    assert compile_table(analyze(from_log)) == compile_table(analyze(live))
+    assert findings_of(from_log) == findings_of(live)
