@@ -32,7 +32,8 @@ def test_report_command_renders_a_trace_recorded_on_another_machine(tmp_path):
     page = tmp_path / "reduce_overhead-cuda-cold.html"
     assert result.stdout.strip() == str(page)
     html = page.read_text()
-    assert "NVIDIA H200" in html and "CUDAGraphTreeManager.record_function" in html
+    assert load(CUDA_TRACE).info.device_name.startswith("NVIDIA H")  # recorded on an H100 or an H200
+    assert load(CUDA_TRACE).info.device_name in html and "CUDAGraphTreeManager.record_function" in html
     assert load(CUDA_TRACE).info.torch_version in html
 
 
