@@ -40,7 +40,7 @@ def compile_log(rank: int | None = None, op_count: int = 3, version: bool = True
         parts.append(_record({"artifact": {"name": "torch_version", "encoding": "json"}, **extra},
                              json.dumps({"pytorch_version": "2.11.0", "commit": "abc123"})))
     parts += [
-        _record({"str": ["/work/prog.py", 0]}),
+        _record({"str": ["/srv/app/prog.py", 0]}),
         _record({"dynamo_start": {"stack": [{"line": 3, "name": "<module>", "filename": 0, "loc": "f(x)"},
                                             {"line": 1, "name": "f", "filename": 0}]}, **ids}),
         _region("B", "bytecode_tracing", 1_000_100.0, "0/0", frame),
@@ -49,7 +49,7 @@ def compile_log(rank: int | None = None, op_count: int = 3, version: bool = True
         _region("B", "build_guards", 1_001_000.0, "0/0", frame),
         _record({"dynamo_cpp_guards_str": {}, **ids}, "TREE_GUARD_MANAGER:\n+- RootGuardManager"),
         _region("E", "build_guards", 1_001_500.0, "0/0", frame),
-        _record({"compilation_metrics": {"co_name": "f", "co_filename": "/work/prog.py", "co_firstlineno": 1,
+        _record({"compilation_metrics": {"co_name": "f", "co_filename": "/srv/app/prog.py", "co_firstlineno": 1,
                                          "graph_op_count": op_count, "guard_count": 5}, **ids}),
         _region("E", "dynamo", 1_002_000.0, "0/0", frame),
     ]
