@@ -1,5 +1,6 @@
-"""Trace file names concurrent runs never share: a run claims its name while it runs, and steps aside from a
-name another live run holds or that was written after it started."""
+"""Trace file names concurrent runs never share: each run claims its name, and steps aside from a taken one."""
+
+# Taken: another live run holds the name, or its file was written after this run started.
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Run by every Python a traced run starts (this folder is on its PYTHONPATH): arm the child tracer, then
-run the sitecustomize this one hides, if there is one."""
+"""Run by every Python a traced run starts: arms the child tracer, then runs the sitecustomize this one hides."""
+
+# This folder goes first on the children's PYTHONPATH, so Python imports this module at start-up in each of them.
 
 import importlib
 import os
