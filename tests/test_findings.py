@@ -41,6 +41,8 @@ def test_breaks_in_library_code_are_one_finding_at_the_users_line(runs):
     assert "ignore_logging_functions" in finding.fix  # torch's own hint
     assert re.fullmatch(r"GB\d+", finding.graph_break_id) and finding.torch_link.startswith("https://")
     assert finding.explained == BREAKS
+    facts = {c.compile_id: c for c in run.facts().compiles}
+    assert finding.no_graph == tuple(i for i in finding.compile_ids if facts[i].graphs == 0)
     assert finding.cost_s > 0 and set(finding.compile_ids) <= {c.compile_id for c in run.facts().compiles}
     assert str(finding).startswith("2 graph breaks: logging.Logger") and "via library_break.py:18" in str(finding)
 

@@ -40,6 +40,7 @@ class Finding:
     user_line: SourceLine | None = None  # the user's own line
     library_line: SourceLine | None = None  # the library line reached from it, where that is where it happened
     graphs_added: int = 0
+    no_graph: tuple[str, ...] = ()  # of its compiles, those that traced the frame and produced no graph
     eager_calls: int | None = None  # calls that ran eager because of it; None: none, or not countable
     eager_note: str | None = None  # why eager calls were not counted
     explanation: str | None = None  # torch's own explanation
@@ -64,6 +65,8 @@ class Finding:
         parts = []
         if self.compile_ids:
             parts.append(f"compile{'s' if len(self.compile_ids) != 1 else ''} {', '.join(self.compile_ids)}")
+        if self.no_graph:
+            parts.append(f"{', '.join(self.no_graph)} traced the frame and produced no graph")
         if self.graphs_added:
             parts.append(f"{self.graphs_added} graph{'s' if self.graphs_added != 1 else ''} added")
         if self.eager_note and self.eager_calls is None:
@@ -156,6 +159,7 @@ def _break_findings(trace: Trace, compiles: dict[str, CompileFacts], claimed: se
         user, library = user_and_library(frames, location)
         ids = _unique(artifact.compile_id for artifact in artifacts)
         cost, graphs = 0.0, 0
+        no_graph = tuple(compile_id for compile_id in ids if compile_id in compiles and not compiles[compile_id].graphs)
         for compile_id in ids:
             compile_facts = compiles.get(compile_id)
             if compile_facts is None or compile_id in claimed:
@@ -180,7 +184,8 @@ def _break_findings(trace: Trace, compiles: dict[str, CompileFacts], claimed: se
             kind = "graph-break"
         out.append(Finding(
             kind=kind, what=what, events=count, compile_ids=ids, cost_s=cost, user_line=user, library_line=library,
-            graphs_added=graphs, eager_calls=eager, eager_note=trace.info.calls_note if skipped else None,
+            graphs_added=graphs, no_graph=no_graph, eager_calls=eager,
+            eager_note=trace.info.calls_note if skipped else None,
             explanation=explanation, hint=hint, torch_link=link.group(1) if link else None,
             graph_break_id=link.group(2).upper() if link else None,
             advice=None if hint else "Move the unsupported call out of the compiled region, or wrap the function "

@@ -144,7 +144,7 @@ class TorchTrace(PageDirective):
     def _block(self, recording: Recording, trace: Trace, options: RenderOptions) -> nodes.Element:
         options = replace(options, expected_torch=self.declared_releases(recording.device))
         self.check_release("trace", recording.path.name, recording.device, trace.info.torch_version)
-        links = Links(chapter_url=self._chapter_url, source_url=self._source_url)
+        links = Links(chapter_url=self._chapter_url, source_url=self._source_url, page_url=self._page_url)
         try:
             header = render_header(trace, options, links)
             body = render_body(trace, analyze(trace), links, options)
@@ -184,6 +184,13 @@ class TorchTrace(PageDirective):
         if stage is None or stage.chapter not in self.env.found_docs:
             return None
         return f"{CHAPTER_PLACEHOLDER}{stage.chapter}"
+
+    def _page_url(self, path: str) -> str | None:
+        """A page of this site (``chapters/05-graph-breaks#section``, as findings name them), once it exists."""
+        page, _, section = path.partition("#")
+        if page not in self.env.found_docs:
+            return None
+        return f"{CHAPTER_PLACEHOLDER}{page}" + (f"#{section}" if section else "")
 
     def _source_url(self, target: str) -> str | None:
         """Torch's lines of a recorded target in the torch this site is built from; None if it lacks it."""
