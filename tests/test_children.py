@@ -123,3 +123,15 @@ def test_two_concurrent_runs_of_one_script_keep_both_traces(tmp_path) -> None:
     again = run_trace(SCRIPTS / "slow_compile.py", tmp_path, "--no-page", script_args=("4", "0"))
     assert again.returncode == 0 and again.trace().info.command[-2] == "4"
     assert not list(tmp_path.glob(".*.claim"))
+
+
+def test_a_killed_rank_is_listed_once_as_that_rank(tmp_path) -> None:
+    """Rank 1 leaves no trace (SIGKILL): the merged run lists rank 1 once, with the process that died."""
+    run = run_trace(SCRIPTS / "rank_killed.py", tmp_path, "--no-page")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "exit codes [0, -9]\n"
+    merged = load_merged(tmp_path / "rank_killed-cpu-cold-processes.json")
+    assert [slot.name for slot in merged.ranks] == ["rank 0", "rank 1", "main process"]
+    (rank1,) = [slot for slot in merged.ranks if slot.name == "rank 1"]
+    assert rank1.trace is None and "killed before it could write one" in rank1.ending
+    assert _torch_counts(tmp_path / "rank_killed-cpu-cold-rank0.json")["frame_compiles"] == 1

@@ -118,6 +118,12 @@ def gather(spec: ChildSpec, main: Trace, run_name: str, out: Path,
         others.append(child)
     world = max([int((child.trace.info.rank or {}).get("world_size") or 0) for child in children
                  if child.trace is not None and child.rank is not None] + [max(ranks, default=-1) + 1])
+    missing = [rank for rank in range(world) if rank not in ranks]
+    dead = [child for child in others if child.trace is None]
+    if len(missing) == 1 and len(dead) == 1:
+        # The one rank that left no trace is the one child that died: list it once, as that rank.
+        others.remove(dead[0])
+        ranks[missing[0]] = RankTrace(missing[0], None, "", f"process {dead[0].pid}: {dead[0].problem}")
     slots = [ranks.get(rank) or RankTrace(rank, None, "") for rank in range(world)]
     slots.append(RankTrace(world, main, "", None, MAIN))
     for index, child in enumerate(others, start=world + 1):
