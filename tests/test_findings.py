@@ -179,3 +179,25 @@ def test_merged_ranks_say_which_ranks_have_each_finding(tmp_path):
     block = html[html.index('<div class="wt-findings">'):]
     block = block[:block.index("</div>")]
     assert "recompiled 1 time" in block and "on rank 1" in block and "on every process" in block
+
+
+def test_graphs_compiled_before_the_block_are_not_counted_as_its_own():
+    """A block traced from Python: the graph compiled before it is left alone; the recompile inside it counts."""
+    import torch
+
+    import tracers
+
+    def double(x):
+        return x * 2
+
+    compiled = torch.compile(double, backend="aot_eager")
+    compiled(torch.ones(4))  # compiled before the block: not this trace's
+    with tracers.trace() as t:
+        for _ in range(3):
+            compiled(torch.ones(4))  # served by the earlier graph
+        compiled(torch.ones(8))  # a recompile, inside the block
+        compiled(torch.ones(9))  # served by it (dynamic now)
+    assert t.trace.info.calls_served == {"0/1": 2}
+    assert double.__globals__ is globals() and not any(
+        getattr(value, "__tracers_counted__", False) for name, value in globals().items()
+        if name.startswith("__compiled_fn"))  # every wrapper taken out when the block ended

@@ -42,8 +42,17 @@ class CallCounter:
         self._watched: dict[Any, list[int]] = {}  # code object -> its eager-call cell
         self._tool: int | None = None
         self._shielded = False
+        self._before: dict[int, set[str]] = {}  # open callback's span id -> the graphs its frame's globals held
         self.note: str | None = None
+        recorder.argument_observers[TARGET] = self._before_callback
         recorder.result_observers[TARGET] = self._after_callback
+
+    def _before_callback(self, recorder: Recorder, args: tuple[Any, ...]) -> None:
+        """Note the graphs already installed (by compiles before the session, too): only new ones are this one's."""
+        span = recorder.current_span()
+        scope = getattr(args[1] if len(args) > 1 else None, "f_globals", None)
+        if span is not None and isinstance(scope, dict):
+            self._before[span.id] = {name for name in scope if name.startswith(_GRAPH_PREFIX)}
 
     def _after_callback(self, recorder: Recorder, args: tuple[Any, ...], result: Any) -> None:
         if not self._shielded:  # the wrappers run inside compiled code: Dynamo must not compile them
@@ -52,14 +61,16 @@ class CallCounter:
         compile_id = span.compile_id if span is not None else None
         frame = args[1] if len(args) > 1 else None
         scope = getattr(frame, "f_globals", None)
-        if compile_id is None or not isinstance(scope, dict):
+        before = self._before.pop(span.id, None) if span is not None else None
+        if compile_id is None or not isinstance(scope, dict) or before is None:
             # Dynamo skipped the frame before compiling anything: nothing of it to count, but its reason to keep.
             reason = getattr(result, "skip_reason", None)
             if span is not None and isinstance(reason, str):
                 span.skip_reason = reason
             return
         for name, value in list(scope.items()):
-            if name.startswith(_GRAPH_PREFIX) and callable(value) and not getattr(value, "__tracers_counted__", False):
+            if name.startswith(_GRAPH_PREFIX) and name not in before and callable(value) \
+                    and not getattr(value, "__tracers_counted__", False):
                 cell = self._served.setdefault(compile_id, [0])
                 wrapper = _counting(value, cell)
                 scope[name] = wrapper
@@ -100,6 +111,7 @@ class CallCounter:
 
     def stop(self) -> None:
         """Put every graph back where Dynamo installed it, and release the monitoring tool."""
+        self._before.clear()  # callbacks that raised never reached _after_callback
         for scope, name, graph, wrapper in reversed(self._installed):
             if scope.get(name) is wrapper:
                 scope[name] = graph

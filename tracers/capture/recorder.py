@@ -15,6 +15,7 @@ from tracers.tracefile.stages import Target
 Listener = Callable[[str, Span], None]
 # Called with a hooked call's positional arguments and its result, to file what it decided.
 ResultObserver = Callable[["Recorder", tuple[Any, ...], Any], None]
+ArgumentObserver = Callable[["Recorder", tuple[Any, ...]], None]
 
 
 def describe_frame(args: tuple[Any, ...]) -> str | None:
@@ -87,6 +88,7 @@ class Recorder:
         self.artifacts: list[Artifact] = []
         self.listeners: list[Listener] = []
         self.result_observers: dict[str, ResultObserver] = {}
+        self.argument_observers: dict[str, ArgumentObserver] = {}  # told of a call's arguments as its span opens
         self.active = True
 
     def _stack(self) -> list[Span]:
@@ -124,6 +126,12 @@ class Recorder:
         self.spans.append(span)
         for listener in self.listeners:
             listener("enter", span)
+        observer = self.argument_observers.get(target.name)
+        if observer is not None:
+            try:
+                observer(self, args)
+            except Exception:  # noqa: BLE001 - a torch release we do not know must not break the traced program
+                pass
         return span
 
     def exit(self, span: Span, error: BaseException | None) -> None:
