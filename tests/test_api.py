@@ -227,3 +227,19 @@ def test_without_depyf_the_listing_stays(monkeypatch) -> None:
     assert code.source is None and "LOAD_GLOBAL" in code.listing and "__compiled_fn_" in code.listing
     assert any("pip install depyf" in warning for warning in result.trace.info.warnings)
     assert "recorded without depyf: pip install depyf" in result._repr_html_()
+
+
+def test_a_second_block_in_one_process_still_names_the_files() -> None:
+    """Torch interns each file name once per process: a later block must read names interned during an earlier one."""
+    import torch
+
+    def shift(x):
+        return x + 1
+
+    for _ in range(2):
+        torch._dynamo.reset()
+        with tracers.trace() as t:
+            torch.compile(shift, backend="aot_eager")(torch.ones(3))
+        callers = [a.metadata["user_frame"]["filename"] for a in t.trace.artifacts
+                   if a.kind == "frame" and a.metadata.get("user_frame")]
+        assert callers and all(name.endswith("test_api.py") for name in callers), callers

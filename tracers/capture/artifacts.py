@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -150,6 +151,10 @@ class RecordTranslator:
         self.dropped: Counter[str] = Counter() if dropped is None else dropped
         self._strings: dict[int, str] = {}  # torch interns file names in ``str`` records
 
+    def know_strings(self, table: dict[str, int]) -> None:
+        """File names torch interned before these records began: it sends each one once per process."""
+        self._strings.update({index: text for text, index in table.items()})
+
     def translate(self, metadata: dict[str, Any], payload: str | None) -> Translated | None:
         """The artifact a record becomes, or None for a record not kept (counted in ``dropped``)."""
         name = record_name(metadata)
@@ -240,6 +245,10 @@ class ArtifactCollector(logging.Handler):
     def attach(self) -> None:
         from torch._logging._internal import trace_log
 
+        # A name interned during an earlier traced block of this process (or before) is never sent again.
+        interned = getattr(sys.modules.get("torch._logging.structured"), "INTERN_TABLE", None)
+        if isinstance(interned, dict):
+            self._translator.know_strings(dict(interned))
         self._logger = trace_log
         self._old_level = trace_log.level
         trace_log.setLevel(logging.DEBUG)
