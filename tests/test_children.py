@@ -135,3 +135,12 @@ def test_a_killed_rank_is_listed_once_as_that_rank(tmp_path) -> None:
     (rank1,) = [slot for slot in merged.ranks if slot.name == "rank 1"]
     assert rank1.trace is None and "killed before it could write one" in rank1.ending
     assert _torch_counts(tmp_path / "rank_killed-cpu-cold-rank0.json")["frame_compiles"] == 1
+
+
+def test_a_subprocess_childs_sys_exit_status_is_in_its_trace(tmp_path) -> None:
+    run = run_trace(SCRIPTS / "subprocess_exit.py", tmp_path, "--no-page")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "child exit 3\n"  # the child's status is its own, traced or not
+    (child,) = tmp_path.glob("subprocess_exit-cpu-cold-pid*.json")
+    info = load(child).info
+    assert (info.status, info.exit_code) == ("exit", 3)

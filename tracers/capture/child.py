@@ -118,6 +118,7 @@ class _ChildTrace:
         self.session.start()
         atexit.register(self._at_exit)
         self._catch_hard_exit()
+        self._catch_exit_call()
         self._catch_sigterm()
         self._catch_process_status()
         if server:
@@ -147,6 +148,19 @@ class _ChildTrace:
 
         os._exit = _exit
         self.undo.append(lambda: setattr(os, "_exit", real_exit) if os._exit is _exit else None)
+
+    def _catch_exit_call(self) -> None:
+        """A script child's ``sys.exit(n)``: the status is not visible at exit, so note it on the way out."""
+        real_exit = sys.exit
+
+        def exit(status: object = None) -> None:  # noqa: A001 - stands in for sys.exit
+            if os.getpid() == self.pid:
+                # As the interpreter reads it: None is 0, an int is itself, anything else is printed and 1.
+                self.exit_code = 0 if status is None else status if isinstance(status, int) else 1
+            real_exit(status)
+
+        sys.exit = exit
+        self.undo.append(lambda: setattr(sys, "exit", real_exit) if sys.exit is exit else None)
 
     def _catch_sigterm(self) -> None:
         """A pool's terminate() ends its workers with SIGTERM: write the trace, then die by it as before."""
