@@ -7,11 +7,12 @@ wings:
 
 - ``tracefile/``: the trace's data and its file (spans, artifacts, run info, the stages table they refer to,
   compile ids, the Chrome JSON reader and writer); standard library only.
-- ``analysis/``: a trace in, facts out (the call tree, the compile table, totals, the summary, the diff);
-  needs no torch, so it reads a trace from any machine.
+- ``analysis/``: a trace in, facts out (the call tree, the compile table, totals, findings, compile time by your
+  code, the summary, the diff); needs no torch, so it reads a trace from any machine.
 - ``capture/``: what runs inside the traced process (hooks, recorder, session, torch's own records, executed
-  lines, deep mode, devices, cache modes); it checks its totals with ``analysis`` at the end of a run.
-- ``report/``: the HTML page; ``ranks/``: distributed runs (rank facts read in-process, merge, divergence);
+  lines, deep mode, devices, cache modes, calls served, a launcher's rank facts, child processes); it checks its
+  totals with ``analysis`` at the end of a run.
+- ``report/``: the HTML page; ``ranks/``: several processes' traces merged (ranks, a run's children), divergence;
   ``api/``: ``tracers.trace()``, ``tracers.load()``, Jupyter and pytest; ``measure/``: eager against compiled,
   process by process.
 - ``torchlogs/``: torch's own TORCH_TRACE logs read back as traces (streamed records, torch's timed regions as
