@@ -197,7 +197,9 @@ def test_graphs_compiled_before_the_block_are_not_counted_as_its_own():
             compiled(torch.ones(4))  # served by the earlier graph
         compiled(torch.ones(8))  # a recompile, inside the block
         compiled(torch.ones(9))  # served by it (dynamic now)
-    assert t.trace.info.calls_served == {"0/1": 2}
+    # Only the block's own compile, a recompile of the frame compiled before it (its id: N/1), with its two calls.
+    [(compile_id, calls)] = t.trace.info.calls_served.items()
+    assert compile_id.endswith("/1") and calls == 2
     assert double.__globals__ is globals() and not any(
         getattr(value, "__tracers_counted__", False) for name, value in globals().items()
         if name.startswith("__compiled_fn"))  # every wrapper taken out when the block ended

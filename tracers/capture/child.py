@@ -82,6 +82,8 @@ class _ChildTrace:
         self.directory = Path(spec.directory)
         self.done = False
         self.exit_code: int | None = None  # a multiprocessing child's own status, from its _bootstrap
+        self.writing = False  # end() is writing the trace: a SIGTERM now waits for it (pending_signal)
+        self.pending_signal: int | None = None
         self.undo: list[Any] = []
 
     def start(self) -> None:
@@ -170,6 +172,11 @@ class _ChildTrace:
 
         def on_sigterm(signum: int, frame: Any) -> None:
             if os.getpid() == self.pid:
+                if self.writing:
+                    # The child is already ending and writing its trace (a pool worker leaving as terminate()
+                    # signals it): finish the trace, then die by this signal as the child would have.
+                    self.pending_signal = signum
+                    return
                 self.end("terminated", 128 + signum, "terminated by SIGTERM")
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
@@ -212,6 +219,7 @@ class _ChildTrace:
         if self.done:
             return
         self.done = True
+        self.writing = True
         from tracers.tracefile.chrome import write_atomic
 
         from .runner import Outcome
@@ -234,6 +242,10 @@ class _ChildTrace:
                     undo()
                 except Exception:  # noqa: BLE001, S110 - exiting: nothing more to do about it
                     pass
+            self.writing = False
+            if self.pending_signal is not None:
+                signal.signal(self.pending_signal, signal.SIG_DFL)
+                os.kill(os.getpid(), self.pending_signal)
 
 
 def _spawn_index() -> int | None:
