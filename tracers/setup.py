@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from tracers.capture.cachemode import MODES, cache_mode
-from tracers.capture.deep import DeepTracer, DeepUnavailable
+from tracers.capture.deep import DeepTracer, DeepUnavailable, deep_tracer
 from tracers.capture.devices import make_default, set_default_backend
-from tracers.capture.lines import LineCounter, watches_from_lock
+from tracers.capture.lines import LineCounter, line_counter
 from tracers.capture.recorder import Listener
 from tracers.capture.runner import Program, check_module, check_script
 
@@ -114,23 +114,17 @@ def check_session(options: SessionOptions) -> None:
 
 
 def _deep_tracer(min_duration_us: float | None) -> DeepTracer | None:
-    if min_duration_us is None:
-        return None
     try:
-        return DeepTracer(min_duration_us=min_duration_us)
+        return deep_tracer(min_duration_us)
     except DeepUnavailable as error:
         raise UsageError(str(error)) from None
 
 
 def _line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
     """Watches the hooked functions (added as they are patched), plus the lock's spans if given."""
-    if lock is None:
-        return None, None
-    if not lock:
-        return LineCounter(), None
-    torch = import_torch()
-    watches, warning = watches_from_lock(lock, torch.__version__)
-    return LineCounter(watches), warning
+    if lock:
+        import_torch()  # one line, not a traceback, where torch is missing
+    return line_counter(lock)
 
 
 @contextlib.contextmanager

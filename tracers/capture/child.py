@@ -91,12 +91,13 @@ class _ChildTrace:
 
         from .cachemode import cache_mode
         from .devices import make_default
+        from .lines import line_counter
         from .session import TraceSession
 
         cache = cache_mode(self.spec.cache)  # a fresh cache dir per cold child, as each process of its own run
         cache.__enter__()
         self.undo.append(lambda: cache.__exit__(None, None, None))
-        lines, warning = _line_counter(self.spec.lines)
+        lines, warning = line_counter(self.spec.lines)
         device = self.spec.device
         if device == "cuda":
             import torch
@@ -260,25 +261,11 @@ def _spawn_index() -> int | None:
     return None
 
 
-def _line_counter(lock: str | None) -> tuple[Any, str | None]:
-    if lock is None:
-        return None, None
-    from .lines import LineCounter, watches_from_lock
-
-    if not lock:
-        return LineCounter(), None
-    import torch
-
-    watches, warning = watches_from_lock(lock, torch.__version__)
-    return LineCounter(watches), warning
-
-
 def _deep_tracer(min_us: float | None) -> Any:
-    if min_us is None:
-        return None
-    from .deep import DeepTracer, DeepUnavailable
+    """Deep mode as the run asked; a child without viztracer goes on without it (the parent checked it has it)."""
+    from .deep import DeepUnavailable, deep_tracer
 
     try:
-        return DeepTracer(min_duration_us=min_us)
+        return deep_tracer(min_us)
     except DeepUnavailable:
         return None

@@ -64,3 +64,8 @@ class DeepTracer:
                 duration_ns=int(event.get("dur", 0) * 1000),
             ))
         return events
+
+
+def deep_tracer(min_duration_us: float | None) -> DeepTracer | None:
+    """Deep mode when asked for (a minimum call time), else None; raises DeepUnavailable without viztracer."""
+    return None if min_duration_us is None else DeepTracer(min_duration_us=min_duration_us)

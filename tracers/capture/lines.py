@@ -200,3 +200,16 @@ def watches_from_lock(path: str, torch_version: str) -> tuple[list[Watch], str |
         if isinstance(entry, dict) and {"file", "start", "end"} <= entry.keys():
             watches.append(Watch(str(entry["file"]), int(entry["start"]), int(entry["end"])))
     return watches, None
+
+
+def line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
+    """The counter a run asks for: None (no --lines), the hooked functions (""), or also a lock file's spans;
+    and a warning when the lock does not fit this torch. Imports torch only for a lock."""
+    if lock is None:
+        return None, None
+    if not lock:
+        return LineCounter(), None
+    import torch
+
+    watches, warning = watches_from_lock(lock, torch.__version__)
+    return LineCounter(watches), warning
