@@ -95,7 +95,7 @@ def main() -> int:
     lines = [
         f"## The page at real scale (GPT-2, {options.layers} layers, random weights, aot_eager, CPU)",
         "",
-        f"| measure | value | budget |",
+        "| measure | value | budget |",
         "|---|---|---|",
         f"| page size | {size / 1000:.0f} kB | ≤ {BUDGET_BYTES / 1000:.0f} kB |",
         f"| first contentful paint, headless Chromium (median of {options.loads} loads) | {paint_ms:.0f} ms | "
