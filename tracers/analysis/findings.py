@@ -377,7 +377,8 @@ def _thrown_away(compiles: dict[str, CompileFacts], claimed: set[str]) -> list[F
     out = []
     if empty:
         cost = sum(facts.time_ns for facts in empty) / 1e9
-        frames = "; ".join(_distinct(facts.frame or "?" for facts in empty)[:3])  # with their places: "__init__" alone says little
+        # Named with their places: a generated "__init__" alone says little.
+        frames = "; ".join(_distinct(facts.frame or "?" for facts in empty)[:3])
         out.append(Finding(
             kind="thrown-away", what=f"{len(empty)} compile{'s' if len(empty) != 1 else ''} traced a frame and produced "
                                      f"no graph ({frames})", events=len(empty),
