@@ -1,4 +1,5 @@
-"""Checked facts: claims about torch's settings (``torch._dynamo.config.recompile_limit == 8``) read statically."""
+"""Checked facts, read statically: a setting's default (``torch._dynamo.config.recompile_limit == 8``) or a line of
+torch's code (``torch._dynamo.symbolic_convert:InstructionTranslatorBase contains "BINARY_SUBSCR = break_graph_if_unsupported("``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import importlib
 import operator
 from dataclasses import dataclass
 
-from walkthrough.symbols import Resolver
+from walkthrough.symbols import Resolver, SymbolNotFound
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow, ast.Mod: operator.mod,
@@ -21,15 +22,21 @@ class NotStatic(Exception):
 
 @dataclass(frozen=True)
 class Claim:
-    """``name == expected`` where name is dotted (module, then class-level attributes) and expected a literal."""
+    """``name == expected`` where name is dotted (module, then class-level attributes) and expected a literal;
+    or ``module:qualname contains "code"``: the definition's source holds that code (whitespace runs count as one
+    space), the way a claim about what torch *does* is checked."""
 
     name: str
     expected: object
     expected_text: str  # as written, for display
     text: str  # the whole claim as written, its identity in the lock
+    op: str = "=="
 
     @classmethod
     def parse(cls, text: str) -> Claim:
+        symbol, contains, code = text.partition(" contains ")
+        if contains and ":" in symbol:
+            return cls._parse_contains(symbol.strip(), code.strip(), text)
         name, sep, value = text.partition("==")
         name, value = name.strip(), value.strip()
         if not sep or not name or not value or not all(p.isidentifier() for p in name.split(".")):
@@ -40,6 +47,19 @@ class Claim:
         except (ValueError, SyntaxError):
             raise ValueError(f"fact {text!r}: {value!r} is not a Python literal") from None
         return cls(name, expected, value, f"{name} == {value}")
+
+    @classmethod
+    def _parse_contains(cls, symbol: str, value: str, text: str) -> Claim:
+        module, _, qualname = symbol.partition(":")
+        if not all(p.isidentifier() for p in module.split(".")) or not all(p.isidentifier() for p in qualname.split(".")):
+            raise ValueError(f"fact {text!r}: expected 'module:qualname contains \"code\"'")
+        try:
+            expected = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            expected = None
+        if not isinstance(expected, str) or not expected.strip():
+            raise ValueError(f"fact {text!r}: {value!r} is not a non-empty string literal")
+        return cls(symbol, expected, value, f"{symbol} contains {value}", "contains")
 
 
 @dataclass(frozen=True)
@@ -58,6 +78,8 @@ class FactResult:
 
 def evaluate(resolver: Resolver, claim: Claim, _depth: int = 0) -> FactResult:
     """Find the assignment that sets the name's default and compare its literal value with the claim."""
+    if claim.op == "contains":
+        return _evaluate_contains(resolver, claim)
     parts = claim.name.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         module = ".".join(parts[:cut])
@@ -104,6 +126,27 @@ def evaluate_live(claim: Claim, static: FactResult) -> FactResult:
         return FactResult(claim, "true" if holds else "false", repr(value), static.path, static.line,
                           "read from the installed torch")
     return static
+
+
+def _evaluate_contains(resolver: Resolver, claim: Claim) -> FactResult:
+    """The definition's source holds the code; the result points at the line where it starts."""
+    try:
+        symbol = resolver.resolve(claim.name)
+    except SymbolNotFound as exc:
+        return FactResult(claim, "missing", reason=exc.reason)
+    except ValueError as exc:
+        return FactResult(claim, "missing", reason=str(exc))
+    needle = " ".join(str(claim.expected).split())
+    lines = symbol.text.splitlines()
+    flat, starts = "", []  # the text with whitespace runs as one space, and where each line starts in it
+    for line in lines:
+        starts.append(len(flat))
+        flat += " ".join(line.split()) + " "
+    at = flat.find(needle)
+    if at < 0:
+        return FactResult(claim, "false", "not in its code", symbol.path, symbol.start)
+    index = max(i for i, start in enumerate(starts) if start <= at)
+    return FactResult(claim, "true", "in its code", symbol.path, symbol.start + index)
 
 
 def _last_assignment(body: list[ast.stmt], name: str) -> ast.Assign | ast.AnnAssign | None:
