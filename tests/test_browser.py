@@ -226,7 +226,7 @@ def test_release_pages_and_the_switcher(release_site, release_server, browser):
 
 def test_a_personal_page_opens_with_findings_and_its_timeline_zooms(browser, tmp_path):
     """The page `trace` writes, from disk: findings first, and the zoom script works without any request."""
-    from tracers.report_command import write_report
+    from tracers.report.save import write_report
     from tracers.tracefile.chrome import load
 
     recorded = Path(__file__).resolve().parent.parent / "docs" / "_traces" / "cpu" / "2.13.0" / "graph_breaks-cpu-cold.json"
@@ -252,3 +252,27 @@ def test_a_personal_page_opens_with_findings_and_its_timeline_zooms(browser, tmp
     assert width() == full
     assert not errors and all(url.startswith("file:") for url in requests), (errors, requests)
     page.close()
+
+
+@pytest.mark.parametrize("chapter", ["04-guards", "10-scheduling"])
+def test_chapter_tables_fit_the_text_column_at_1400_px(site, server, browser, chapter):
+    """A table on a chapter page (the compile counts, "Your lines behind each kernel") stays inside the
+    article column: it scrolls sideways in it rather than spilling under the contents or squeezing its code."""
+    path = site.html / "chapters" / f"{chapter}.html"
+    if not path.exists():
+        pytest.skip(f"{path.name} is not in this build")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(urljoin(server, path.relative_to(site.html).as_posix()), wait_until="load")
+    found = page.evaluate("""() => {
+        const article = document.querySelector('.bd-article, article[role="main"]') || document.body;
+        const edge = article.getBoundingClientRect().right;
+        return {count: article.querySelectorAll('table').length,
+                wide: [...article.querySelectorAll('table')]
+                    .filter(t => t.getBoundingClientRect().right > edge + 1)
+                    .map(t => `${t.className}: right ${Math.round(t.getBoundingClientRect().right)} > ${Math.round(edge)}`),
+                page: document.documentElement.scrollWidth - window.innerWidth};
+    }""")
+    page.close()
+    assert found["count"] > 0
+    assert not found["wide"], "\n".join(found["wide"])
+    assert found["page"] <= 0  # nothing makes the whole page scroll sideways
