@@ -21,7 +21,7 @@ COPY . .
 # then the project with its deep-mode and HTML-page extras. docs/_traces/cuda/INSTALL-CHECK.md records
 # these steps run on a GPU machine. (DL3013: "." is this project; its extras' bounds live in pyproject.toml.)
 # hadolint ignore=DL3013
-RUN pip install "torch==$(python3 -m tracers.capture.env)" \
+RUN pip install "torch==$(python3 -m tracers.vocabulary.releases)" \
     && pip install ".[deep,page]"
 
 CMD ["python", "-m", "tracers", "record", "--device", "cuda", "--lines"]

@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))  # the walkthrough extension and the stages table live in this repo
 
-from tracers.capture.env import REFERENCE_TORCH  # noqa: E402
+from tracers.vocabulary.releases import REFERENCE_TORCH  # noqa: E402
 from walkthrough.releases.catalog import installed_release  # noqa: E402
 
 project = "torch.compile, stage by stage"

@@ -14,12 +14,12 @@ nox.options.default_venv_backend = "venv"
 
 
 def _reference_torch() -> str:
-    """Read the pin from tracers/capture/env.py without importing the package (nox runs outside it)."""
-    tree = ast.parse((ROOT / "tracers" / "capture" / "env.py").read_text())
+    """Read the pin from tracers/vocabulary/releases.py without importing the package (nox runs outside it)."""
+    tree = ast.parse((ROOT / "tracers" / "vocabulary" / "releases.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "REFERENCE_TORCH":
             return ast.literal_eval(node.value)
-    raise RuntimeError("REFERENCE_TORCH is not set in tracers/capture/env.py")
+    raise RuntimeError("REFERENCE_TORCH is not set in tracers/vocabulary/releases.py")
 
 
 REFERENCE_TORCH = _reference_torch()

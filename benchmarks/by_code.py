@@ -49,7 +49,7 @@ def child_example(with_origins: bool) -> None:
     """Cold Inductor compile of the example in this fresh process; prints the trace's compile time."""
     import runpy
 
-    from tracers.analysis.facts import analyze
+    from tracers.analysis.trace_facts import analyze
     from tracers.capture.cachemode import cache_mode
 
     sys.argv = [str(EXAMPLE)]  # the example reads its backend from its arguments: Inductor by default

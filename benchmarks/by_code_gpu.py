@@ -41,7 +41,7 @@ def child(name: str, with_origins: bool, out: str) -> None:
     import torch
 
     from benchmarks.by_code import _session
-    from tracers.analysis.facts import analyze
+    from tracers.analysis.trace_facts import analyze
     from tracers.capture.cachemode import cache_mode
     from tracers.tracefile.chrome import write_atomic
 

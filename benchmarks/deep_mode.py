@@ -26,7 +26,7 @@ EXAMPLE = ROOT / "docs" / "examples" / "mlp.py"
 
 def _compile_seconds(trace_file: Path) -> float:
     """The frame compile plus the lazy backward compile, as the trace itself measured them."""
-    from tracers.analysis.facts import analyze
+    from tracers.analysis.trace_facts import analyze
     from tracers.tracefile.chrome import load
 
     facts = analyze(load(trace_file))

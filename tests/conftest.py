@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis.facts import TraceFacts, analyze
+from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.chrome import load
 from tracers.tracefile.events import Trace
 

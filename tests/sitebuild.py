@@ -75,7 +75,7 @@ def build_release_site(base: Path) -> ReleaseSite | None:
     fetches one). The pages are a few real ones, with a lock written for them against the installed torch."""
     if "releases" in _BUILDS:
         return _BUILDS["releases"]  # type: ignore[return-value]
-    from tracers.capture.env import REFERENCE_TORCH
+    from tracers.vocabulary.releases import REFERENCE_TORCH
     from walkthrough.lock import compute_lock, stage_hooks, write_lock
     from walkthrough.pages import scan_docs
     from walkthrough.releases.build import Planned, build_site

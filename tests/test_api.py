@@ -11,9 +11,9 @@ import torch
 import torch._dynamo
 
 import tracers
-from tracers.analysis.facts import analyze
+from tracers.analysis.trace_facts import analyze
 from tracers.tracefile.chrome import load
-from tracers.usage import UsageError
+from tracers.vocabulary.usage import UsageError
 
 from .conftest import EXAMPLES
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis.facts import analyze
-from tracers.analysis.summary import Style, render
+from tracers.analysis.trace_facts import analyze
+from tracers.terminal.summary import Style, render
 from tracers.capture import autotune
 from tracers.capture.recorder import Recorder
 from tracers.tracefile.chrome import load

@@ -11,9 +11,9 @@ import torch._dynamo
 import tracers
 from tracers.analysis.by_code import by_code
 from tracers.analysis.code_diff import code_diff
-from tracers.analysis.facts import analyze
+from tracers.analysis.trace_facts import analyze
 from tracers.analysis.kernels import kernel_map
-from tracers.analysis.summary import Style, render
+from tracers.terminal.summary import Style, render
 from tracers.capture.kernel_origins import parse_stack
 from tracers.report.by_code import render_by_code
 from tracers.tracefile.events import Artifact, RunInfo, Span, Trace

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tracers.analysis.facts import analyze
-from tracers.analysis.summary import Style, render
+from tracers.analysis.trace_facts import analyze
+from tracers.terminal.summary import Style, render
 from tracers.capture import cudagraph_skips
 from tracers.capture.recorder import Recorder
 from tracers.tracefile.chrome import load

@@ -13,7 +13,7 @@ from .conftest import SCRIPTS, run_python
 # locations and how many torch function modes were on the stack.
 _PROBE = """
 import json, runpy, sys, torch
-from tracers.analysis.facts import analyze
+from tracers.analysis.trace_facts import analyze
 from tracers.capture.devices import set_default_backend
 from tracers.capture.session import TraceSession
 if sys.argv[1] == "function-mode":

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 
 from .conftest import ROOT, run_python
 
@@ -26,8 +26,8 @@ def test_hadolint_finds_nothing():
 
 def test_the_image_takes_torch_from_the_one_pin():
     text = DOCKERFILE.read_text()
-    assert REFERENCE_TORCH not in text, "the release is pinned in tracers/capture/env.py only"
-    assert '"torch==$(python3 -m tracers.capture.env)"' in text
-    result = run_python(["-m", "tracers.capture.env"])
+    assert REFERENCE_TORCH not in text, "the release is pinned in tracers/vocabulary/releases.py only"
+    assert '"torch==$(python3 -m tracers.vocabulary.releases)"' in text
+    result = run_python(["-m", "tracers.vocabulary.releases"])
     assert result.stdout.strip() == REFERENCE_TORCH
     assert re.search(r'CMD \["python", "-m", "tracers", "record", "--device", "cuda"', text)

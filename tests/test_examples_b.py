@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tracers.analysis.facts import analyze
+from tracers.analysis.trace_facts import analyze
 from tracers.tracefile.chrome import load
 from tracers.tracefile.events import Trace
 

@@ -67,7 +67,7 @@ def test_fixed_has_no_graph_breaks_and_one_frame(fixed):
 
 
 def test_recorded_before_and_after_traces_differ_as_the_chapter_says():
-    from tracers.analysis.facts import analyze
+    from tracers.analysis.trace_facts import analyze
     from tracers.tracefile.chrome import load
 
     from .conftest import ROOT

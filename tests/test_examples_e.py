@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tracers.analysis.facts import analyze
+from tracers.analysis.trace_facts import analyze
 from tracers.tracefile.chrome import load
 from tracers.tracefile.events import Span, Trace
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from tracers.analysis.findings import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, findings, headline
-from tracers.analysis.summary import Style, render
-from tracers.report import Links, RenderOptions, render_page
+from tracers.terminal.summary import Style, render
+from tracers.report.options import Links, RenderOptions
+from tracers.report.page import render_page
 from tracers.tracefile.chrome import load
 
 from .conftest import EXAMPLES, ROOT, run_python, run_trace
@@ -152,8 +153,8 @@ def test_the_analysis_wing_needs_no_torch():
         "from pathlib import Path\n"
         "from tracers.tracefile.chrome import load\n"
         "from tracers.analysis.findings import findings\n"
-        "from tracers.analysis.findings_text import render_findings\n"
-        "from tracers.analysis.facts import analyze\n"
+        "from tracers.terminal.findings import render_findings\n"
+        "from tracers.analysis.trace_facts import analyze\n"
         f"trace = load(Path({str(EXAMPLES.parent / '_traces' / 'cpu' / '2.13.0' / 'graph_breaks-cpu-cold.json')!r}))\n"
         "print('\\n'.join(render_findings(findings(trace), analyze(trace))))\n"
     )

@@ -7,7 +7,7 @@ from importlib import import_module
 
 import pytest
 
-from tracers.sites import SiteMarker, user_sites
+from tracers.vocabulary.sites import SiteMarker, user_sites
 from walkthrough import bundle
 from walkthrough.__main__ import main
 from walkthrough.packaging import site_files

@@ -16,7 +16,7 @@ pytest.importorskip("sphinx_design")
 from sphinx.application import Sphinx  # noqa: E402
 from sphinx.util.docutils import docutils_namespace, patch_docutils  # noqa: E402
 
-from tracers.capture.env import REFERENCE_TORCH  # noqa: E402
+from tracers.vocabulary.releases import REFERENCE_TORCH  # noqa: E402
 from tracers.measure.measurement import Measurement, Run, Settings, Timing, summarize, write_atomic  # noqa: E402
 from tracers.measure.plots import KINDS, write_plots  # noqa: E402
 from walkthrough.sphinx.measurements import find_measurement, machine_line  # noqa: E402

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis.facts import analyze
+from tracers.analysis.trace_facts import analyze
 from tracers.tracefile.chrome import load
 from tracers.tracefile.events import Span, Trace
 from tracers.tracefile.stages import STAGE_ORDER, all_targets

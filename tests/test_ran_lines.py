@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.walkthrough_fixtures import PIPELINE, write_tree
-from tracers.capture.env import REFERENCE_TORCH
-from tracers.report import render_page
+from tracers.vocabulary.releases import REFERENCE_TORCH
+from tracers.report.page import render_page
 from tracers.report.executed import TorchSource, installed_source, render_executed, shown_lines, why_not
 from tracers.tracefile.chrome import load, write_atomic
 from tracers.tracefile.events import Trace

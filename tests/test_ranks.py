@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tracers.analysis.summary import Style
+from tracers.terminal.style import Style
 from tracers.ranks.clock import BY_WALL_CLOCK, SAME_HOST, align
 from tracers.ranks.collectives import collectives_in
 from tracers.ranks.divergence import compare

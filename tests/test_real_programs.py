@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis.facts import CompileFacts, TraceFacts, analyze
+from tracers.analysis.trace_facts import CompileFacts, TraceFacts, analyze
 from tracers.report.counts import render_counts
 from tracers.tracefile.chrome import load
 from tracers.tracefile.compile_identity import qualified, split

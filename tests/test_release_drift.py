@@ -167,7 +167,7 @@ def test_a_rebuild_reuses_the_verify_report(project, tmp_path, monkeypatch):
 def test_a_release_recording_without_what_the_page_shows_falls_back_to_the_reference(tmp_path):
     """torch 2.11 cannot run the guards example (recompile_limit is a torch.compile argument since 2.12): its
     recording ended in a TypeError, so a page asking for the compile's metrics shows the reference's recording."""
-    from tracers.capture.env import REFERENCE_TORCH
+    from tracers.vocabulary.releases import REFERENCE_TORCH
 
     docs = Path(__file__).resolve().parent.parent / "docs" / "_traces" / "cpu"
     failed = docs / "2.11.0" / "guards_recompile-cpu-cold.json"
@@ -223,7 +223,7 @@ def test_the_changelog_groups_by_chapter_and_stage_and_escapes():
 
 
 def test_a_page_is_re_read_when_its_release_recording_lands_and_not_before(tmp_path):
-    from tracers.capture.env import REFERENCE_TORCH
+    from tracers.vocabulary.releases import REFERENCE_TORCH
 
     recording = Path(__file__).resolve().parent.parent / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "mlp-cpu-cold.json"
     old = write_tree(tmp_path / "torch-1", "1.0.0")

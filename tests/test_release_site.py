@@ -69,13 +69,13 @@ def test_reference_site_says_which_release_recorded_its_cuda_tabs(site):
 
 
 def test_a_page_uses_its_own_release_recording_else_the_reference_else_the_newest(tmp_path):
-    from tracers.report.recorded import find_recording
+    from tracers.tracefile.names import TraceName, find_recording
 
     for release in ("2.11.0", "2.13.0", "2.15.0"):
         (tmp_path / "cpu" / release).mkdir(parents=True)
         (tmp_path / "cpu" / release / "mlp-cpu-cold.json").write_text("{}")
     (tmp_path / "cuda" / "2.11.0").mkdir(parents=True)
     (tmp_path / "cuda" / "2.11.0" / "mlp-cuda-cold.json").write_text("{}")
-    find = lambda device, prefer: find_recording(tmp_path, "mlp", device, "cold", "2.13.0", prefer=prefer).release  # noqa: E731
+    find = lambda device, prefer: find_recording(tmp_path, TraceName("mlp", device, "cold"), "2.13.0", prefer=prefer).release  # noqa: E731
     assert [find("cpu", "2.15.0"), find("cpu", "2.12.1"), find("cpu", None)] == ["2.15.0", "2.13.0", "2.13.0"]
     assert [find("cuda", "2.11.0"), find("cuda", "2.15.0")] == ["2.11.0", "2.11.0"]  # 2.11.0's CUDA tabs

@@ -11,12 +11,16 @@ import pytest
 
 pytest.importorskip("pygments")
 
-from tracers.analysis.facts import analyze  # noqa: E402
-from tracers.capture.env import REFERENCE_TORCH  # noqa: E402
-from tracers.report import Links, RenderOptions, check_version, render_body, render_fragment, render_header, render_page
+from tracers.analysis.trace_facts import analyze  # noqa: E402
+from tracers.vocabulary.releases import REFERENCE_TORCH  # noqa: E402
+from tracers.report.fragment import render_body, render_fragment, render_header
+from tracers.report.options import Links, RenderOptions
+from tracers.report.page import render_page
+from tracers.report.versions import check_version
 from tracers.report.artifacts import selection_problems  # noqa: E402
 from tracers.report.options import parse_parts, split_list  # noqa: E402
-from tracers.report.recorded import find_recording, release_key  # noqa: E402
+from tracers.tracefile.names import TraceName, find_recording  # noqa: E402
+from tracers.vocabulary.releases import release_key  # noqa: E402
 from tracers.report.folding import TRANSLATOR, Fold, fold_inlined, fold_skipped_frames
 from tracers.report.tree import children_by_parent  # noqa: E402
 from tracers.tracefile.chrome import load  # noqa: E402
@@ -401,10 +405,10 @@ def test_recordings_prefer_the_reference_then_the_newest(tmp_path):
         (folder / "a-cpu-cold.json").write_text("{}")
         if release != REFERENCE_TORCH:
             (folder / "b-cpu-cold.json").write_text("{}")
-    assert find_recording(tmp_path, "a", "cpu", "cold", REFERENCE_TORCH).release == REFERENCE_TORCH
-    assert find_recording(tmp_path, "b", "cpu", "cold", REFERENCE_TORCH).release == "2.10.0"
-    assert find_recording(tmp_path, "b", "cpu", "warm", REFERENCE_TORCH) is None
-    assert find_recording(tmp_path, "a", "cuda", "cold", REFERENCE_TORCH) is None
+    assert find_recording(tmp_path, TraceName("a", "cpu", "cold"), REFERENCE_TORCH).release == REFERENCE_TORCH
+    assert find_recording(tmp_path, TraceName("b", "cpu", "cold"), REFERENCE_TORCH).release == "2.10.0"
+    assert find_recording(tmp_path, TraceName("b", "cpu", "warm"), REFERENCE_TORCH) is None
+    assert find_recording(tmp_path, TraceName("a", "cuda", "cold"), REFERENCE_TORCH) is None
     assert release_key("2.10.0") > release_key("2.9.1")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracers.report_command import write_report
+from tracers.report.save import write_report
 from tracers.tracefile.chrome import load
 from tracers.tracefile.stages import STAGE_BY_ID
 

@@ -12,7 +12,7 @@ pytest.importorskip("furo")
 pytest.importorskip("sphinx_design")
 
 from tests.sitebuild import ROOT, SiteBuild, build_site  # noqa: E402
-from tracers.capture.env import REFERENCE_TORCH  # noqa: E402
+from tracers.vocabulary.releases import REFERENCE_TORCH  # noqa: E402
 from tracers.tracefile.stages import STAGES  # noqa: E402
 from walkthrough.banner import read_reports  # noqa: E402
 from walkthrough.pages import scan_docs  # noqa: E402

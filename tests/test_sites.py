@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tracers import sites
+from tracers.vocabulary import sites
 from tracers.report.options import Links
 from tracers.report.page import render_site_note
-from tracers.report_command import chapter_site, write_report
-from tracers.sites import (
+from tracers.report.links import chapter_site
+from tracers.report.save import write_report
+from tracers.vocabulary.sites import (
     MARKER,
     SiteMarker,
-    base_release,
+    public_version,
     cache_root,
     user_site,
     user_sites,
@@ -80,8 +81,8 @@ def test_a_site_filed_under_another_release_is_not_used(cache):
     assert user_site("2.13.0") is None
 
 
-def test_base_release():
-    assert base_release("2.13.0+cpu") == "2.13.0" and base_release("2.15.0") == "2.15.0" and base_release("") == ""
+def test_public_version():
+    assert public_version("2.13.0+cpu") == "2.13.0" and public_version("2.15.0") == "2.15.0" and public_version("") == ""
 
 
 def test_the_trace_s_own_release_is_linked_and_named(cache):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from tracers.analysis.summary import format_duration, style_for
+from tracers.terminal.style import format_duration, style_for
 from tracers.capture.progress import Progress
 from tracers.tracefile.events import Span
 
@@ -56,8 +56,8 @@ def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
 
 
 def test_a_compiled_autograd_capture_is_named_as_such_not_after_the_first_frame_it_skipped():
-    from tracers.analysis.facts import CAPTURE_FRAME, analyze
-    from tracers.capture.env import REFERENCE_TORCH
+    from tracers.analysis.trace_facts import CAPTURE_FRAME, analyze
+    from tracers.vocabulary.releases import REFERENCE_TORCH
     from tracers.tracefile.chrome import load
 
     from .conftest import ROOT

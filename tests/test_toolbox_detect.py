@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 from walkthrough.toolbox.detect import EXCERPT_LINES, MAX_EXCERPT_LINES, Evidence, detect, excerpt_at, features
 from walkthrough.toolbox.outputs import Doc, documents, file_documents, html_text, normalize
 from walkthrough.toolbox.recording import TOOLBOX_DIR, dumps, find_recording, from_dict, load

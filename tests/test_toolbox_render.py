@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 from walkthrough.toolbox.detect import Evidence
 from walkthrough.toolbox.recording import FORMAT_VERSION, Recording, StepCost, ToolRecord, save
 from walkthrough.toolbox.render import render_costs, render_output, render_table, short_source

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.conftest import run_python
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 from walkthrough.toolbox.recording import load
 from walkthrough.toolbox.runner import Setting, display, run_tool
 from walkthrough.toolbox.tools import EXAMPLE, PYTHON, Requirement, Step, Tool

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLES, CliRun, run_python, run_trace
-from tracers.analysis.facts import TraceFacts, analyze
+from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.torchlogs.load import load_logs
 from tracers.tracefile.chrome import load, write_atomic
 

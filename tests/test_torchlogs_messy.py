@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_python
-from tracers.analysis.facts import analyze
+from tracers.analysis.trace_facts import analyze
 from tracers.torchlogs.load import LogError, load_logs
 from tracers.torchlogs.records import Problems, read_records
 

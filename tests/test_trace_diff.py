@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from tracers.analysis.diff import diff
-from tracers.capture.env import REFERENCE_TORCH
-from tracers.report import Links
+from tracers.vocabulary.releases import REFERENCE_TORCH
+from tracers.report.options import Links
 from tracers.report.diff import Side, kernel_kinds, render_diff, side_names
 from tracers.tracefile.chrome import load
 

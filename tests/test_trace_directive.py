@@ -18,7 +18,7 @@ from sphinx.application import Sphinx  # noqa: E402
 from sphinx.util.docutils import docutils_namespace, patch_docutils  # noqa: E402
 
 from tests.walkthrough_fixtures import write_tree  # noqa: E402
-from tracers.capture.env import REFERENCE_TORCH  # noqa: E402
+from tracers.vocabulary.releases import REFERENCE_TORCH  # noqa: E402
 from tracers.report.folding import TRANSLATOR  # noqa: E402
 from tracers.tracefile.chrome import load  # noqa: E402
 from walkthrough.sphinx.directives import WalkthroughError  # noqa: E402

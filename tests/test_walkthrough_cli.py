@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.walkthrough_fixtures import DRIVER, PIPELINE, edit, write_tree
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 from walkthrough import __main__ as cli
 from walkthrough import source
 from walkthrough.__main__ import main

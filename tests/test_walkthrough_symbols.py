@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.walkthrough_fixtures import DRIVER, PIPELINE, write_tree
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 from tracers.tracefile.stages import all_targets
 from walkthrough.source import open_source
 from walkthrough.symbols import SymbolNotFound, resolver_for, split_name

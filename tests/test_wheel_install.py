@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 
 from .conftest import ROOT
 
@@ -81,7 +81,7 @@ def test_the_wheel_carries_the_site_within_its_budget(installed):
     for name in ("walkthrough/_site/conf.py", "walkthrough/_site/docs/index.md",
                  "walkthrough/_site/docs/walkthrough.lock.json", "walkthrough/_site/docs/_static/theme.css",
                  f"walkthrough/_site/docs/_traces/cpu/{REFERENCE_TORCH}/mlp-cpu-cold.json",
-                 "walkthrough/_site/docs/examples/mlp.py", "tracers/sites.py"):
+                 "walkthrough/_site/docs/examples/mlp.py", "tracers/vocabulary/sites.py"):
         assert name in names, name
 
 

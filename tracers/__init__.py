@@ -1,28 +1,27 @@
 """Record what torch.compile does, stage by stage, for any script.
 
-The commands sit at the top (``__main__``, ``trace_command``, ``report_command``, ``record``, ``setup`` with
-the options every front end shares, ``usage`` with its one error; ``sites``, standard library only, says where a
-built walkthrough lives for a torch release, the convention the walkthrough writes and the pages read) over the
-wings:
+The commands sit at the top: ``__main__`` (the argument parser), ``trace_command``, ``record_command`` (the site's
+example traces). Below them the wings, each importing only from the wings under it:
 
-- ``tracefile/``: the trace's data and its file (spans, artifacts, run info, the stages table they refer to,
-  compile ids, the Chrome JSON reader and writer); standard library only.
-- ``analysis/``: a trace in, facts out (the call tree, the compile table, totals, findings, compile time by your
-  code, the summary, the diff); needs no torch, so it reads a trace from any machine.
-- ``capture/``: what runs inside the traced process (hooks, recorder, session, torch's own records, executed
-  lines, deep mode, devices, cache modes, calls served, a launcher's rank facts, child processes); it checks its
-  totals with ``analysis`` at the end of a run.
-- ``report/``: the HTML page; ``ranks/``: several processes' traces merged (ranks, a run's children), divergence;
-  ``api/``: ``tracers.trace()``, ``tracers.load()``, Jupyter and pytest; ``measure/``: eager against compiled,
-  process by process.
-- ``torchlogs/``: torch's own TORCH_TRACE logs read back as traces (streamed records, torch's timed regions as
-  spans, the records through capture's translation), a directory of rank logs merged as ``ranks`` merges.
+- ``api/`` (``tracers.trace()``, ``tracers.load()``, Jupyter, pytest) and ``torchlogs/`` (torch's own TORCH_TRACE
+  logs read back as traces, a directory of rank logs merged as ``ranks`` merges);
+- ``ranks/``: several processes' traces on one clock (ranks, a run's children), divergence, ``--nproc``;
+- ``report/`` (the HTML page, its links, and the one save path: ``report/save.py``) and ``terminal/`` (the same
+  facts as terminal text);
+- ``measure/`` (eager against compiled, process by process) and ``capture/`` (what runs inside the traced process:
+  hooks, recorder, session and its options, torch's own records, executed lines, deep mode, devices, cache modes,
+  calls served, a launcher's rank facts, child processes); capture checks its totals with ``analysis``;
+- ``analysis/``: a trace in, facts out (call tree, compile table, totals, findings, compile time by your code,
+  the diff); needs no torch and renders nothing;
+- ``tracefile/``: the trace's data, the stages table, compile ids, the Chrome JSON reader and writer, and its
+  file names (``tracefile/names.py``, the only place they are spelt); ``vocabulary/``: what everything shares
+  (the reference release and source links, where built walkthroughs live, the usage error, machine facts).
 
-Imports run one way: commands → api → torchlogs → ranks, measure → report → capture → analysis → tracefile, with no
-circles, and nothing here imports ``walkthrough`` (the tracer runs where only torch is installed).
+Imports run one way, down that list, with no circles, none climbing inside a function either, and nothing here
+imports ``walkthrough`` (the tracer runs where only torch is installed); a test holds the code to it.
 """
 
-__version__ = "0.1.0"
+from tracers.vocabulary.releases import TOOL_VERSION as __version__  # noqa: E402
 
 from tracers.capture.regions import region  # noqa: E402  (the one name scripts import: ``from tracers import region``)
 

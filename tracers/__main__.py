@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tracers.capture.cachemode import MODES
 
-from .setup import DEVICES, SessionOptions, add_session_arguments
+from tracers.capture.options import DEVICES, SessionOptions, add_session_arguments
 
 LOCK_FILE = "docs/walkthrough.lock.json"  # the walkthrough's lock: the spans its excerpts show
 
@@ -161,8 +161,10 @@ def main(argv: list[str] | None = None) -> int:
         argv, module, module_args = _split_module(argv)
     options = _parser().parse_args(argv)
     if options.command == "trace":
-        from .trace_command import TraceOptions, run_trace
-        from .usage import UsageError
+        from tracers.capture.options import TraceOptions
+        from tracers.vocabulary.usage import UsageError
+
+        from .trace_command import run_trace
 
         if module is not None:
             if not module:
@@ -192,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         return _measure(options, argv if argv is not None else sys.argv[1:])
     if options.command == "report":
         return _report(options.trace_file, options.out, options.open, options.site)
-    from .record import record
+    from .record_command import record
 
     return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None,
                   nproc=options.nproc)
@@ -201,8 +203,9 @@ def main(argv: list[str] | None = None) -> int:
 def _diff(path_a: str, path_b: str) -> int:
     from pathlib import Path
 
-    from tracers.analysis.diff import diff, render_diff
-    from tracers.analysis.summary import style_for
+    from tracers.analysis.diff import diff
+    from tracers.terminal.diff import render_diff
+    from tracers.terminal.style import style_for
     from tracers.tracefile.chrome import TraceFileError, load
 
     try:
@@ -235,7 +238,7 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None)
     from tracers.ranks.page import PageUnavailable
     from tracers.tracefile.chrome import TraceFileError, load
 
-    from .report_command import ReportUnavailable, open_in_browser, write_report
+    from tracers.report.save import ReportUnavailable, open_in_browser, write_report
 
     path, out_dir = Path(trace_file), Path(out) if out else None
     from tracers.torchlogs.load import looks_like_log

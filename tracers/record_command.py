@@ -9,7 +9,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tracers.capture.env import public_version
+from tracers.vocabulary.releases import public_version
 
 EXAMPLES_DIR = Path("docs/examples")
 TRACES_DIR = Path("docs/_traces")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import sys
@@ -9,52 +10,43 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracers.analysis.facts import analyze
-from tracers.analysis.summary import render, style_for
 from tracers.capture.children import ChildSpec, children_dir, children_traced, new_run_id
+from tracers.capture.launcher import RankEnvironmentError, detect, leads_output
+from tracers.capture.options import TraceOptions, check_program, check_session, prepared_session
 from tracers.capture.progress import Progress
 from tracers.capture.runner import Outcome, ScriptError, hard_exits_handled, outcome_of, run_program
-from tracers.tracefile.chrome import write_atomic
-from tracers.tracefile.claim import claim, release
-from tracers.tracefile.events import Trace
-
-from .report_command import ReportUnavailable, chapter_site, open_in_browser, page_urls, write_report
-from .setup import TraceOptions, check_program, check_session, prepared_session, run_name, trace_file_name, trace_path
-from .usage import check_writable
-
-
-def _write_page(trace: Trace, path: Path, site: str | None) -> Path | str:
-    """The HTML page beside the trace, or why there is none (the trace itself is what must not be lost)."""
-    try:
-        return write_report(trace, path, site=site)
-    except ReportUnavailable as error:
-        return f"no HTML page: {error}"
-    except OSError as error:
-        return f"no HTML page: cannot write it: {error.strerror or error}"
+from tracers.ranks.launch import launch
+from tracers.ranks.merge_command import write_run
+from tracers.ranks.processes import gather
+from tracers.report.links import chapter_site, page_urls
+from tracers.report.save import open_in_browser, save_trace
+from tracers.terminal.summary import render, style_for
+from tracers.tracefile.events import rank_of
+from tracers.tracefile.names import TraceName, claim_name, release_name
+from tracers.vocabulary.usage import check_writable
 
 
 @dataclass(frozen=True)
 class _Run:
     """This run among others: the name its files take, when it began, what its child processes are told."""
 
-    name: str  # the script's name, or a distinct one while another run holds that (tracefile/claim.py)
+    name: TraceName  # the script's name, or a distinct one while another run holds that (tracefile/names.py)
     started: float
     children: ChildSpec
 
 
 def _start_run(options: TraceOptions) -> _Run:
-    from tracers.capture.launcher import RankEnvironmentError, detect
-
+    """Claim the run's name as it starts: its child processes are told it, and a later run steps aside."""
     started = time.time()
     try:
         env = detect()
     except RankEnvironmentError:
         env = None
-    rank = env.rank if env is not None else None
     out = Path(options.out)
-    name = claim(out, run_name(options), lambda n: trace_file_name(n, options.device, options.cache, rank), started)
+    name = claim_name(out, TraceName(options.run_name, options.device, options.cache,
+                                     env.rank if env is not None else None), started)
     run_id = new_run_id()
-    spec = ChildSpec(str(children_dir(out, run_id)), name, run_id, started, device=options.device,
+    spec = ChildSpec(str(children_dir(out, run_id)), name.run, run_id, started, device=options.device,
                      cache=options.cache, keep_code=options.keep_code, deep_min_us=options.deep_min_us,
                      lines=options.lines, inductor_ir=options.inductor_ir, keep_paths=options.keep_paths)
     return _Run(name, started, spec)
@@ -63,19 +55,13 @@ def _start_run(options: TraceOptions) -> _Run:
 def run_trace(options: TraceOptions) -> int:
     """The whole command; returns the process exit code (the script's own)."""
     if options.nproc is not None:
-        from tracers.ranks.launch import launch
-
         return launch(options)
     try:
         program = check_program(options)
     except ScriptError as error:
         print(f"trace: {error}", file=sys.stderr)
         return error.exit_code
-    path = trace_path(options)
-    check_writable(path.parent)
-
-    from tracers.capture.launcher import leads_output
-
+    check_writable(Path(options.out))
     progress = Progress(sys.stderr)
     progress.enabled = progress.enabled and leads_output()  # one spinner per terminal, not one per rank
     command = [sys.executable, "-m", "tracers", "trace", *(["-m"] if options.module else []), options.script,
@@ -109,62 +95,48 @@ def run_trace(options: TraceOptions) -> int:
 
 
 def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress, run: _Run,
-            hard_exit: bool = False) -> tuple[int | None, Path]:
-    """Stop the session, write the trace and its page, gather the child processes' traces, print the summary.
+            hard_exit: bool = False) -> tuple[int | None, Path | None]:
+    """Stop the session, save the trace and its page, gather the child processes' traces, print the summary.
     Returns an exit status if writing failed, and where the trace went: named for the device the run used and,
     under a launcher, its rank."""
-    from tracers.capture.launcher import leads_output
-    from tracers.capture.rank_watch import rank_of
-
     # Ctrl-C must not cut the trace in half: hold it off while we finish up (only the main thread can).
     previous = _ignore_sigint()
     try:
         session.finish(outcome)
         session.stop()
         progress.clear()
-        trace = session.trace
-        rank = rank_of(trace.info)
-        name = claim(Path(options.out), run.name,
-                     lambda n: trace_file_name(n, trace.info.device, options.cache, rank), run.started)
-        path = trace_path(options, trace.info.device, rank, name)
-        if name != run_name(options):
-            session.info.warnings.append(
-                f"{trace_path(options, trace.info.device, rank).name} belongs to another run that is still running "
-                f"or was written after this one started: this run's files are named {name}-…")
-            print(f"trace: {session.info.warnings[-1]}", file=sys.stderr)
-        try:
-            write_atomic(trace, path, keep_paths=options.keep_paths)
-        except OSError as error:  # e.g. the disk filled up during the run
-            print(f"trace: cannot write {path}: {error.strerror or error}", file=sys.stderr)
-            return (outcome.exit_code if outcome.exit_code else 2), path
-        release(path)
-        release(trace_path(options, options.device, rank, run.name))
-        written = [str(path)]
-        children = _gather_children(run, trace, options, name, hard_exit)
+        trace, facts, out = session.trace, session.facts, Path(options.out)
+        # Claimed again for the device the run really used; this process already holds the name it started with.
+        saved = save_trace(trace, out, options.run_name, run.started, facts=facts, page=options.page,
+                           site=options.site, keep_paths=options.keep_paths)
+        release_name(out, run.name)
+        for note in saved.notes:
+            print(f"trace: {note}", file=sys.stderr)
+        if saved.trace is None:
+            print(f"trace: {saved.error}", file=sys.stderr)
+            return (outcome.exit_code if outcome.exit_code else 2), None
+        written = [str(saved.trace)]
+        children = _gather_children(run, trace, options, saved.name.run, hard_exit)
         if children is not None:
             written.extend(map(str, children.written))
-        page = _write_page(trace, path, options.site) if options.page else None
-        if isinstance(page, Path):
-            written.append(str(page))
-        elif page:
-            session.info.warnings.append(page)
+        if saved.page is not None:
+            written.append(str(saved.page))
         if options.quiet or not leads_output():  # under torchrun: one summary per run, rank 0's
             print("\n".join(written), file=sys.stderr)
         else:
             elsewhere = (f"{children.compiled} of its child processes compiled (below)"
                          if children is not None and children.compiled and not trace.spans else None)
             base, _ = chapter_site(options.site, trace.info.torch_version)  # the findings link their chapters there
-            print(render(trace, analyze(trace), style_for(sys.stderr), written, elsewhere, page_urls(base)),
-                  file=sys.stderr)
+            print(render(trace, facts, style_for(sys.stderr), written, elsewhere, page_urls(base)), file=sys.stderr)
             if rank_of(trace.info) is not None:
                 print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
                       f"python -m tracers merge {options.out}", file=sys.stderr)
         if children is not None:
             _write_processes(children.run, options, run)
         sys.stderr.flush()
-        if options.open_page and isinstance(page, Path):
-            open_in_browser(page)
-        return None, path
+        if options.open_page and saved.page is not None:
+            open_in_browser(saved.page)
+        return None, saved.trace
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
@@ -175,16 +147,13 @@ def _gather_children(run: _Run, trace, options: TraceOptions, name: str, hard_ex
 
     Python joins the script's non-daemonic multiprocessing children at exit anyway; joining them first lets
     their traces be here (not after an os._exit: the script asked to end now)."""
-    from tracers.ranks.processes import gather
-
     multiprocessing = sys.modules.get("multiprocessing")
     if multiprocessing is not None and not hard_exit:
         for child in multiprocessing.active_children():
             if not child.daemon:
                 child.join()
     try:
-        return gather(run.children, trace, name, Path(options.out),
-                      lambda n, device, suffix: trace_file_name(n, device, options.cache, suffix=suffix))
+        return gather(run.children, trace, name, Path(options.out))
     except Exception as error:  # noqa: BLE001 - the run's own trace is written: say what went wrong, go on
         print(f"trace: the child processes' traces could not be gathered: {type(error).__name__}: {error} "
               f"(they stay in {run.children.directory})", file=sys.stderr)
@@ -193,16 +162,11 @@ def _gather_children(run: _Run, trace, options: TraceOptions, name: str, hard_ex
 
 def _write_processes(merged, options: TraceOptions, run: _Run) -> None:  # noqa: ANN001 - ranks.merge.MergedRun
     """This process and its children on one timeline, ``<name>-<device>-<cache>-processes.json``, and their summary."""
-    import dataclasses
-
-    from tracers.capture.launcher import leads_output
-    from tracers.ranks.merge_command import write_run
-
     out = Path(options.out)
-    name = claim(out, merged.name, lambda n: dataclasses.replace(merged, name=n).file_name, run.started)
-    merged = dataclasses.replace(merged, name=name)
-    write_run(merged, out / merged.file_name, options.page, options.quiet or not leads_output(), options.site)
-    release(out / merged.file_name)
+    name = claim_name(out, merged.trace_name, run.started)
+    merged = dataclasses.replace(merged, name=name.run)
+    write_run(merged, out / name.file_name, options.page, options.quiet or not leads_output(), options.site)
+    release_name(out, name)
 
 
 def _ignore_sigint() -> object | None:

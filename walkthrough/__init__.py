@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from tracers.vocabulary.releases import TOOL_VERSION as __version__  # noqa: E402 - one version for the package
 
 
 def setup(app):  # noqa: ANN001, ANN201 - Sphinx's extension entry point

@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _reference() -> str:
-    from tracers.capture.env import REFERENCE_TORCH
+    from tracers.vocabulary.releases import REFERENCE_TORCH
 
     return REFERENCE_TORCH
 
@@ -84,7 +84,7 @@ def _reference() -> str:
 def cmd_lock(args: argparse.Namespace) -> int:
     source = open_source(args.against)
     if source.base_version != _reference():
-        raise UsageError(f"the lock is written for the reference torch {_reference()} (tracers/capture/env.py); "
+        raise UsageError(f"the lock is written for the reference torch {_reference()} (tracers/vocabulary/releases.py); "
                          f"{args.against} is torch {source.version}")
     if not args.docs.is_dir():
         raise UsageError(f"{args.docs}: no docs directory (run from the repository root, or pass --docs)")

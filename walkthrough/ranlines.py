@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tracers.capture.env import public_version
-from tracers.report.recorded import parse_side
+from tracers.vocabulary.releases import public_version
+from tracers.tracefile.names import parse_side
 from tracers.tracefile.events import Trace
 from walkthrough.excerpt import Excerpt
 

@@ -8,7 +8,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from tracers.capture.env import source_url
+from tracers.vocabulary.releases import source_url
 from walkthrough.excerpt import Excerpt
 from walkthrough.ranlines import RanLines
 from walkthrough.symbols import Symbol

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
-from tracers.capture.env import source_url
+from tracers.vocabulary.releases import source_url
 from walkthrough.verify import STATUSES, Finding, Place, Report
 
 REPORT_FORMAT = 1

@@ -16,7 +16,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from tracers.sites import CACHE_ENV, cache_root  # noqa: F401 (CACHE_ENV: the one per-user cache convention)
+from tracers.vocabulary.sites import CACHE_ENV, cache_root  # noqa: F401 (CACHE_ENV: the one per-user cache convention)
 from walkthrough.releases.pip import unconstrained
 
 # How wheels are fetched; a module constant so tests can stand in a fake pip without network.
@@ -129,7 +129,7 @@ def _version_facts(text: str) -> dict[str, str]:
 
 def cache_dir() -> Path:
     """Where fetched wheels are kept: ``wheels/`` in the per-user cache root ($TORCH_WALKTHROUGH_CACHE, else
-    $XDG_CACHE_HOME/torch-compile-walkthrough); the built sites sit beside it (tracers/sites.py)."""
+    $XDG_CACHE_HOME/torch-compile-walkthrough); the built sites sit beside it (tracers/vocabulary/sites.py)."""
     return cache_root() / "wheels"
 
 

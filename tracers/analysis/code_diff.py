@@ -63,32 +63,3 @@ def code_diff(a: Trace, b: Trace) -> CodeDiff:
 def _kernels_by_line(kernels: KernelMap) -> dict[str, tuple[str, ...]]:
     return {entry.line.label: tuple(dict.fromkeys(kernel.name for kernel in entry.kernels))
             for entry in kernels.by_line()}
-
-
-def render(result: CodeDiff, style, duration, names: tuple[str, str]) -> list[str]:  # noqa: ANN001 - summary's
-    """The diff's "Compile time by your code" lines (``style`` and ``duration`` are the summary's own)."""
-    if not result.rows and not result.lines:
-        return []
-    a, b = names
-    lines = ["", "Compile time by your code (Dynamo's tracing, inclusive):",
-             f"  {'function':<58}{a:>10}{b:>10}   calls {a}/{b}",
-             f"  {'all tracing':<58}{duration(result.a_tracing_ns):>10}{duration(result.b_tracing_ns):>10}"]
-    for row in result.rows[:TOP]:
-        a_text = duration(row.a_ns) if row.a_ns is not None else "—"
-        b_text = duration(row.b_ns) if row.b_ns is not None else "—"
-        marker = style.yellow("  differs") if row.a_calls != row.b_calls else ""
-        code = row.code if len(row.code) <= 58 else row.code[:57] + "…"
-        lines.append(f"  {code:<58}{a_text:>10}{b_text:>10}   {row.a_calls}/{row.b_calls}{marker}")
-    if len(result.rows) > TOP:
-        lines.append(style.dim(f"  … {len(result.rows) - TOP} more functions"))
-    if result.lines:
-        lines.append("")
-        lines.append("User lines whose kernels differ:")
-        for side, comments in zip(names, result.from_comments):
-            if comments:
-                lines.append(style.dim(f"  ({side}: no codegen seen, read from the output code's comments, "
-                                       "which name no C++ kernel)"))
-        for row in result.lines[:TOP]:
-            lines.append(f"  {row.line:<30}{a}: {', '.join(row.a_kernels) or '—'}")
-            lines.append(f"  {'':<30}{b}: {', '.join(row.b_kernels) or '—'}")
-    return lines

@@ -7,12 +7,10 @@ from dataclasses import dataclass
 
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
-from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
+from tracers.tracefile.stages import STAGE_ORDER
 
-from . import code_diff as _code_diff
 from .code_diff import CodeDiff, code_diff
-from .facts import CompileFacts, TraceFacts, analyze
-from .summary import Style, format_duration
+from .trace_facts import CompileFacts, TraceFacts, analyze
 
 # Kernel names as Inductor writes them into its output code: cpp_fused_* on the CPU, triton_* on the GPU.
 _KERNEL = re.compile(r"\b(cpp_fused_\w+|triton_(?:poi|per|red|tem|for)_\w+)\b")
@@ -124,47 +122,3 @@ def diff(a: Trace, b: Trace) -> TraceDiff:
         kernels_a=kernels(a), kernels_b=kernels(b), compiles=compile_rows(facts_a, facts_b),
         code=code_diff(a, b),
     )
-
-
-def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", "B")) -> str:
-    a, b = names
-    lines = [style.bold("Stage diff"), f"  {a}: {result.a_label}", f"  {b}: {result.b_label}", ""]
-    lines.append(f"  {'stage':<32}{a:>12}{b:>12}   ratio")
-    for row in result.stages:
-        title = STAGE_BY_ID[row.stage].title if row.stage in STAGE_BY_ID else row.stage
-        a_text = format_duration(row.a_ns) if row.a_ns is not None else "—"
-        b_text = format_duration(row.b_ns) if row.b_ns is not None else "—"
-        if row.a_ns is None:
-            note = style.yellow(f"only in {b}")
-        elif row.b_ns is None:
-            note = style.yellow(f"only in {a}")
-        else:
-            note = f"{row.b_ns / row.a_ns:.2f}×" if row.a_ns else ""
-        lines.append(f"  {title:<32}{a_text:>12}{b_text:>12}   {note}")
-    lines.append("")
-    lines.append(f"  {'':<32}{a:>12}{b:>12}")
-    for what, count_a, count_b in result.counts:
-        marker = "" if count_a == count_b else style.yellow("  differs")
-        lines.append(f"  {what:<32}{count_a:>12}{count_b:>12}{marker}")
-    if result.compiles:
-        lines.append("")
-        lines.append("Compiles:")
-        for row in result.compiles:
-            marker = style.yellow("  differs") if row.differs else ""
-            lines.append(f"  {row.compile_id:<10}{a}: {row.a.text if row.a else '—'}{marker}")
-            lines.append(f"  {'':<10}{b}: {row.b.text if row.b else '—'}")
-    if result.code is not None:
-        lines.extend(_code_diff.render(result.code, style, format_duration, names))
-    for side, only in ((a, result.only_a), (b, result.only_b)):
-        if only:
-            lines.append("")
-            lines.append(f"Ran only in {side}:")
-            lines.extend(f"  {target}" for target in only)
-    if result.kernels_a or result.kernels_b:
-        lines.append("")
-        lines.append("Generated kernels:")
-        lines.append(f"  {a}: {len(result.kernels_a)}  " + ", ".join(result.kernels_a[:6])
-                     + (" …" if len(result.kernels_a) > 6 else ""))
-        lines.append(f"  {b}: {len(result.kernels_b)}  " + ", ".join(result.kernels_b[:6])
-                     + (" …" if len(result.kernels_b) > 6 else ""))
-    return "\n".join(lines)

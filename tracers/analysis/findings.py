@@ -11,7 +11,7 @@ from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
-from .facts import DDP_SPLIT_CHILD, FRAME_SKIPPED, CompileFacts, TraceFacts, analyze
+from .trace_facts import DDP_SPLIT_CHILD, FRAME_SKIPPED, CompileFacts, TraceFacts, analyze
 from .frames import SourceLine, short, traceback_lines, user_and_library
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tracers.capture.runner import outcome_of
-from tracers.setup import SessionOptions, prepared_session
-from tracers.usage import check_writable
+from tracers.capture.options import SessionOptions, prepared_session
+from tracers.vocabulary.usage import check_writable
 
 from .result import TraceResult
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from tracers.analysis.facts import TraceFacts
-from tracers.capture.env import source_url
+from tracers.analysis.trace_facts import TraceFacts
+from tracers.report.links import chapter_site, page_urls
+from tracers.report.options import PAGE_PAYLOAD_CHARS, Links, RenderOptions
 from tracers.tracefile.events import Trace
+from tracers.vocabulary.releases import source_url
 
 SCOPE = ".wt-trace"  # every rule of the block's stylesheet sits under this class, so the notebook keeps its looks
 
@@ -16,15 +18,12 @@ def inline_html(trace: Trace, facts: TraceFacts, title: str) -> str:
     """What ``TraceResult._repr_html_`` shows: the trace page's fragment with its CSS inlined and scoped."""
     from pygments.formatters import HtmlFormatter
 
-    from tracers.report import Links, RenderOptions, render_fragment, stylesheet
     from tracers.report.executed import installed_source, render_executed
-    from tracers.report.options import PAGE_PAYLOAD_CHARS
+    from tracers.report.fragment import render_fragment, stylesheet
 
     def target_url(target: str) -> str | None:
         found = trace.info.target_sources.get(target)
         return source_url(found[0], found[1], found[2], trace.info.torch_git_sha) if found else None
-
-    from tracers.report_command import chapter_site, page_urls
 
     # Links to torch's source on GitHub and to a walkthrough built for this torch are plain anchors: nothing is
     # fetched when the block is shown.

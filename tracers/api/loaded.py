@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from tracers.analysis.facts import analyze
+from tracers.analysis.trace_facts import analyze
 from tracers.tracefile.events import Trace
 
 from .result import TraceResult

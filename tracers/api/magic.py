@@ -6,8 +6,8 @@ import argparse
 import shlex
 from typing import Any
 
-from tracers.setup import SessionOptions, add_session_arguments
-from tracers.usage import UsageError
+from tracers.capture.options import SessionOptions, add_session_arguments
+from tracers.vocabulary.usage import UsageError
 
 from .context import trace
 

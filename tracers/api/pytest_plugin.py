@@ -29,7 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SAVED] = []
     out = config.getoption("compile_trace", None)
     if out:
-        from tracers.usage import UsageError, check_writable
+        from tracers.vocabulary.usage import UsageError, check_writable
 
         try:
             check_writable(Path(out), "--compile-trace")

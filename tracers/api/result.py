@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import linecache
 import re
+import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tracers.analysis.by_code import ByCode, by_code
-from tracers.analysis.facts import GraphBreak as RecordedBreak
-from tracers.analysis.facts import TraceFacts, analyze
 from tracers.analysis.findings import Finding, findings
 from tracers.analysis.kernels import KernelMap, kernel_map
-from tracers.capture.decompiled import KIND as DECOMPILED
-from tracers.tracefile.events import Trace
+from tracers.analysis.trace_facts import GraphBreak as RecordedBreak
+from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.report.save import save_trace
+from tracers.terminal.summary import Style, render
+from tracers.tracefile.events import DECOMPILED, Trace
 
 if TYPE_CHECKING:
     from tracers.capture.session import TraceSession
@@ -117,13 +120,14 @@ class TraceResult:
     def __init__(self, session: TraceSession, name: str):
         self._session = session
         self.name = name
+        self.started = time.time()  # a run that wrote this name since then keeps its file (tracefile/names.py)
         self._trace: Trace | None = None
         self._facts: TraceFacts | None = None
 
     def _complete(self) -> None:
         """Called once the session stopped: from now on the result no longer changes."""
         self._trace = self._session.trace
-        self._facts = analyze(self._trace)
+        self._facts = self._session.facts  # analysed once, when the session finished
 
     @property
     def finished(self) -> bool:
@@ -137,7 +141,7 @@ class TraceResult:
 
     @property
     def facts(self) -> TraceFacts:
-        """The analysis the summary and the page are made from (tracers.analysis.facts)."""
+        """The analysis the summary and the page are made from (tracers.analysis.trace_facts)."""
         return self._facts if self._facts is not None else analyze(self.trace)
 
     # -- counts ---------------------------------------------------------------------------
@@ -229,26 +233,21 @@ class TraceResult:
     # -- renderings -----------------------------------------------------------------------
     def summary(self, color: bool = False) -> str:
         """The terminal summary ``python -m tracers trace`` prints: stage tree, compiles, breaks, recompiles."""
-        from tracers.analysis.summary import Style, render
-
         return render(self.trace, self.facts, Style(color))
 
     def save(self, directory: str | Path = "traces", *, page: bool = True, keep_paths: bool = False,
              site: str | None = None) -> tuple[Path, ...]:
-        """Write ``<name>-<device>-<cache>.json`` (Perfetto-compatible) and its HTML page into ``directory``;
-        returns the paths written. Machine paths are scrubbed as the CLI does unless ``keep_paths``."""
-        from tracers.capture.rank_watch import rank_of
-        from tracers.report_command import write_report
-        from tracers.setup import trace_file_name
-        from tracers.tracefile.chrome import write_atomic
-
-        info = self.trace.info
-        path = Path(directory) / trace_file_name(self.name, info.device, info.cache_mode, rank_of(info))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        written = [write_atomic(self.trace, path, keep_paths=keep_paths)]
-        if page:
-            written.append(write_report(self.trace, path, site=site))
-        return tuple(written)
+        """Write ``<name>-<device>-<cache>.json`` (Perfetto-compatible) and its HTML page into ``directory``, as
+        ``python -m tracers trace`` does (tracers/report/save.py); returns the paths written. A name another run
+        holds becomes ``<name>.2-…``; a page that cannot be written is a warning; a trace that cannot be, an
+        OSError. Machine paths are scrubbed as the CLI does unless ``keep_paths``."""
+        saved = save_trace(self.trace, Path(directory), self.name, self.started, facts=self.facts, page=page,
+                           site=site, keep_paths=keep_paths)
+        for note in saved.notes:
+            warnings.warn(note, stacklevel=2)
+        if saved.trace is None:
+            raise OSError(saved.error)
+        return tuple(saved.written)
 
     def _repr_html_(self) -> str:
         from .inline import inline_html

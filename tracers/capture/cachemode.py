@@ -8,7 +8,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 
-MODES = ("cold", "warm")
+from tracers.tracefile.names import CACHE_MODES as MODES
 
 # Environment torch reads when its config modules load (torch/_inductor/config.py,
 # torch/_functorch/config.py), so these must be set before torch._inductor is imported.

@@ -12,6 +12,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tracers.tracefile.names import child_file
+
 from .children import ENV, ChildSpec
 
 # torch's own helper processes: Inductor's compile workers import torch but run none of the user's code.
@@ -138,7 +140,7 @@ class _ChildTrace:
         """A note that this child began, so the parent can list it even if it dies before writing (SIGKILL, OOM)."""
         note = {"pid": self.pid, "parent_pid": os.getppid(), "command": list(sys.orig_argv)}
         self.directory.mkdir(parents=True, exist_ok=True)
-        (self.directory / f"pid{self.pid}.started").write_text(json.dumps(note), encoding="utf-8")
+        (self.directory / child_file(self.pid, started=True)).write_text(json.dumps(note), encoding="utf-8")
 
     def _catch_hard_exit(self) -> None:
         """forkserver's children end with os._exit: the trace is written first (in this process only)."""
@@ -231,9 +233,9 @@ class _ChildTrace:
             trace = self.session.trace
             trace.info.process["spawn_index"] = _spawn_index()
             if trace.spans or trace.info.rank or trace.info.process["spawn_index"] is not None:
-                write_atomic(trace, self.directory / f"pid{self.pid}.json", keep_paths=self.spec.keep_paths)
+                write_atomic(trace, self.directory / child_file(self.pid), keep_paths=self.spec.keep_paths)
             # A child that never compiled and is no rank has nothing to say: it is left out, not listed.
-            (self.directory / f"pid{self.pid}.started").unlink(missing_ok=True)
+            (self.directory / child_file(self.pid, started=True)).unlink(missing_ok=True)
         except Exception as failure:  # noqa: BLE001 - the child's own exit must go on
             print(f"tracers: this child's trace could not be written: {type(failure).__name__}: {failure}",
                   file=sys.stderr)

@@ -9,9 +9,10 @@ from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
+from tracers.tracefile.events import DECOMPILED as KIND
+
 from .recorder import Recorder
 
-KIND = "decompiled"
 SUFFIX = "_DECOMPILED"
 _CONVERT_FRAME = "torch._dynamo.convert_frame"  # artifact names are the frame's name plus this, as torch names its bytecode records
 

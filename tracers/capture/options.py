@@ -1,4 +1,4 @@
-"""What a traced run sets up around its session, shared by the command line and the Python API."""
+"""The tracer's options (the session's, shared by every front end, and the trace command's) and the session they set up."""
 
 from __future__ import annotations
 
@@ -6,19 +6,17 @@ import contextlib
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from tracers.capture.cachemode import MODES, cache_mode
-from tracers.capture.deep import DeepTracer, DeepUnavailable, deep_tracer
-from tracers.capture.devices import make_default, set_default_backend
-from tracers.capture.lines import LineCounter, line_counter
-from tracers.capture.recorder import Listener
-from tracers.capture.runner import Program, check_module, check_script
+from tracers.tracefile.names import DEVICES, run_name
+from tracers.vocabulary.usage import UsageError
 
-from .usage import UsageError
-
-DEVICES = ("cpu", "cuda")
+from .cachemode import MODES, cache_mode
+from .deep import DeepTracer, DeepUnavailable, deep_tracer
+from .devices import make_default, set_default_backend
+from .lines import LineCounter, line_counter
+from .recorder import Listener
+from .runner import Program, check_module, check_script
 
 
 @dataclass(frozen=True)
@@ -134,7 +132,7 @@ def prepared_session(options: SessionOptions, command: list[str], listeners: Ite
     torch is imported after the cache switches are set: its config modules read them on import."""
     options.check()
     with cache_mode(options.cache), _device(options.device):
-        from tracers.capture.session import TraceSession
+        from .session import TraceSession
 
         lines, lines_warning = _line_counter(options.lines)
         session = TraceSession(keep_code=options.keep_code, device=options.device, cache_mode=options.cache,
@@ -168,28 +166,14 @@ class TraceOptions:
     nproc: int | None = None  # launch the script on this many local ranks (torchrun) and merge their traces
 
     @property
+    def run_name(self) -> str:
+        """What the run's files are named after (tracefile/names.py)."""
+        return run_name(self.script, self.module)
+
+    @property
     def session(self) -> SessionOptions:
         return SessionOptions(device=self.device, cache=self.cache, keep_code=self.keep_code,
                               deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir)
-
-
-def trace_file_name(name: str, device: str, cache: str, rank: int | None = None, suffix: str = "") -> str:
-    """``<name>-<device>-<cache>.json``; under a distributed launcher ``…-rank<N>.json``, so ranks never
-    overwrite each other; a child process of a traced run that is no rank: ``suffix`` ``-pid<P>``.
-    ``device`` is what the run really used (tracers/capture/devices.py)."""
-    suffix = f"-rank{rank}" if rank is not None else suffix
-    return f"{name}-{device}-{cache}{suffix}.json"
-
-
-def run_name(options: TraceOptions) -> str:
-    """What the trace files are named after: the script's stem or the module's name."""
-    return options.script if options.module else Path(options.script).stem
-
-
-def trace_path(options: TraceOptions, device: str | None = None, rank: int | None = None,
-               name: str | None = None) -> Path:
-    """``name``: the run's name when it had to be made distinct (tracefile/claim.py), else the script's."""
-    return Path(options.out) / trace_file_name(name or run_name(options), device or options.device, options.cache, rank)
 
 
 def check_program(options: TraceOptions) -> Program:

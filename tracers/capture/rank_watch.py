@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import socket
-from typing import Any
 
 from tracers.tracefile.events import RunInfo, Span
 
@@ -52,9 +51,3 @@ class RankWatch:
             self._from_group()
         if info.rank is not None:
             info.rank["backend"] = self.backend or process_group_backend()
-
-
-def rank_of(info: RunInfo) -> int | None:
-    """The trace's rank, or None for a single-process trace."""
-    rank: Any = (info.rank or {}).get("rank")
-    return rank if isinstance(rank, int) else None

@@ -5,11 +5,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-from tracers.tracefile.stages import Target
+from tracers.tracefile.stages import USER_STAGE, Target
 
 from .recorder import Recorder
 
-USER_STAGE = "user"
 _active: list[Recorder] = []  # recorders of the tracing sessions now running, outermost first
 
 

@@ -6,22 +6,23 @@ import datetime
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tracers import __version__
-from tracers.analysis.facts import analyze
 from tracers.analysis.totals import compare
-from tracers.capture.rank_watch import RankWatch
+from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.compile_identity import RESET_TARGET
 from tracers.tracefile.events import FORMAT_VERSION, DeepEvent, RunInfo, Span, Trace
 from tracers.tracefile.stages import Target, all_targets
+from tracers.vocabulary import machine
+from tracers.vocabulary.releases import TOOL_VERSION
 
 from . import autotune, cudagraph_skips, kernel_origins, regions
-from .calls import CallCounter
 from .artifacts import ArtifactCollector
+from .calls import CallCounter
 from .decompiled import TransformedCodeCollector
 from .deep import DeepTracer
 from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
 from .lines import LineCounter, watch_for
+from .rank_watch import RankWatch
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
 from .torch_counts import TorchCounter
@@ -45,6 +46,7 @@ class TraceSession:
                  listeners: Iterable[Listener] = (), deep: DeepTracer | None = None,
                  lines: LineCounter | None = None, inductor_ir: bool = False, run_id: str | None = None):
         self.recorder = Recorder(compile_id=_current_compile_id)
+        self._facts: TraceFacts | None = None
         self.torch_counter = TorchCounter()
         self.recorder.listeners.append(self._before_reset)
         self.recorder.listeners.extend(listeners)
@@ -146,13 +148,12 @@ class TraceSession:
 
     def _note_device_used(self) -> None:
         """Name the trace for the device the program really ran on (a DDP job on NCCL without --device cuda)."""
-        from . import env
         from .devices import device_used
 
         requested = self.info.device
         used = device_used(requested, self.trace)
         if used != requested:
-            self.info.device, self.info.device_name = used, env.device_description(used)
+            self.info.device, self.info.device_name = used, machine.device_description(used)
             self.info.warnings.append(f"ran on {used}, not --device {requested}: the trace is named for {used}")
 
     def _check_totals(self) -> None:
@@ -161,7 +162,8 @@ class TraceSession:
             counted, why = self.torch_counter.finish(), None
         except Exception as error:  # noqa: BLE001 - a torch without these counters: say so, don't fail
             counted, why = None, f"torch's counters could not be read: {type(error).__name__}: {error}"
-        self.info.totals_check = compare(analyze(self.trace).totals(), counted, why).as_json()
+        self._facts = analyze(self.trace)
+        self.info.totals_check = compare(self._facts.totals(), counted, why).as_json()
 
     def _safely(self, what: str, stop: Callable[[], Any]) -> Any:
         try:
@@ -177,24 +179,30 @@ class TraceSession:
         self.info.error = outcome.error
 
     @property
+    def facts(self) -> TraceFacts:
+        """The trace's analysis: made once when the run finished (for the totals check), passed on from there."""
+        if self._facts is None:
+            self._facts = analyze(self.trace)
+        return self._facts
+
+    @property
     def trace(self) -> Trace:
         lines = self.lines.result() if self.lines is not None else {}
         return Trace(self.info, self.recorder.spans, self.recorder.artifacts, self.deep_events, lines)
 
 
 def _run_info(device: str, cache_mode: str, command: list[str]) -> RunInfo:
-    from . import env
 
-    facts = env.torch_facts()
+    facts = machine.torch_facts()
     return RunInfo(
         format_version=FORMAT_VERSION,
-        tool_version=__version__,
+        tool_version=TOOL_VERSION,
         torch_version=facts["torch_version"],
         torch_git_sha=facts["torch_git_sha"],
         python=facts["python"],
         platform=facts["platform"],
         device=device,
-        device_name=env.device_description(device),
+        device_name=machine.device_description(device),
         cache_mode=cache_mode,
         command=command,
         started_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
-from tracers.capture.env import public_version
-from tracers.usage import UsageError, check_writable
+from tracers.vocabulary.releases import public_version
+from tracers.vocabulary.usage import UsageError, check_writable
 
 from .measurement import CUDA_GRAPH_MODES, EAGER, MODES, Measurement, Run, Settings, summarize, write_atomic
 from .plots import write_plots

@@ -129,7 +129,7 @@ def machine_facts(device: str) -> dict[str, object]:
     """Which machine and software measured: torch (version, git), Python, CPU or GPU, cores, load."""
     import torch
 
-    from tracers.capture.env import torch_facts
+    from tracers.vocabulary.machine import torch_facts
 
     facts: dict[str, object] = dict(torch_facts())
     facts["cpu"] = _cpu_model() or platform.processor() or platform.machine()
@@ -152,7 +152,7 @@ def load_average() -> list[float] | None:
 
 
 def _cpu_model() -> str:
-    from tracers.capture.env import _cpu_model as model
+    from tracers.vocabulary.machine import cpu_model as model
 
     return model()
 

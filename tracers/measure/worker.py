@@ -250,7 +250,7 @@ def _peak_memory(torch, device: str) -> int:  # noqa: ANN001
 
 
 def _device_name(torch, device: str) -> str:  # noqa: ANN001
-    from tracers.capture.env import device_description
+    from tracers.vocabulary.machine import device_description
 
     return device_description(device)
 

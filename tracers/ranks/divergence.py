@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tracers.analysis.facts import TraceFacts, analyze
+from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Trace
 

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from tracers.analysis.findings import Finding, findings
-from tracers.analysis.summary import Style
+from tracers.terminal.style import Style
 from tracers.tracefile import compile_identity
 
 from .merge import MergedRun
@@ -58,7 +58,7 @@ def compile_lines(run: MergedRun, style: Style) -> list[str]:
     """One row per compile id: its frame, and per process the graphs it produced and the calls they served."""
     rows: dict[str, dict[int, str]] = defaultdict(dict)
     frames: dict[str, str] = {}
-    from tracers.analysis.facts import analyze
+    from tracers.analysis.trace_facts import analyze
 
     for rank, trace in run.present:
         for compile_facts in analyze(trace).frame_compiles:

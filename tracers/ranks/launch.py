@@ -8,14 +8,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tracers.capture.launcher import RankEnvironmentError, detect
+from tracers.capture.options import TraceOptions, check_program
 from tracers.capture.runner import ScriptError
-from tracers.usage import UsageError, check_writable
+from tracers.vocabulary.usage import UsageError, check_writable
 
-if TYPE_CHECKING:
-    from tracers.setup import TraceOptions
+from .merge_command import merge_run
 
 _GRACE_S = 5.0  # after Ctrl-C, how long torchrun may take to stop by itself before it is told to
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # where ``tracers`` is importable from
@@ -47,8 +46,6 @@ def torchrun_command(options: TraceOptions) -> list[str]:
 
 
 def _check(options: TraceOptions) -> None:
-    from tracers.setup import check_program
-
     if options.nproc is None or options.nproc < 1:
         raise UsageError(f"--nproc {options.nproc}: give a number of ranks of at least 1")
     try:
@@ -67,8 +64,6 @@ def _check(options: TraceOptions) -> None:
 
 def launch(options: TraceOptions) -> int:
     """Run torchrun, wait for every rank, merge; returns torchrun's exit status (130 on Ctrl-C)."""
-    from .merge_command import merge_run
-
     _check(options)
     environment = {**os.environ,
                    "PYTHONPATH": os.pathsep.join(filter(None, (_PACKAGE_ROOT, os.environ.get("PYTHONPATH"))))}

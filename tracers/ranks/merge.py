@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tracers import __version__
-from tracers.capture.rank_watch import rank_of
 from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.chrome import TOOL_KEY, TraceFileError, from_chrome, load, to_chrome
-from tracers.tracefile.events import Trace
+from tracers.tracefile.events import Trace, rank_of
+from tracers.tracefile.names import TraceName, parse, rank_files
 from tracers.tracefile.scrub import scrub
+from tracers.vocabulary.releases import TOOL_VERSION
 
 from .clock import Alignment, align
 
 RANKS_KEY = "torch_compile_walkthrough_ranks"  # marks a merged file (its ranks' own metadata is inside)
 FORMAT_VERSION = 1
-RANK_FILE = re.compile(r"^(?P<name>.+)-(?P<device>cpu|cuda)-(?P<cache>cold|warm)-rank(?P<rank>\d+)\.json$")
 _DEEP_PID = 100_000  # deep-mode tracks of rank N are process 100000 + N, below the ranks in Perfetto
 
 # How a rank's run ended (runner.Outcome.status), as the merged timeline names it.
@@ -82,8 +80,12 @@ class MergedRun:
         return [(rank.rank, rank.trace) for rank in self.ranks if rank.trace is not None]
 
     @property
+    def trace_name(self) -> TraceName:
+        return TraceName(self.name, self.device, self.cache, merged=self.kind)
+
+    @property
     def file_name(self) -> str:
-        return f"{self.name}-{self.device}-{self.cache}-{self.kind}.json"
+        return self.trace_name.file_name
 
     @property
     def names(self) -> dict[int, str]:
@@ -102,7 +104,7 @@ def find_rank_files(inputs: list[str]) -> list[Path]:
     for text in inputs:
         path = Path(text)
         if path.is_dir():
-            found = sorted(child for child in path.iterdir() if RANK_FILE.match(child.name))
+            found = rank_files(path)
             if not found:
                 raise MergeError(f"{text}: no rank traces (<script>-<device>-<cache>-rank<N>.json) in this directory")
             files.extend(found)
@@ -116,8 +118,8 @@ def find_rank_files(inputs: list[str]) -> list[Path]:
 def _run_key(path: Path, trace: Trace) -> tuple[str, str, str, str]:
     """What the ranks of one run share: the script, device, cache mode and the launcher's run id (a folder
     used again keeps an earlier run's rank file when a rank of the new run leaves none)."""
-    match = RANK_FILE.match(path.name)
-    name = match["name"] if match else path.stem
+    parsed = parse(path.name)
+    name = parsed.run if parsed is not None else path.stem
     return name, trace.info.device, trace.info.cache_mode, str((trace.info.rank or {}).get("run_id") or "-")
 
 
@@ -206,7 +208,7 @@ def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
         # Global scope: Perfetto draws it across every rank's track, where the ranks part ways.
         events.append({"name": marker.name, "cat": "divergence", "ph": "i", "s": "g", "ts": ts,
                        "pid": marker.rank, "tid": 0, "args": marker.args})
-    meta = {"format_version": FORMAT_VERSION, "tool_version": __version__, "name": run.name, "device": run.device,
+    meta = {"format_version": FORMAT_VERSION, "tool_version": TOOL_VERSION, "name": run.name, "device": run.device,
             "cache": run.cache, "world_size": run.world_size, "alignment": run.alignment.method, "kind": run.kind,
             **({"diagnostics": diagnostics} if diagnostics is not None else {})}
     return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": {RANKS_KEY: meta}, "ranks": kept}

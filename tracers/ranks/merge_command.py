@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from tracers.analysis.summary import style_for
+from tracers.capture.options import TraceOptions
+from tracers.report.save import open_in_browser
+from tracers.terminal.style import style_for
+from tracers.tracefile.names import parse
 
-from .merge import RANK_FILE, MergedRun, MergeError, find_rank_files, load_merged, load_run, write_merged
+from .merge import MergedRun, MergeError, find_rank_files, load_merged, load_run, write_merged
 from .summary import as_json, markers, render, report
-
-if TYPE_CHECKING:
-    from tracers.setup import TraceOptions
 
 
 def _write(run: MergedRun, out: Path, page: bool, quiet: bool, site: str | None = None,
@@ -31,8 +30,6 @@ def _write(run: MergedRun, out: Path, page: bool, quiet: bool, site: str | None 
             page_path = write_page(result, out, site=site)
             written.append(str(page_path))
             if open_page:
-                from tracers.report_command import open_in_browser
-
                 open_in_browser(page_path)
         except PageUnavailable as error:
             print(f"merge: no HTML page: {error}", file=sys.stderr)
@@ -66,8 +63,9 @@ def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, 
     """After ``trace --nproc``: merge the rank traces this launch wrote (newer than ``since``)."""
     files = []
     for path in sorted(directory.glob(f"{name}-*-{cache}-rank*.json")):
-        match = RANK_FILE.match(path.name)
-        if match and match["name"] == name and int(match["rank"]) < nproc and path.stat().st_mtime >= since - 1:
+        parsed = parse(path.name)
+        if parsed and parsed.run == name and parsed.rank is not None and parsed.rank < nproc \
+                and path.stat().st_mtime >= since - 1:
             files.append(path)
     if not files:
         print(f"trace: no rank wrote a trace into {directory}/ (did torchrun start the ranks?)", file=sys.stderr)

@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tracers.report.links import links_for
+from tracers.report.options import Links, RenderOptions
+from tracers.report.palette import colour, stage_title
+from tracers.report.text import duration, esc
 from tracers.tracefile.events import Span
 
 from .divergence import Divergence
@@ -19,20 +23,18 @@ class PageUnavailable(Exception):
     """The page needs Pygments (the `page` extra); one line says so."""
 
 
-def _report_modules():  # noqa: ANN202 - the report package, imported only when a page is drawn
+def _report_modules():  # noqa: ANN202 - the page's modules, imported only when a page is drawn
     try:
-        from tracers import report
-        from tracers.report import options, text
+        from tracers.report import fragment, page
     except ImportError as error:
         raise PageUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
-    return report, options, text
+    return fragment, page
 
 
-def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - report.Links
+def render_ranks(result: RankReport, links: Links | None = None) -> str:
     """The multi-rank block (the site's directive and the standalone page share it)."""
-    report, options, text = _report_modules()
-    links = links or options.Links()
-    esc = text.esc
+    fragment, _ = _report_modules()
+    links = links or Links()
     run = result.run
     versions = sorted({trace.info.torch_version for _, trace in run.present})
     header = (f'<div class="wt-trace-header"><span class="wt-trace-title">{esc(run.name)}</span> · '
@@ -43,11 +45,11 @@ def render_ranks(result: RankReport, links=None) -> str:  # noqa: ANN001 - repor
                       for rank in run.ranks if rank.ending)
     endings = f'<ul class="wt-reasons">{endings}</ul>' if endings else ""
     parts = [header, endings, _divergence(result.divergence, esc), _findings(run, esc),
-             _table(result, esc, text.duration), _timeline(result, esc)]
+             _table(result, esc, duration), _timeline(result, esc)]
     for rank, trace in run.present:
-        body = report.render_body(trace, result.facts[rank], links,
-                                  options.RenderOptions(parts=("findings", "counts", "tree", "artifacts"),
-                                                        artifacts=("break", "recompile")))
+        body = fragment.render_body(trace, result.facts[rank], links,
+                                    RenderOptions(parts=("findings", "counts", "tree", "artifacts"),
+                                                  artifacts=("break", "recompile")))
         parts.append(f'<details class="wt-rank-detail"><summary>{esc(run.names[rank])}: findings, compiles, call tree, '
                      f'breaks and recompiles</summary>{body}</details>')
     return f'<div class="wt-trace wt-ranks">{"".join(parts)}</div>'
@@ -112,8 +114,6 @@ def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
                          ("recompiles", "recompiles"), ("cache hits", "cache_hits"), ("cache misses", "cache_misses")):
         cells = "".join(f"<td>{getattr(row, field)}</td>" for row in result.rows)
         body.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
-    from tracers.report.palette import stage_title
-
     for stage in result.stages:
         slowest = result.slowest(stage)
         cells = "".join(
@@ -127,9 +127,6 @@ def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
 
 def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
     """Every rank's outer compile steps on the shared clock: where one rank compiles while others wait."""
-    from tracers.report.palette import colour, stage_title
-    from tracers.report.text import duration
-
     run = result.run
     placed: list[tuple[int, Span, int]] = []  # rank, span, start on the shared axis
     for rank, trace in run.present:
@@ -172,25 +169,14 @@ def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
 def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = None, site: str | None = None) -> Path:
     """``<merged stem>.html`` beside the merged trace (or in ``page_dir``): one self-contained file, no JavaScript.
     Its steps link to their chapters (``site``, as the single-rank page) and to torch's source lines."""
-    _report_modules()
-    from pygments.formatters import HtmlFormatter
-
-    from tracers.report import stylesheet
-    from tracers.report.page import _PAGE_CSS, render_site_note
-    from tracers.report.text import esc
-    from tracers.report_command import links_for
-
+    _, page_module = _report_modules()
     page_dir = page_dir or merged_file.parent
     page = page_dir / f"{merged_file.stem}.html"
     links = links_for(result.run.present[0][1], merged_file, page_dir, site) if result.run.present else None
     download = Path(os.path.relpath(merged_file.resolve(), page_dir.resolve())).as_posix()
     title = f"{result.run.name}: {result.run.world_size} ranks"
-    html = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)} — torch.compile across ranks</title>'
-            f'<style>{_PAGE_CSS}{stylesheet()}{HtmlFormatter().get_style_defs(".highlight")}</style></head>'
-            f'<body>{render_ranks(result, links)}<p><a href="{esc(download)}" download>merged trace JSON</a> '
-            f'(one process per rank: open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</p>'
-            f'{render_site_note(links)}</body></html>\n')
+    body = (f'{render_ranks(result, links)}<p><a href="{esc(download)}" download>merged trace JSON</a> '
+            f'(one process per rank: open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</p>')
+    html = page_module.page_document(f"{title} — torch.compile across ranks", body, links)
     page.write_text(html, encoding="utf-8")
     return page

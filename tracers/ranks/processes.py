@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 import socket
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from tracers.capture.children import ChildSpec
 from tracers.tracefile.chrome import TraceFileError, load, write_atomic
-from tracers.tracefile.claim import claim, release
 from tracers.tracefile.events import Trace
+from tracers.tracefile.names import TraceName, child_file, child_pid, claim_name, release_name
 
 from .clock import SAME_HOST, Alignment
 from .merge import MergedRun, RankTrace
@@ -44,14 +43,14 @@ class Gathered:
 def _read(directory: Path) -> list[Child]:
     """The children's traces, and the children that began but left none."""
     children: dict[int, Child] = {}
-    for path in sorted(directory.glob("pid*.json")):
-        pid = int(path.stem[3:]) if path.stem[3:].isdigit() else -1
+    for path in sorted(directory.glob(child_file("*"))):  # type: ignore[arg-type]
+        pid = child_pid(path) or -1
         try:
             children[pid] = Child(pid, load(path))
         except TraceFileError as error:
             children[pid] = Child(pid, None, f"unreadable trace: {error}")
-    for path in sorted(directory.glob("pid*.started")):
-        pid = int(path.stem[3:]) if path.stem[3:].isdigit() else -1
+    for path in sorted(directory.glob(child_file("*", started=True))):  # type: ignore[arg-type]
+        pid = child_pid(path) or -1
         if pid not in children:
             children[pid] = Child(pid, None, STILL_RUNNING if _alive(pid) else DIED)
     return [children[pid] for pid in sorted(children)]
@@ -81,10 +80,9 @@ def _spawn_ranks(children: list[Child], run_id: str) -> None:
                                  "launcher": "torch.multiprocessing.spawn", "run_id": run_id, "backend": None}
 
 
-def gather(spec: ChildSpec, main: Trace, run_name: str, out: Path,
-           file_name: Callable[[str, str, str], str]) -> Gathered | None:
+def gather(spec: ChildSpec, main: Trace, run_name: str, out: Path) -> Gathered | None:
     """Name and move the children's traces into the run's folder ``out`` and merge them with ``main``; None when
-    no child was traced. ``file_name(name, device, suffix)`` is the command's own naming."""
+    no child was traced."""
     directory = Path(spec.directory)
     if not directory.is_dir():
         return None
@@ -98,21 +96,19 @@ def gather(spec: ChildSpec, main: Trace, run_name: str, out: Path,
     written: list[Path] = []
     for child in sorted(children, key=lambda child: (child.trace is None, child.rank is None, child.pid)):
         if child.trace is not None:
-            suffix = f"-rank{child.rank}" if child.rank is not None and child.rank not in ranks else f"-pid{child.pid}"
-            device = child.trace.info.device
-
-            def name_of(name: str, device: str = device, suffix: str = suffix) -> str:
-                return file_name(name, device, suffix)
-
-            path = out / name_of(claim(out, run_name, name_of, spec.started))
+            as_rank = child.rank is not None and child.rank not in ranks
+            name = claim_name(out, TraceName(run_name, child.trace.info.device, main.info.cache_mode,
+                                             child.rank if as_rank else None, None if as_rank else child.pid),
+                              spec.started)
+            path = out / name.file_name
             try:
                 write_atomic(child.trace, path, keep_paths=True)  # scrubbed already, in the child
                 written.append(path)
             except OSError as error:
                 child = Child(child.pid, child.trace, f"its trace could not be moved: {error.strerror or error}")
             finally:
-                release(path)
-            if suffix.startswith("-rank"):
+                release_name(out, name)
+            if as_rank:
                 ranks[child.rank] = RankTrace(child.rank, child.trace, path.name)  # type: ignore[index]
                 continue
         others.append(child)

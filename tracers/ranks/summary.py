@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tracers.analysis.facts import TraceFacts, analyze
-from tracers.analysis.summary import Style, format_duration, written_lines
+from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.terminal.style import Style, format_duration
+from tracers.terminal.summary import written_lines
 from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 
 from .divergence import Divergence, compare

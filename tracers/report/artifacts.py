@@ -10,8 +10,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
-from tracers.analysis.facts import TraceFacts
-from tracers.capture.decompiled import KIND as KIND_DECOMPILED
+from tracers.analysis.trace_facts import TraceFacts
+from tracers.tracefile.events import DECOMPILED as KIND_DECOMPILED
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Span, Trace
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracers.analysis.facts import TraceFacts
+from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import RunInfo
 
 from .palette import stage_title

@@ -11,7 +11,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from tracers.capture.env import source_url
+from tracers.vocabulary.releases import source_url
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_ORDER, TARGET_BY_NAME
 

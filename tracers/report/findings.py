@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracers.analysis.facts import TraceFacts
+from tracers.analysis.trace_facts import TraceFacts
 from tracers.analysis.findings import Finding, headline
 
 from .options import Links

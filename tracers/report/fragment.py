@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-from tracers.analysis.facts import TraceFacts, analyze
+from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.analysis.findings import findings
 from tracers.tracefile.events import Trace
 

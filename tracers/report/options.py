@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 
 # Every part, in the personal page's order: answers first (findings, the compile table), records after.
 PARTS = ("findings", "counts", "timeline", "tree", "code", "kernels", "artifacts")

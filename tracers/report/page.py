@@ -6,7 +6,7 @@ from importlib.resources import files
 
 from pygments.formatters import HtmlFormatter
 
-from tracers.analysis.facts import TraceFacts
+from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Trace
 
 from .executed import TorchSource, render_executed
@@ -31,13 +31,18 @@ def render_page(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
     When the trace counted executed lines, a last section shows them in ``torch``'s source (the installed
     torch, if it is the one that recorded the trace)."""
     title = options.title or " ".join(trace.info.command[-1:]) or "trace"
+    body = f'{render_fragment(trace, facts, links, options)}{render_executed(trace, torch)}'
+    return page_document(f"{title} — torch.compile trace", body, links, f"<script>{zoom_script()}</script>")
+
+
+def page_document(title: str, body: str, links: Links | None, script: str = "") -> str:
+    """A lone HTML file around ``body``: the page's minimal styles, the trace styles, Pygments', the site note."""
     pygments_css = HtmlFormatter().get_style_defs(".highlight")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)} — torch.compile trace</title>'
+            f'<title>{esc(title)}</title>'
             f'<style>{_PAGE_CSS}{stylesheet()}{pygments_css}</style></head>'
-            f'<body>{render_fragment(trace, facts, links, options)}{render_executed(trace, torch)}'
-            f'{render_site_note(links)}<script>{zoom_script()}</script></body></html>\n')
+            f'<body>{body}{render_site_note(links)}{script}</body></html>\n')
 
 
 def render_site_note(links: Links | None) -> str:

@@ -1,83 +1,31 @@
-"""`python -m tracers report`: a trace file as a standalone HTML page whose spans link to chapters and source."""
+"""The one way a trace is saved (command line, API, ``%%trace``, pytest): its name claimed, the file, its page."""
 
 from __future__ import annotations
 
-import os
 import webbrowser
+from dataclasses import dataclass
 from pathlib import Path
 
-from tracers.capture.env import source_url
-from tracers.sites import base_release, user_site
-from tracers.tracefile.events import Trace
-from tracers.tracefile.stages import STAGE_BY_ID
+from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.tracefile.chrome import write_atomic
+from tracers.tracefile.events import Trace, rank_of
+from tracers.tracefile.names import TraceName, claim_name, release_name
 
-DEFAULT_SITE = Path("build/html")  # where `nox -s docs` puts the walkthrough
+from .links import links_for
 
 
 class ReportUnavailable(Exception):
     """The page needs Pygments (the `docs` or `test` extra); the message says so in one line."""
 
 
-def chapter_site(site: str | None, torch_version: str = "") -> tuple[str | None, str]:
-    """The walkthrough's base URL and how it was chosen: ``--site``, else ``build/html`` here (a checkout's
-    ``nox -s docs``), else the per-user site built for the trace's torch release (tracers/sites.py); else none, and
-    why."""
-    if site:
-        if "://" in site:
-            return site.rstrip("/") + "/", "the site given with --site"
-        path = Path(site)
-        if path.is_dir():
-            return path.resolve().as_uri() + "/", "the site given with --site"
-        return None, f"--site {site} is not a directory"
-    if (DEFAULT_SITE / "index.html").exists():
-        return DEFAULT_SITE.resolve().as_uri() + "/", f"the site built in {DEFAULT_SITE} here"
-    release = base_release(torch_version)
-    found = user_site(release) if release else None
-    if found is not None:
-        return found.resolve().as_uri() + "/", f"the walkthrough built for torch {release} in the user cache"
-    return None, (f"no walkthrough is built for torch {release or '(unknown)'} in the user cache; "
-                  "python -m walkthrough build (or torch-compile-walkthrough build) builds it, --site names another")
-
-
-def page_urls(base: str | None):
-    """A docs path (``chapters/05-graph-breaks`` or ``…#section``) -> its URL in the site at ``base``, if any."""
-
-    def page_url(path: str) -> str | None:
-        page, _, section = path.partition("#")
-        return f"{base}{page}.html" + (f"#{section}" if section else "") if base else None
-
-    return page_url
-
-
-def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None):
-    from .report import Links
-
-    base, note = chapter_site(site, trace.info.torch_version)
-
-    def chapter_url(stage_id: str) -> str | None:
-        stage = STAGE_BY_ID.get(stage_id)
-        return f"{base}{stage.chapter}.html" if base and stage else None
-
-    def target_url(target: str) -> str | None:
-        found = trace.info.target_sources.get(target)
-        if not found:
-            return None
-        path, start, end = found
-        return source_url(path, start, end, trace.info.torch_git_sha)
-
-    download = os.path.relpath(trace_file.resolve(), page_dir.resolve())
-    return Links(chapter_url=chapter_url, source_url=target_url, download_url=Path(download).as_posix(),
-                 site_url=base, site_note=note, page_url=page_urls(base))
-
-
-def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, site: str | None = None) -> Path:
-    """Write ``<trace stem>.html`` (beside the trace unless ``out_dir``); returns its path."""
+def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, site: str | None = None,
+                 facts: TraceFacts | None = None) -> Path:
+    """Write ``<trace stem>.html`` (beside the trace unless ``out_dir``); returns its path. ``facts``: the trace's
+    analysis when the caller has it already."""
     try:
-        from tracers.analysis.facts import analyze
-        from tracers.report.executed import installed_source
-
-        from .report import RenderOptions, render_page
-        from .report.options import PAGE_PAYLOAD_CHARS
+        from .executed import installed_source
+        from .options import PAGE_PAYLOAD_CHARS, RenderOptions
+        from .page import render_page
     except ImportError as error:
         raise ReportUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
     page_dir = out_dir or trace_file.parent
@@ -85,9 +33,57 @@ def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, si
     page = page_dir / f"{trace_file.stem}.html"
     options = RenderOptions(title=trace_file.stem, max_total_payload_chars=PAGE_PAYLOAD_CHARS)
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
-    html = render_page(trace, analyze(trace), links_for(trace, trace_file, page_dir, site), options, torch)
+    html = render_page(trace, facts or analyze(trace), links_for(trace, trace_file, page_dir, site), options, torch)
     page.write_text(html, encoding="utf-8")
     return page
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What saving a trace did: the files written, the name they took, and what the user must be told."""
+
+    name: TraceName
+    trace: Path | None  # None: the trace could not be written (``error`` says why)
+    page: Path | None = None
+    notes: tuple[str, ...] = ()  # the name was taken by another run; no page, and why
+    error: str | None = None
+
+    @property
+    def written(self) -> list[Path]:
+        return [path for path in (self.trace, self.page) if path is not None]
+
+
+def save_trace(trace: Trace, out: Path, run: str, started: float, *, facts: TraceFacts | None = None,
+               page: bool = True, site: str | None = None, keep_paths: bool = False) -> Saved:
+    """Write ``trace`` into ``out`` as ``<run>-<device>-<cache>[-rank<N>].json``, the name claimed against other
+    runs that started before ``started`` ended, and its page beside it. A trace that cannot be written is an
+    ``error``; a page that cannot be written is a note (the trace is what must not be lost). The notes are added
+    to the trace's warnings before it is written."""
+    info = trace.info
+    wanted = TraceName(run, info.device, info.cache_mode, rank_of(info))
+    name = claim_name(out, wanted, started)
+    notes: list[str] = []
+    if name != wanted:
+        notes.append(f"{wanted.file_name} belongs to another run that is still running or was written after this "
+                     f"one started: this run's files are named {name.run}-…")
+        info.warnings.append(notes[-1])
+    path = out / name.file_name
+    try:
+        write_atomic(trace, path, keep_paths=keep_paths)
+    except OSError as error:  # e.g. the disk filled up during the run
+        return Saved(name, None, None, tuple(notes), f"cannot write {path}: {error.strerror or error}")
+    finally:
+        release_name(out, name)
+    if not page:
+        return Saved(name, path, None, tuple(notes))
+    try:
+        return Saved(name, path, write_report(trace, path, site=site, facts=facts), tuple(notes))
+    except ReportUnavailable as error:
+        notes.append(f"no HTML page: {error}")
+    except OSError as error:
+        notes.append(f"no HTML page: cannot write it: {error.strerror or error}")
+    info.warnings.append(notes[-1])
+    return Saved(name, path, None, tuple(notes))
 
 
 def open_in_browser(page: Path) -> None:

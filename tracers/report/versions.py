@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracers.capture.env import public_version
+from tracers.vocabulary.releases import public_version
 
 
 @dataclass(frozen=True)

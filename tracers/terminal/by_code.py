@@ -2,32 +2,34 @@
 
 from __future__ import annotations
 
+from tracers.analysis.by_code import ByCode, by_code
+from tracers.analysis.kernels import KernelMap, kernel_map
 from tracers.tracefile.events import Trace
 
-from .by_code import ByCode, by_code
-from .kernels import KernelMap, kernel_map
+from .style import Style, format_duration
 
 TOP_COMPILES = 5  # the compiles with the most tracing time; the page and the API have them all
 TOP_ROWS = 8
 TOP_KERNELS = 10
 
 
-def render(trace: Trace, style, format_duration, width: int = 100) -> list[str]:  # noqa: ANN001
-    """The section's lines; ``style`` and ``format_duration`` are the summary's own (it imports this module)."""
+def render(trace: Trace, style: Style, width: int = 100) -> list[str]:
+    """The section's lines."""
     split, kernels = by_code(trace), kernel_map(trace)
     lines: list[str] = []
     if split.compiles:
         lines += ["", style.bold("Compile time by your code") + style.dim(
             "  (Dynamo's bytecode tracing split by the function it traced: inclusive, own, calls)")]
-        lines += _tracing_lines(split, style, format_duration)
+        lines += _tracing_lines(split, style)
     if kernels.kernels or kernels.from_cache:
         lines += ["", style.bold("Your lines behind each kernel") + style.dim(
             "  (kernel, codegen time, the user line its FX nodes came from)")]
-        lines += _kernel_lines(kernels, style, format_duration, width)
+        lines += _kernel_lines(kernels, style, width)
     return lines
 
 
-def _tracing_lines(split: ByCode, style, duration) -> list[str]:  # noqa: ANN001
+def _tracing_lines(split: ByCode, style: Style) -> list[str]:
+    duration = format_duration
     lines = []
     ranked = sorted(split.compiles, key=lambda compile: -compile.tracing_ns)
     for compile in ranked[:TOP_COMPILES]:
@@ -43,7 +45,8 @@ def _tracing_lines(split: ByCode, style, duration) -> list[str]:  # noqa: ANN001
     return lines
 
 
-def _kernel_lines(kernels: KernelMap, style, duration, width: int) -> list[str]:  # noqa: ANN001
+def _kernel_lines(kernels: KernelMap, style: Style, width: int) -> list[str]:
+    duration = format_duration
     lines = []
     generated = sorted(kernels.generated, key=lambda kernel: -(kernel.codegen_ns or 0))
     for kernel in generated[:TOP_KERNELS]:

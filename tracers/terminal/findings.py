@@ -5,8 +5,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from .findings import Finding, headline
-from .facts import TraceFacts
+from tracers.analysis.findings import Finding, headline
+from tracers.analysis.trace_facts import TraceFacts
 
 PageUrl = Callable[[str], "str | None"]  # a docs path (``chapters/05-graph-breaks#section``) -> its URL, if built
 

@@ -2,57 +2,21 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
-from . import code_summary
-from .facts import TraceFacts, TreeNode
-from .findings import findings
-from .findings_text import PageUrl, render_findings
+from tracers.analysis.findings import findings
+from tracers.analysis.trace_facts import TraceFacts, TreeNode
+
+from . import by_code
+from .findings import PageUrl, render_findings
+from .style import Style, format_duration, style_for
+
+__all__ = ["Style", "format_duration", "render", "style_for", "written_lines"]
 
 _WIDTH = 100
-
-
-class Style:
-    """ANSI styling, switched off when the stream is not a terminal or NO_COLOR is set."""
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-
-    def _wrap(self, code: str, text: str) -> str:
-        return f"\033[{code}m{text}\033[0m" if self.enabled else text
-
-    def bold(self, text: str) -> str:
-        return self._wrap("1", text)
-
-    def dim(self, text: str) -> str:
-        return self._wrap("2", text)
-
-    def red(self, text: str) -> str:
-        return self._wrap("31", text)
-
-    def green(self, text: str) -> str:
-        return self._wrap("32", text)
-
-    def yellow(self, text: str) -> str:
-        return self._wrap("33", text)
-
-
-def style_for(stream: object) -> Style:
-    isatty = getattr(stream, "isatty", lambda: False)
-    return Style(bool(isatty()) and "NO_COLOR" not in os.environ)
-
-
-def format_duration(ns: int) -> str:
-    seconds = ns / 1e9
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds * 1e6:.0f} µs"
 
 
 def _tree_lines(nodes: list[TreeNode], style: Style, prefix: str = "", root: bool = True) -> Iterator[str]:
@@ -130,7 +94,7 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
             if compile.skipped:
                 lines.append(style.dim(f"{indent}skipped thanks to the cache: {', '.join(compile.skipped)}"))
 
-    lines.extend(code_summary.render(trace, style, format_duration, _WIDTH))
+    lines.extend(by_code.render(trace, style, _WIDTH))
 
     lines.append("")
     lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "

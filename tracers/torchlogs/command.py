@@ -5,9 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tracers.analysis.summary import style_for
+from tracers.analysis.trace_facts import analyze
 from tracers.ranks.clock import Alignment
 from tracers.ranks.merge import MergedRun, RankTrace
+from tracers.ranks.merge_command import write_run
+from tracers.report.save import ReportUnavailable, open_in_browser, write_report
+from tracers.terminal.summary import render, style_for
+from tracers.tracefile.chrome import load, write_atomic
+from tracers.tracefile.names import logs_merged_file_name
 
 from .load import LoadedLogs, LogError, load_logs
 
@@ -57,12 +62,10 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
         print(f"report: cannot write into {directory}: {error.strerror or error}", file=sys.stderr)
         return 2
     if loaded.ranked:
-        from tracers.ranks.merge_command import write_run
-
         name = path.resolve().name if path.is_dir() else _stem(path)
         print(f"report: {from_log_line(loaded)}", file=sys.stderr)
         run = merged_run(loaded, name)
-        target = directory / f"{name}-ranks.json"
+        target = directory / logs_merged_file_name(name)
         status = write_run(run, target, page=True, quiet=False, site=site)
         page = target.with_suffix(".html")
         if status == 0 and page.exists():
@@ -73,17 +76,13 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
 
 
 def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool) -> int:
-    from tracers.analysis.facts import analyze
-    from tracers.analysis.summary import render
-    from tracers.report_command import ReportUnavailable, write_report
-    from tracers.tracefile.chrome import load, write_atomic
-
     try:
         write_atomic(loaded.logs[0].trace, target)
         trace = load(target)  # as the file has it: machine paths scrubbed, like a live trace
+        facts = analyze(trace)
         written = [str(target)]
         try:
-            page = write_report(trace, target, target.parent, site)
+            page = write_report(trace, target, target.parent, site, facts)
             written.append(str(page))
         except ReportUnavailable as error:
             page = None
@@ -91,7 +90,7 @@ def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool)
     except OSError as error:
         print(f"report: cannot write {target}: {error.strerror or error}", file=sys.stderr)
         return 2
-    print(render(trace, analyze(trace), style_for(sys.stderr), written), file=sys.stderr)
+    print(render(trace, facts, style_for(sys.stderr), written), file=sys.stderr)
     if page is not None:
         print(page)
         _maybe_open(page, open_page)
@@ -100,8 +99,6 @@ def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool)
 
 def _maybe_open(page: Path, open_page: bool) -> None:
     if open_page:
-        from tracers.report_command import open_in_browser
-
         open_in_browser(page)
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from tracers import __version__
+from tracers.vocabulary.releases import TOOL_VERSION
 from tracers.capture.artifacts import RecordTranslator, compile_id_of, record_name
 from tracers.tracefile.compile_identity import CompileIdentity
 from tracers.tracefile.events import FORMAT_VERSION, Artifact, RunInfo, Span, Trace
@@ -185,7 +185,7 @@ class LogConverter:
                 self.artifacts[index] = replace(artifact, ts_ns=first_ns)
         missing = tuple(kind for kind in EXPECTED_KINDS if not self._kinds[kind]) if self._kinds else ()
         info = RunInfo(
-            format_version=FORMAT_VERSION, tool_version=__version__, torch_version=self.torch_version,
+            format_version=FORMAT_VERSION, tool_version=TOOL_VERSION, torch_version=self.torch_version,
             torch_git_sha=self.torch_sha, python=_UNKNOWN, platform=_UNKNOWN, device=self.device, device_name=_NOT_LOGGED,
             cache_mode=_UNKNOWN, command=["TORCH_TRACE", file_name], started_at=started,
             status="running" if unfinished or self.problems.counts.get("truncated record") else "ok",

@@ -8,6 +8,8 @@ from typing import Any
 # Bumped when the trace file changes shape; readers refuse newer formats.
 FORMAT_VERSION = 1
 
+DECOMPILED = "decompiled"  # the artifact kind of Dynamo's rewritten code as Python (capture/decompiled.py)
+
 
 @dataclass(slots=True)
 class Span:
@@ -38,7 +40,7 @@ class Artifact:
     """One record of torch's structured trace, tied to the span open when torch emitted it."""
 
     id: int
-    kind: str  # graph, guards, code, break, recompile, cache, metrics, shapes, error, frame, other
+    kind: str  # graph, guards, code, break, recompile, cache, metrics, shapes, error, frame, DECOMPILED, other
     name: str  # torch's own name, e.g. dynamo_output_graph or fx_graph_cache_hit
     compile_id: str | None
     span: int | None
@@ -117,3 +119,9 @@ class Trace:
     artifacts: list[Artifact]
     deep_events: list[DeepEvent] = field(default_factory=list)
     executed_lines: dict[str, dict[int, int]] = field(default_factory=dict)  # torch path -> {line: count}
+
+
+def rank_of(info: RunInfo) -> int | None:
+    """The trace's rank, or None for a single-process trace."""
+    rank: Any = (info.rank or {}).get("rank")
+    return rank if isinstance(rank, int) and not isinstance(rank, bool) else None

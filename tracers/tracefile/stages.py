@@ -160,6 +160,8 @@ STAGES: tuple[Stage, ...] = (
     ),
 )
 
+USER_STAGE = "user"  # the stage of the regions a script marks itself (``from tracers import region``)
+
 STAGE_BY_ID: dict[str, Stage] = {stage.id: stage for stage in STAGES}
 STAGE_ORDER: dict[str, int] = {stage.id: index for index, stage in enumerate(STAGES)}
 

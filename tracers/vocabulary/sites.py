@@ -7,6 +7,8 @@ import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .releases import public_version
+
 # The convention is shared by two sides that never import each other's code paths: ``python -m walkthrough
 # build`` (outside a checkout) writes each release's site to ``user_sites()/<release>/`` and drops MARKER in it;
 # a trace page written later, anywhere, links its chapters there when the marker names the trace's release.
@@ -28,11 +30,6 @@ def cache_root() -> Path:
 def user_sites() -> Path:
     """The per-user site root: ``<release>/`` for each built release (plus, after ``--all``, a root page)."""
     return cache_root() / "site"
-
-
-def base_release(version: str) -> str:
-    """``2.13.0+cpu`` -> ``2.13.0``: builds of one release (cpu, cu126, ...) share their Python source."""
-    return version.split("+", 1)[0].strip()
 
 
 @dataclass(frozen=True)
@@ -65,7 +62,7 @@ class SiteMarker:
 
 def user_site(release: str) -> Path | None:
     """The per-user walkthrough built for this torch release (``2.13.0+cpu`` will do), if there is one."""
-    release = base_release(release)
+    release = public_version(release)
     if not release:
         return None
     site = user_sites() / release

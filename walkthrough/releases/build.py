@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from tracers.capture.env import REFERENCE_TORCH
-from tracers.sites import SiteMarker, user_sites
+from tracers.vocabulary.releases import REFERENCE_TORCH
+from tracers.vocabulary.sites import SiteMarker, user_sites
 from tracers.tracefile.atomic import write_text_atomic
 from walkthrough import __version__
 from walkthrough.bundle import site_sources
@@ -104,7 +104,7 @@ def marker(planned: Planned) -> SiteMarker:
 
 def place(docs: Path | None) -> Place:
     """A checkout builds from its conf.py and docs/ into build/releases (as always); an installed package from the
-    copy its wheel carries into the per-user site dir (tracers/sites.py), where trace pages find it."""
+    copy its wheel carries into the per-user site dir (tracers/vocabulary/sites.py), where trace pages find it."""
     sources = site_sources()
     if sources is None:
         raise SourceError("this install carries no site sources (walkthrough/_site/): reinstall the package from its "

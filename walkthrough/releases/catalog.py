@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tracers.capture.env import REFERENCE_TORCH
-from tracers.report.recorded import release_key
+from tracers.vocabulary.releases import REFERENCE_TORCH
+from tracers.vocabulary.releases import release_key
 
-# Oldest first. The reference (tracers/capture/env.py) is one of them; a maintainer adds a release here, then
+# Oldest first. The reference (tracers/vocabulary/releases.py) is one of them; a maintainer adds a release here, then
 # runs `nox -s verify -- X` and `python -m walkthrough record --torch X` (README: "Every release").
 SUPPORTED = ("2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0")
 

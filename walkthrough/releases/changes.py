@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from html import escape
 
-from tracers.capture.env import source_url
+from tracers.vocabulary.releases import source_url
 from tracers.tracefile.stages import STAGES, all_targets
 from walkthrough.releases.display import successors_html
 from walkthrough.verify import Finding, Place, Report

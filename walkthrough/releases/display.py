@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from tracers.capture.env import source_url
+from tracers.vocabulary.releases import source_url
 from walkthrough.ranlines import RanLines
 from walkthrough.releases.drift import ExcerptView, FactView, SymbolView
 from walkthrough.render import render_excerpt

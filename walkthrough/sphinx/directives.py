@@ -15,8 +15,8 @@ from sphinx.errors import SphinxError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from tracers.capture.env import REFERENCE_TORCH, source_url
-from tracers.report.recorded import file_name, find_recording
+from tracers.vocabulary.releases import REFERENCE_TORCH, source_url
+from tracers.tracefile.names import TraceName, find_recording, recording_pattern
 from tracers.report.versions import VersionCheck, check_version
 from tracers.tracefile.chrome import TraceFileError, load
 from walkthrough import __version__
@@ -163,11 +163,11 @@ class TorchExcerpt(SphinxDirective):
         """The recording is found as torch-trace finds it: this build's release, else the reference, else the newest."""
         example, device, cache = parse_trace_option(excerpt.spec.trace)
         root = Path(self.env.srcdir, getattr(self.config, "walkthrough_traces", "_traces"))
-        recording = find_recording(root, example, device, cache, REFERENCE_TORCH,
-                                   prefer=release_view(self.env).release)
+        name = TraceName(example, device, cache)
+        recording = find_recording(root, name, REFERENCE_TORCH, prefer=release_view(self.env).release)
         if recording is None:
             raise ValueError(f":trace: no recorded trace of {example!r} ({device}, {cache}): looked for "
-                             f"{root}/{device}/<release>/{file_name(example, device, cache)}")
+                             f"{recording_pattern(root, name)}")
         self.env.note_dependency(str(recording.path))
         try:
             return ran_lines(excerpt, load(recording.path), example)

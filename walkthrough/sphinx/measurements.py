@@ -9,11 +9,12 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 from tracers.measure.measurement import MeasureFileError, Measurement, load
 from tracers.measure.plots import KINDS
 from tracers.measure.table import HEADERS, LEGEND, rows
-from tracers.report.recorded import DEVICES, Recording, release_key
+from tracers.tracefile.names import DEVICES, Recording
+from tracers.vocabulary.releases import release_key
 from walkthrough import __version__
 from walkthrough.sphinx.directives import PageDirective, WalkthroughError
 

@@ -8,18 +8,17 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 from tracers.ranks.merge import MergedRun, MergeError, load_merged
 from tracers.ranks.page import PageUnavailable, render_ranks
 from tracers.ranks.summary import report
-from tracers.report import Links
-from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
+from tracers.report.options import Links
+from tracers.tracefile.names import CACHE_MODES, DEVICES, Recording, TraceName, find_recording, recording_pattern
 from walkthrough import __version__
 from walkthrough.sphinx.directives import WalkthroughError
 from walkthrough.sphinx.traces import DEVICE_LABELS, RAW_CLASS, TorchTrace, _choice, _tab_set
 
 RANKS_DIRECTIVE = "torch-ranks"
-MERGED_SUFFIX = "-ranks"
 NOT_RECORDED = ("Not recorded yet: the {device} recording of this example needs a machine with two or more "
                 "{device} devices (python -m tracers record --device {device_arg} --nproc 2 "
                 "docs/examples/distributed/{stem}.py).")
@@ -41,10 +40,11 @@ class TorchRanks(TorchTrace):
         stem = self.arguments[0]
         cache = self.options.get("cache", "cold")
         root = Path(self.env.srcdir, self.config.walkthrough_traces)
-        found = {device: find_recording(root, stem, device, cache, REFERENCE_TORCH, MERGED_SUFFIX) for device in DEVICES}
+        found = {device: find_recording(root, TraceName(stem, device, cache, merged="ranks"), REFERENCE_TORCH)
+                 for device in DEVICES}
         if not any(found.values()):
-            raise WalkthroughError(f"{self.where}: no merged rank recording of {stem!r} ({cache}): looked for "
-                                   f"{root}/{{{','.join(DEVICES)}}}/<release>/{stem}-<device>-{cache}{MERGED_SUFFIX}.json")
+            looked = recording_pattern(root, TraceName(stem, DEVICES[0], cache, merged="ranks"), DEVICES)
+            raise WalkthroughError(f"{self.where}: no merged rank recording of {stem!r} ({cache}): looked for {looked}")
         tabs = []
         for device in DEVICES:
             recording = found[device]

@@ -10,7 +10,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective
 
-from tracers.capture.env import GITHUB_REPO
+from tracers.vocabulary.releases import GITHUB_REPO
 from walkthrough import __version__
 from walkthrough.banner import PageStatus, RecordedReport, ReleaseStatus, ReportFormatError, page_status, read_reports
 from walkthrough.lock import LockError, read_lock

@@ -9,10 +9,10 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
 from tracers.analysis.diff import diff
-from tracers.capture.env import REFERENCE_TORCH
-from tracers.report import Links
+from tracers.vocabulary.releases import REFERENCE_TORCH
+from tracers.report.options import Links
 from tracers.report.diff import Side, render_diff, side_names
-from tracers.report.recorded import Recording, find_recording, parse_side
+from tracers.tracefile.names import Recording, TraceName, find_recording, parse_side, recording_pattern
 from tracers.tracefile.events import Trace
 from walkthrough import __version__
 from walkthrough.sphinx.directives import WalkthroughError
@@ -42,9 +42,9 @@ class TorchTraceDiff(TorchTrace):
                 device, cache = parse_side(self.options.get(key, default))
             except ValueError as exc:
                 raise WalkthroughError(f"{self.where}: :{key}: {exc}") from None
-            recording = find_recording(root, stem, device, cache, REFERENCE_TORCH)
+            recording = find_recording(root, TraceName(stem, device, cache), REFERENCE_TORCH)
             if recording is None:
-                pattern = f"{root}/{device}/<release>/{stem}-{device}-{cache}.json"
+                pattern = recording_pattern(root, TraceName(stem, device, cache))
                 raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({device}, {cache}) "
                                        f"for side {key.upper()}: looked for {pattern}")
             sides.append((recording, self._load(recording)))

@@ -11,16 +11,16 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.errors import NoUri
 
-from tracers.analysis.facts import analyze
-from tracers.capture.env import REFERENCE_TORCH, source_url
-from tracers.capture.regions import USER_STAGE
-from tracers.report import Links, RenderOptions, render_body, render_header, stylesheet_path
+from tracers.analysis.trace_facts import analyze
+from tracers.vocabulary.releases import REFERENCE_TORCH, source_url
+from tracers.report.fragment import render_body, render_header, stylesheet_path
+from tracers.report.options import Links, RenderOptions
 from tracers.report.artifacts import selection_problems
 from tracers.report.options import DEFAULT_ARTIFACTS, EMBED_PARTS, parse_parts, split_list
-from tracers.report.recorded import CACHE_MODES, DEVICES, Recording, find_recording
+from tracers.tracefile.names import CACHE_MODES, DEVICES, Recording, TraceName, find_recording, recording_pattern
 from tracers.tracefile.chrome import TraceFileError, load
 from tracers.tracefile.events import Trace
-from tracers.tracefile.stages import STAGE_BY_ID
+from tracers.tracefile.stages import STAGE_BY_ID, USER_STAGE
 from walkthrough import __version__
 from walkthrough.sphinx.directives import PageDirective, WalkthroughError, _resolver, release_view
 from walkthrough.symbols import SymbolNotFound
@@ -71,10 +71,11 @@ class TorchTrace(PageDirective):
         cache = self.options.get("cache", "cold")
         devices = DEVICES if device == "both" else (device,)
         root = Path(self.env.srcdir, self.config.walkthrough_traces)
-        suffix = f"-rank{self.options['rank']}" if "rank" in self.options else ""
+        rank = int(self.options["rank"]) if "rank" in self.options else None
         release = release_view(self.env).release
         recordings = [found for name in devices
-                      if (found := find_recording(root, stem, name, cache, REFERENCE_TORCH, suffix, prefer=release))]
+                      if (found := find_recording(root, TraceName(stem, name, cache, rank), REFERENCE_TORCH,
+                                                  prefer=release))]
         for recording in recordings:
             if recording.release != release:
                 # Re-read the page once this release's own recording lands (see _outdated; a dependency
@@ -83,7 +84,7 @@ class TorchTrace(PageDirective):
                 self.env.wt_trace_fallbacks = getattr(self.env, "wt_trace_fallbacks", {})
                 self.env.wt_trace_fallbacks.setdefault(self.env.docname, set()).add(str(own))
         if not recordings:
-            pattern = f"{root}/{{{','.join(devices)}}}/<release>/{stem}-<device>-{cache}{suffix}.json"
+            pattern = recording_pattern(root, TraceName(stem, devices[0], cache, rank), devices)
             raise WalkthroughError(f"{self.where}: no recorded trace of {stem!r} ({cache}): looked for {pattern}")
         options = self._options(stem)
         loaded = [(recording, self._load(recording)) for recording in recordings]
@@ -104,7 +105,7 @@ class TorchTrace(PageDirective):
         """A release's own recording lacks what the page shows (its run may have failed there): the reference's instead."""
         out = []
         for recording, trace in loaded:
-            other = find_recording(root, stem, recording.device, cache, REFERENCE_TORCH)
+            other = find_recording(root, TraceName(stem, recording.device, cache), REFERENCE_TORCH)
             if other is None or other.release == recording.release:
                 out.append((recording, trace))
                 continue

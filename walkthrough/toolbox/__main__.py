@@ -72,19 +72,18 @@ def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
     if options.command == "tools":
         return _list_tools()
-    from tracers.capture.runner import ScriptError, check_script
-
-    from .record import record
+    from .record_command import record
     from .runner import Setting
 
     try:
         tools = _tools(options.tools)
-        check_script(options.example)
+        if not Path(options.example).is_file():
+            raise ValueError(f"{options.example}: no such file")
         if importlib.util.find_spec("torch") is None:
             raise ValueError(f"torch is not importable in this Python ({sys.executable})")
         if options.timeout <= 0:
             raise ValueError("--timeout: must be more than 0 seconds")
-    except (ValueError, ScriptError) as error:
+    except ValueError as error:
         print(f"record: {error}", file=sys.stderr)
         return 2
     out = Path(options.out)

@@ -8,7 +8,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from tracers.capture.env import REFERENCE_TORCH
+from tracers.vocabulary.releases import REFERENCE_TORCH
 from walkthrough import __version__
 from walkthrough.sphinx.directives import PageDirective, WalkthroughError
 

@@ -6,10 +6,9 @@ import argparse
 import functools
 import inspect
 import itertools
+import runpy
 import sys
 from pathlib import Path
-
-from tracers.capture.runner import ScriptError, check_script, run_program
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -59,13 +58,27 @@ def explaining_compile(out: Path):  # noqa: ANN201 - returns a stand-in for torc
     return compile_
 
 
+def run_script(script: Path, args: list[str]) -> int:
+    """Run ``script`` as ``python SCRIPT ARGS`` would (its folder first on ``sys.path``); its exit status."""
+    sys.argv = [str(script), *args]
+    sys.path.insert(0, str(script.resolve().parent))
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as exit_:
+        code = exit_.code
+        if code is None or isinstance(code, int):
+            return code or 0
+        print(code, file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     options = _parser().parse_args(argv)
-    try:
-        script = check_script(options.script)
-    except ScriptError as error:
-        print(f"drivers: {error}", file=sys.stderr)
-        return error.exit_code
+    script = Path(options.script)
+    if not script.is_file():
+        print(f"drivers: {script}: no such file", file=sys.stderr)
+        return 2
     out = Path(options.out)
     import torch
 
@@ -83,10 +96,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"drivers: depyf not installed: pip install depyf ({error})", file=sys.stderr)
             return 2
         with depyf.prepare_debug(str(out / "depyf_out")):
-            outcome = run_program(script, options.args)
-    else:
-        outcome = run_program(script, options.args)
-    return outcome.exit_code
+            return run_script(script, options.args)
+    return run_script(script, options.args)
 
 
 if __name__ == "__main__":

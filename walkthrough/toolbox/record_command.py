@@ -83,7 +83,8 @@ def record(setting: Setting, tools: list[Tool], out_root: Path, keep: Path | Non
            stream: TextIO = sys.stderr, command: str = "") -> int:
     """Run the plain baseline and each tool; write ``out_root/<torch>/<example>-<device>.json``.
     Returns 0 when every tool ran, 1 when one failed or is missing, 2 when the example itself fails."""
-    from tracers.capture.env import device_description, public_version, torch_facts
+    from tracers.vocabulary.machine import device_description, torch_facts
+    from tracers.vocabulary.releases import public_version
 
     facts = torch_facts()
     path = out_root / public_version(facts["torch_version"]) / file_name(setting.example, setting.device)

@@ -1,0 +1,83 @@
+"""Two traces compared, as terminal text: time per stage, counts, compiles, compile time by your code, kernels."""
+
+from __future__ import annotations
+
+from tracers.analysis.code_diff import TOP, CodeDiff
+from tracers.analysis.diff import TraceDiff
+from tracers.tracefile.stages import STAGE_BY_ID
+
+from .style import Style, format_duration
+
+
+def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", "B")) -> str:
+    a, b = names
+    lines = [style.bold("Stage diff"), f"  {a}: {result.a_label}", f"  {b}: {result.b_label}", ""]
+    lines.append(f"  {'stage':<32}{a:>12}{b:>12}   ratio")
+    for row in result.stages:
+        title = STAGE_BY_ID[row.stage].title if row.stage in STAGE_BY_ID else row.stage
+        a_text = format_duration(row.a_ns) if row.a_ns is not None else "—"
+        b_text = format_duration(row.b_ns) if row.b_ns is not None else "—"
+        if row.a_ns is None:
+            note = style.yellow(f"only in {b}")
+        elif row.b_ns is None:
+            note = style.yellow(f"only in {a}")
+        else:
+            note = f"{row.b_ns / row.a_ns:.2f}×" if row.a_ns else ""
+        lines.append(f"  {title:<32}{a_text:>12}{b_text:>12}   {note}")
+    lines.append("")
+    lines.append(f"  {'':<32}{a:>12}{b:>12}")
+    for what, count_a, count_b in result.counts:
+        marker = "" if count_a == count_b else style.yellow("  differs")
+        lines.append(f"  {what:<32}{count_a:>12}{count_b:>12}{marker}")
+    if result.compiles:
+        lines.append("")
+        lines.append("Compiles:")
+        for row in result.compiles:
+            marker = style.yellow("  differs") if row.differs else ""
+            lines.append(f"  {row.compile_id:<10}{a}: {row.a.text if row.a else '—'}{marker}")
+            lines.append(f"  {'':<10}{b}: {row.b.text if row.b else '—'}")
+    if result.code is not None:
+        lines.extend(render_code_diff(result.code, style, names))
+    for side, only in ((a, result.only_a), (b, result.only_b)):
+        if only:
+            lines.append("")
+            lines.append(f"Ran only in {side}:")
+            lines.extend(f"  {target}" for target in only)
+    if result.kernels_a or result.kernels_b:
+        lines.append("")
+        lines.append("Generated kernels:")
+        lines.append(f"  {a}: {len(result.kernels_a)}  " + ", ".join(result.kernels_a[:6])
+                     + (" …" if len(result.kernels_a) > 6 else ""))
+        lines.append(f"  {b}: {len(result.kernels_b)}  " + ", ".join(result.kernels_b[:6])
+                     + (" …" if len(result.kernels_b) > 6 else ""))
+    return "\n".join(lines)
+
+
+def render_code_diff(result: CodeDiff, style: Style, names: tuple[str, str]) -> list[str]:
+    """The diff's "Compile time by your code" lines."""
+    duration = format_duration
+    if not result.rows and not result.lines:
+        return []
+    a, b = names
+    lines = ["", "Compile time by your code (Dynamo's tracing, inclusive):",
+             f"  {'function':<58}{a:>10}{b:>10}   calls {a}/{b}",
+             f"  {'all tracing':<58}{duration(result.a_tracing_ns):>10}{duration(result.b_tracing_ns):>10}"]
+    for row in result.rows[:TOP]:
+        a_text = duration(row.a_ns) if row.a_ns is not None else "—"
+        b_text = duration(row.b_ns) if row.b_ns is not None else "—"
+        marker = style.yellow("  differs") if row.a_calls != row.b_calls else ""
+        code = row.code if len(row.code) <= 58 else row.code[:57] + "…"
+        lines.append(f"  {code:<58}{a_text:>10}{b_text:>10}   {row.a_calls}/{row.b_calls}{marker}")
+    if len(result.rows) > TOP:
+        lines.append(style.dim(f"  … {len(result.rows) - TOP} more functions"))
+    if result.lines:
+        lines.append("")
+        lines.append("User lines whose kernels differ:")
+        for side, comments in zip(names, result.from_comments):
+            if comments:
+                lines.append(style.dim(f"  ({side}: no codegen seen, read from the output code's comments, "
+                                       "which name no C++ kernel)"))
+        for row in result.lines[:TOP]:
+            lines.append(f"  {row.line:<30}{a}: {', '.join(row.a_kernels) or '—'}")
+            lines.append(f"  {'':<30}{b}: {', '.join(row.b_kernels) or '—'}")
+    return lines
