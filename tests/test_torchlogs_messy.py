@@ -90,12 +90,14 @@ def test_truncated_last_record_and_a_corrupt_line_are_counted_not_raised(tmp_pat
     assert analyze(trace).compiles[0].graphs == 1
 
 
-def test_a_payload_that_does_not_match_its_hash_is_skipped(tmp_path: Path) -> None:
+def test_a_payload_that_does_not_match_its_hash_is_counted_and_still_read(tmp_path: Path) -> None:
+    """A hand-edited payload: tlparse counts it and still uses it; so does the reader, once."""
     path = tmp_path / "dedicated_log_torch_trace_x.log"
     path.write_text(compile_log().replace("RootGuardManager", "RootGuardManagerX"), encoding="utf-8")
     problems = Problems()
-    names = [next(iter(record.metadata)) for record in read_records(path, problems)]
-    assert "dynamo_cpp_guards_str" not in names and problems.counts == {"damaged payload": 1}
+    records = [record for record in read_records(path, problems) if "dynamo_cpp_guards_str" in record.metadata]
+    assert problems.counts == {"damaged payload": 1}
+    assert len(records) == 1 and records[0].damaged and "RootGuardManagerX" in records[0].payload
 
 
 def test_gzip_logs_and_an_older_torch_without_some_record_kinds(tmp_path: Path) -> None:

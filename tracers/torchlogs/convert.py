@@ -75,7 +75,8 @@ class LogConverter:
                 self._record(record)
             except (KeyError, TypeError, ValueError, AttributeError, IndexError):
                 # a record whose shape this reader does not know (another release's, or damaged)
-                self.problems.note(CORRUPT, f"{self.source}:{record.line}")
+                if not record.damaged:  # a damaged payload is counted once, where it was read
+                    self.problems.note(CORRUPT, f"{self.source}:{record.line}")
 
     def _record(self, record: Record) -> None:
         metadata = record.metadata

@@ -23,6 +23,10 @@ TRUNCATED = "truncated record"  # the log ends inside a record (the process died
 CORRUPT = "corrupt line"  # a line that is neither a record nor a payload line, or whose JSON does not parse
 DAMAGED = "damaged payload"  # a payload whose md5 differs from the one its record states
 UNREADABLE = "unreadable file"  # a file that cannot be opened or decompressed past some point
+# Oddities a tolerant reader reads through (tlparse does): counted so the warning line names them, nothing lost.
+CRLF = "line with a Windows ending (CRLF)"  # the log was copied through a system that rewrote its line endings
+BLANK = "blank line"  # between records or inside a payload (log collectors stutter); never part of a record
+NO_FINAL_NEWLINE = "missing final newline"  # the last record is read as it is, when its md5 holds
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +35,7 @@ class Record:
     payload: str | None
     pid: int
     line: int  # where the record starts in its file (1-based), to name it in messages
+    damaged: bool = False  # its payload's md5 differs from the stated one (counted already; kept, as tlparse keeps it)
 
 
 @dataclass
@@ -40,8 +45,8 @@ class Problems:
     counts: Counter[str] = field(default_factory=Counter)
     first: dict[str, str] = field(default_factory=dict)
 
-    def note(self, kind: str, where: str) -> None:
-        self.counts[kind] += 1
+    def note(self, kind: str, where: str, count: int = 1) -> None:
+        self.counts[kind] += count
         self.first.setdefault(kind, where)
 
     def __bool__(self) -> bool:
@@ -68,25 +73,34 @@ def open_log(path: Path):
 
 
 def read_records(path: Path, problems: Problems) -> Iterator[Record]:
-    """Every record of one log, in order; a damaged record is noted in ``problems`` and skipped.
+    """Every record of one log, in order; damage and oddities are counted in ``problems``. As tlparse reads a
+    log: blank lines skipped, ``\\r\\n`` taken for ``\\n``, a payload whose md5 differs still read.
 
-    Lines are read one at a time (bytes, split on ``\\n`` only: a payload may hold a carriage return),
-    so memory stays bounded by the largest record, not the log."""
+    Lines are read one at a time, so memory stays bounded by the largest record, not the log."""
     name = path.name
     pending: tuple[dict[str, Any], int, int] | None = None  # (metadata, pid, first line) of the open record
     payload: list[str] = []
     line_no = 0
     in_corrupt_record = False  # after a line that was not a readable record, until the next record starts
+    crlf, first_crlf, unterminated = 0, 0, 0
 
     def finish(at_end: bool) -> Record | None:
         metadata, pid, first = pending  # type: ignore[misc]
         text = "\n".join(payload) if payload else None
         expected = metadata.get("has_payload")
         if expected is not None and isinstance(expected, str) and len(expected) == 32:
-            actual = hashlib.md5((text or "").encode("utf-8"), usedforsecurity=False).hexdigest()
+            actual = _md5(text)
+            if actual != expected and text is not None and "\r" in text:
+                # payload lines ending in ``\r``: a CRLF copy (the md5 holds without them), or a payload that
+                # really held carriage returns (it holds with them; then the first check passed)
+                bare = "\n".join(line.removesuffix("\r") for line in payload)
+                text, actual = bare, _md5(bare)
             if actual != expected:
                 problems.note(TRUNCATED if at_end else DAMAGED, f"{name}:{first}")
-                return None
+                if at_end:
+                    return None  # cut inside its payload: what is left of it would only mislead
+                # a hand-edited or re-encoded payload: counted, and still read (tlparse reads it too)
+                return Record(metadata, text, pid, first, damaged=True)
         elif expected is None and text is not None:
             problems.note(CORRUPT, f"{name}:{first + 1}")  # payload lines under a record that has none
             text = None
@@ -98,13 +112,25 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
                 line_no += 1
                 text = raw.decode("utf-8", "replace")
                 ended = text.endswith("\n")
+                # Windows line endings (a log copied through another system): ``\r\n`` ends a line as ``\n``
+                # does, so payloads keep their md5 (tlparse reads lines the same way).
                 text = text[:-1] if ended else text
+                if not ended:
+                    unterminated = line_no
+                if text.endswith("\r"):
+                    crlf += 1
+                    first_crlf = first_crlf or line_no
                 if text.startswith("\t"):
                     if pending is not None:
-                        payload.append(text[1:])
+                        payload.append(text[1:])  # its ``\r``, if any, is decided by the md5 (finish)
                     elif not in_corrupt_record:  # the payload of a record already counted is not counted again
                         problems.note(CORRUPT, f"{name}:{line_no}")
                         in_corrupt_record = True
+                    continue
+                text = text.removesuffix("\r")
+                if not text.strip():
+                    # never part of a record, and it does not end one (a blank payload line is a lone tab)
+                    problems.note(BLANK, f"{name}:{line_no}")
                     continue
                 in_corrupt_record = False
                 if pending is not None:
@@ -112,8 +138,6 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
                     pending, payload = None, []
                     if record is not None:
                         yield record
-                if not text.strip():
-                    continue
                 match = _HEADER.match(text)
                 try:
                     metadata = json.loads(match["json"]) if match else None
@@ -128,7 +152,16 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
         kind = TRUNCATED if isinstance(error, EOFError) else UNREADABLE
         problems.note(kind, f"{name}:{line_no + 1}" if line_no else name)
         pending = None  # the record it stopped inside is counted once, above
+    if crlf:
+        problems.note(CRLF, f"{name}:{first_crlf}", crlf)
     if pending is not None:
-        record = finish(at_end=True)
+        # a last line without its newline: the log was cut there (a payload that then fails its md5 is a torso)
+        record = finish(at_end=bool(unterminated))
         if record is not None:
+            if unterminated:
+                problems.note(NO_FINAL_NEWLINE, f"{name}:{unterminated}")
             yield record
+
+
+def _md5(text: str | None) -> str:
+    return hashlib.md5((text or "").encode("utf-8"), usedforsecurity=False).hexdigest()
