@@ -12,19 +12,56 @@ from tracers.capture.cachemode import MODES
 from tracers.capture.options import DEVICES, SessionOptions, add_session_arguments
 
 LOCK_FILE = "docs/walkthrough.lock.json"  # the walkthrough's lock: the spans its excerpts show
+SCRIPT = "torch-compile-trace"  # the console script (pyproject's [project.scripts])
+
+
+class _RawEpilog(argparse.HelpFormatter):
+    """Wrapped description and option help, the epilog's example lines as written."""
+
+    def add_text(self, text: str | None) -> None:
+        if text and text.startswith("Example:"):
+            self._add_item(lambda: text + "\n", [])
+        else:
+            super().add_text(text)
+
+
+def _prog() -> str:
+    """The name help and usage lines call this command by: the console script's own, or python -m's."""
+    return SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m tracers"
+
+
+def options_after_script(args: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """The script's arguments that are also ``trace``'s options: they go to the script, as designed, but a
+    user who wrote ``trace crashes.py --device cuda`` most likely meant them for the tracer."""
+    valued = {flag: action.nargs != 0 for action in parser._actions for flag in action.option_strings
+              if flag.startswith("--") and flag != "--help"}
+    found: list[str] = []
+    for index, arg in enumerate(args):
+        flag = arg.split("=", 1)[0]
+        if flag in valued:
+            takes = valued[flag] and "=" not in arg and index + 1 < len(args)
+            found.append(f"{arg} {args[index + 1]}" if takes else arg)
+    return found
 
 
 def _parser() -> argparse.ArgumentParser:
     # The console script (pyproject's [project.scripts]) names itself in usage lines; python -m names the module.
-    script = "torch-compile-trace"
-    parser = argparse.ArgumentParser(prog=script if Path(sys.argv[0]).name == script else "python -m tracers",
-                                     description=__doc__)
+    prog = _prog()
+    parser = argparse.ArgumentParser(
+        prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="See what torch.compile does with your program: trace a script, then read the summary,\n"
+                    "the HTML page or the trace file; render, merge and compare saved traces.",
+        epilog=f"Start with:\n  {prog} trace my_script.py\n  {prog} trace --help      (the tracer's options)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     trace = commands.add_parser(
         "trace", help="run a script under the tracer",
         description="Run SCRIPT as __main__ with its own ARGS, record what torch.compile did, "
-                    "print a summary and write a Chrome Trace Event file (open it in ui.perfetto.dev).",
+                    "print a summary and write a Chrome Trace Event file (open it in ui.perfetto.dev) "
+                    "and an HTML page beside it. The tracer's options go before SCRIPT (or -m MODULE): "
+                    "everything after it is the script's own.",
+        epilog=f"Example:\n  {prog} trace --cache warm train.py --epochs 1",
+        formatter_class=_RawEpilog,
     )
     add_session_arguments(trace)
     trace.add_argument("--out", default="traces", metavar="DIR", help="directory for the trace (default: traces)")
@@ -172,8 +209,15 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             options.script, options.args = module, module_args
         elif not options.script:
-            print("trace: give a SCRIPT to run, or -m MODULE (python -m tracers trace --help)", file=sys.stderr)
+            print(f"trace: give a SCRIPT to run, or -m MODULE ({_prog()} trace --help)", file=sys.stderr)
             return 2
+        misplaced = options_after_script(options.args, _parser()._trace)  # type: ignore[attr-defined]
+        if misplaced:
+            words = " ".join(misplaced)
+            print(f"trace: note: {words} came after {options.script}, so the script gets "
+                  f"{'it' if len(misplaced) == 1 else 'them'}; for the tracer, put "
+                  f"{'it' if len(misplaced) == 1 else 'them'} before the script: "
+                  f"{_prog()} trace {words} {options.script} ...", file=sys.stderr)
         try:
             session = SessionOptions.from_namespace(options)
             return run_trace(TraceOptions(

@@ -22,8 +22,12 @@ class UsageError(Exception):
 def _parser() -> argparse.ArgumentParser:
     # The console script (pyproject's [project.scripts]) names itself in usage lines; python -m names the module.
     prog = SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m walkthrough"
-    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="The walkthrough of torch.compile, stage by stage: build it for your torch and open it,\n"
+                    "or check it against another torch release.",
+        epilog=f"Start with:\n  {prog} open      (builds the walkthrough for the installed torch, then opens it)")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     lock = commands.add_parser("lock", help="refresh the lock file for the reference torch")
     lock.add_argument("--against", default="installed", metavar="SOURCE",
                       help="torch tree to lock against: installed (default), VERSION, WHEEL or DIR")
