@@ -25,6 +25,17 @@ class _RawEpilog(argparse.HelpFormatter):
             super().add_text(text)
 
 
+def _positive(text: str) -> int:
+    """A count of 1 or more, for argparse (its error names the option and the value)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
 def _prog() -> str:
     """The name help and usage lines call this command by: the console script's own, or python -m's."""
     return SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m tracers"
@@ -111,6 +122,9 @@ def _parser() -> argparse.ArgumentParser:
                              "(dedicated_log_torch_trace_*.log, gzip too) or a directory of them, one per rank")
     report.add_argument("--out", metavar="DIR", help="where the page goes (default: beside the trace)")
     report.add_argument("--open", action="store_true", help="open the page in a browser")
+    report.add_argument("--run", metavar="N", type=_positive,
+                        help="a directory of TORCH_TRACE logs holding several runs (two logs of a rank): read "
+                             "the N-th of each rank by when it starts, 1 the earliest (default: the latest)")
     report.add_argument("--site", metavar="URL_OR_DIR",
                         help="walkthrough site for chapter links (default: build/html if built here, else the "
                              "walkthrough built for the trace's torch in the user cache)")
@@ -237,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     if options.command == "measure":
         return _measure(options, argv if argv is not None else sys.argv[1:])
     if options.command == "report":
-        return _report(options.trace_file, options.out, options.open, options.site)
+        return _report(options.trace_file, options.out, options.open, options.site, options.run)
     from .record_command import record
 
     return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None,
@@ -275,7 +289,7 @@ def _measure(options: argparse.Namespace, argv: list[str]) -> int:
         return 2
 
 
-def _report(trace_file: str, out: str | None, open_page: bool, site: str | None) -> int:
+def _report(trace_file: str, out: str | None, open_page: bool, site: str | None, run: int | None = None) -> int:
     from pathlib import Path
 
     from tracers.ranks.merge import MergeError, is_merged_file
@@ -290,7 +304,7 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None)
     if looks_like_log(path):  # torch's own TORCH_TRACE log, or a directory of them (one per rank)
         from tracers.torchlogs.command import report_logs
 
-        return report_logs(path, out_dir, open_page, site)
+        return report_logs(path, out_dir, open_page, site, run)
     try:
         if is_merged_file(path):  # a distributed run's merge: the multi-rank page
             from tracers.ranks.merge_command import merged_page

@@ -45,10 +45,12 @@ def from_log_line(loaded: LoadedLogs) -> str:
             "no totals check against torch's counters")
 
 
-def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site: str | None = None) -> int:
-    """0 written; 2 nothing readable (one line says why). Damage and foreign files: one warning line."""
+def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site: str | None = None,
+                run: int | None = None) -> int:
+    """0 written; 2 nothing readable (one line says why). Damage and foreign files: one warning line.
+    ``run``: of ranks with several logs in the directory, the run-th by start time (default: the latest)."""
     try:
-        loaded = load_logs(path)
+        loaded = load_logs(path, run=run)
     except LogError as error:
         print(f"report: {error}", file=sys.stderr)
         return 2

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # torch names each process's log ``dedicated_log_torch_trace_[rank_<N>_]<random>.log`` (LOG_PREFIX and the
-# rank suffix in torch/_logging/_internal.py, LazyTraceHandler); users often gzip them when collecting.
-LOG_NAME = re.compile(r"^dedicated_log_torch_trace_(?:rank_(?P<rank>\d+)_)?.*\.log(?:\.gz)?$")
+# rank suffix in torch/_logging/_internal.py, LazyTraceHandler); users often gzip them when collecting, and
+# collected logs are often renamed without the random part (``…_rank_3.log``, as tlparse's own inputs are).
+LOG_NAME = re.compile(r"^dedicated_log_torch_trace_(?:rank_(?P<rank>\d+)(?=[_.]))?.*\.log(?:\.gz)?$")
 # What ``report`` writes beside the logs: never counted as foreign on the next run.
 _OWN_OUTPUT = re.compile(r"^(dedicated_log_torch_trace_.*|.*-ranks)\.(json|html)$")
 
@@ -16,7 +17,7 @@ _OWN_OUTPUT = re.compile(r"^(dedicated_log_torch_trace_.*|.*-ranks)\.(json|html)
 @dataclass(frozen=True)
 class LogFile:
     path: Path
-    rank: int | None  # from the file name; the records' own ``rank`` field wins when they have one
+    rank: int | None  # from the file name; it wins over the records' own ``rank`` field (a disagreement is reported)
 
 
 @dataclass(frozen=True)

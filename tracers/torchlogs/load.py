@@ -20,10 +20,34 @@ class LogError(Exception):
 @dataclass(frozen=True)
 class LoadedLog:
     trace: Trace
-    rank: int | None
+    rank: int | None  # from the file name when it has one (as tlparse takes it), else the records' rank field
     source: str  # the log's file name
     problems: Problems
     missing_kinds: tuple[str, ...]
+    record_rank: int | None = None  # the records' own rank field, reported where it disagrees with the name
+
+    @property
+    def rank_conflict(self) -> str | None:
+        """``its records say rank 0`` where they name another rank than the file name does."""
+        if self.record_rank is None or self.rank is None or self.record_rank == self.rank:
+            return None
+        return f"its records say rank {self.record_rank}, its name rank {self.rank} (the name is used)"
+
+
+@dataclass(frozen=True)
+class RankChoice:
+    """A rank with several logs (runs into one directory): the one read, the others, and why."""
+
+    rank: int
+    used: str  # "": none (it has fewer logs than the run asked for)
+    others: tuple[str, ...]
+    why: str  # "the latest", or "run 1 of 2 (--run 1)"
+
+    def describe(self) -> str:
+        if not self.used:
+            return f"rank {self.rank} has {len(self.others)} logs, {self.why}: none read"
+        return (f"rank {self.rank} has {len(self.others) + 1} logs: read {self.used} ({self.why}), "
+                f"left out {', '.join(self.others)}")
 
 
 @dataclass(frozen=True)
@@ -31,7 +55,8 @@ class LoadedLogs:
     logs: tuple[LoadedLog, ...]  # readable ones, by rank
     foreign: tuple[str, ...] = ()  # other files in the directory
     unreadable: tuple[str, ...] = ()  # logs without a single record
-    left_out: tuple[str, ...] = ()  # an older log of a rank that has a newer one (an earlier run in the same dir)
+    left_out: tuple[str, ...] = ()  # another log of a rank (another run into the same directory)
+    choices: tuple[RankChoice, ...] = ()  # which log of such a rank was read, and why
 
     @property
     def ranked(self) -> bool:
@@ -44,12 +69,16 @@ class LoadedLogs:
         for log in self.logs:
             if log.problems:
                 parts.append(f"{log.source}: {log.problems.describe()}")
+            if log.rank_conflict:
+                parts.append(f"{log.source}: {log.rank_conflict}")
             if log.missing_kinds:
                 parts.append(f"{log.source}: no {', '.join(log.missing_kinds)} records (an older torch, or cut short)")
         if self.unreadable:
             parts.append(f"{_count(len(self.unreadable), 'log')} with no readable record ({', '.join(self.unreadable)})")
-        if self.left_out:
-            parts.append(f"{_count(len(self.left_out), 'older log')} of a rank left out ({', '.join(self.left_out)})")
+        if self.choices:
+            runs = max(len(choice.others) + 1 for choice in self.choices)
+            parts.append("; ".join(choice.describe() for choice in self.choices)
+                         + f" (--run 1 … {runs} picks a run by when its log starts)")
         if self.foreign:
             shown = ", ".join(self.foreign[:5]) + (", …" if len(self.foreign) > 5 else "")
             parts.append(f"{_count(len(self.foreign), 'foreign file')} ignored ({shown})")
@@ -80,12 +109,16 @@ def load_log(path: Path, keep_code: bool = True) -> LoadedLog:
     converter = LogConverter(path.name, problems, keep_code)
     converter.feed(read_records(path, problems))
     converted = converter.finish(path.name)
-    rank = converted.rank if converted.rank is not None else rank_in_name(path.name)
-    return LoadedLog(converted.trace, rank, path.name, problems, converted.missing_kinds)
+    # The name wins: collected logs are renamed per rank, and a process may log another rank's number (tlparse
+    # takes the name too); a record rank that disagrees is reported, never silently preferred.
+    named = rank_in_name(path.name)
+    rank = named if named is not None else converted.rank
+    return LoadedLog(converted.trace, rank, path.name, problems, converted.missing_kinds, converted.rank)
 
 
-def load_logs(path: Path, keep_code: bool = True) -> LoadedLogs:
-    """A log file, or every log in a directory; raises LogError when nothing in it can be read."""
+def load_logs(path: Path, keep_code: bool = True, run: int | None = None) -> LoadedLogs:
+    """A log file, or every log in a directory; raises LogError when nothing in it can be read. ``run``: of a
+    rank with several logs, the run-th by when it starts (1: the earliest); default the latest."""
     if not path.exists():
         raise LogError(f"{path}: no such file or directory")
     if path.is_dir():
@@ -104,28 +137,51 @@ def load_logs(path: Path, keep_code: bool = True) -> LoadedLogs:
         what = "no TORCH_TRACE log (dedicated_log_torch_trace_*.log)" if not files else "no readable TORCH_TRACE record"
         extra = f"; {_count(len(foreign), 'other file')} in it" if foreign else ""
         raise LogError(f"{path}: {what}{extra}")
-    kept, left_out = _one_per_rank(readable)
+    kept, choices = _one_per_rank(readable, run)
     logs = tuple(_numbered(kept))
-    return LoadedLogs(logs, foreign, tuple(unreadable), tuple(left_out))
+    left_out = tuple(name for choice in choices for name in choice.others)
+    return LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices))
 
 
-def _one_per_rank(readable: list[tuple[LogFile, LoadedLog]]) -> tuple[list[LoadedLog], list[str]]:
-    """The newest log of each rank: a directory used by two runs holds both runs' logs."""
-    by_rank: dict[int, tuple[float, LoadedLog]] = {}
-    unranked, left_out = [], []
+def _started(log_file: LogFile, loaded: LoadedLog) -> float:
+    """When a log's run started: its first timed region (the wall clock torch stamps), else the file's mtime
+    (a copy's mtime is the copy's, so the log's own clock comes first)."""
+    first = min((span.start_ns for span in loaded.trace.spans), default=0)
+    if first:
+        return first / 1e9
+    try:
+        return log_file.path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _one_per_rank(readable: list[tuple[LogFile, LoadedLog]],
+                  run: int | None) -> tuple[list[LoadedLog], list[RankChoice]]:
+    """One log per rank: a directory used by two runs holds both runs' logs. The latest by default, else the
+    ``run``-th by start time; a rank with fewer logs than that is left without one."""
+    by_rank: dict[int, list[tuple[float, str, LoadedLog]]] = {}
+    unranked = []
     for log_file, loaded in readable:
         if loaded.rank is None:
             unranked.append(loaded)
-            continue
-        mtime = log_file.path.stat().st_mtime
-        held = by_rank.get(loaded.rank)
-        if held is None or mtime > held[0]:
-            if held is not None:
-                left_out.append(held[1].source)
-            by_rank[loaded.rank] = (mtime, loaded)
         else:
-            left_out.append(loaded.source)
-    return [by_rank[rank][1] for rank in sorted(by_rank)] + unranked, left_out
+            by_rank.setdefault(loaded.rank, []).append((_started(log_file, loaded), loaded.source, loaded))
+    kept, choices = [], []
+    for rank in sorted(by_rank):
+        logs = sorted(by_rank[rank], key=lambda item: item[:2])
+        if run is None:
+            index, why = len(logs) - 1, "the latest"
+        elif run <= len(logs):
+            index, why = run - 1, f"run {run} of {len(logs)}, by when each log starts"
+        else:
+            choices.append(RankChoice(rank, "", tuple(item[1] for item in logs),
+                                      f"it has no run {run}"))
+            continue
+        kept.append(logs[index][2])
+        if len(logs) > 1:
+            choices.append(RankChoice(rank, logs[index][1], tuple(item[1] for i, item in enumerate(logs)
+                                                                   if i != index), why))
+    return kept + unranked, choices
 
 
 def _numbered(logs: list[LoadedLog]) -> list[LoadedLog]:
