@@ -1,4 +1,4 @@
-"""The command line: ``python -m walkthrough lock``, ``verify``, ``build``, ``open`` and ``record``."""
+"""The command line: ``python -m walkthrough lock``, ``verify``, ``build``, ``open``, ``record`` and ``compare``."""
 
 from __future__ import annotations
 
@@ -76,7 +76,52 @@ def _parser() -> argparse.ArgumentParser:
                     "python -m tracers record there with this checkout on its path; every other option is "
                     "tracers record's own (--device, --cache, --lines, --nproc, EXAMPLE...).")
     record.add_argument("--torch", metavar="RELEASE", required=True, help="the release, e.g. 2.15.0")
+    _compare_parser(commands)
     return parser
+
+
+def _compare_parser(commands) -> None:  # noqa: ANN001 - argparse's subparsers action
+    compare = commands.add_parser(
+        "compare", help="trace one script under two torch releases and show what changed for it",
+        description="Trace SCRIPT (or -m MODULE) under torch A and torch B, each in its own Python (the running one "
+                    "when its torch is that release, else .venvs/torch-RELEASE, made once from the release's wheel), "
+                    "with the same options; then compare: stage times and compile time by your functions side by "
+                    "side, counts, the findings gained, lost or changed, the walkthrough's what-changed entries for "
+                    "the stages that moved, and the generated code per compiled graph. Writes "
+                    "OUT/<script>-A-vs-B/comparison.json and .html, each run's trace and output beside them. Exit 1 "
+                    "when the script failed under either release (the comparison is still written).")
+    compare.add_argument("--torch", metavar="RELEASE", action="append", required=True, dest="releases",
+                         help="a release, e.g. 2.14.1; give it twice: --torch A --torch B")
+    compare.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="as tracers trace (default cpu)")
+    compare.add_argument("--cache", choices=("cold", "warm"), default="cold", help="as tracers trace (default cold)")
+    compare.add_argument("--repeat", type=int, default=1, metavar="N",
+                         help="trace N times under each release and compare medians; changes within the run-to-run "
+                              "spread are marked noise (default 1: no spread measured)")
+    compare.add_argument("--out", type=Path, default=Path("compare"), help="output root (default: compare)")
+    compare.add_argument("-m", dest="module", metavar="MODULE",
+                         help="run MODULE as python -m does (it and ARGS come last), instead of a SCRIPT")
+    compare.add_argument("script", metavar="SCRIPT", nargs="?", help="the Python script to run")
+    compare.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments for the script")
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from walkthrough.compare.command import CompareOptions, UsageError as CompareUsage, run_compare
+    from walkthrough.compare.runs import CompareError, Program
+
+    if args.module:
+        script, rest = args.module, [*([args.script] if args.script else []), *args.args]
+    elif args.script:
+        script, rest = args.script, args.args
+    else:
+        raise UsageError("give a SCRIPT to run, or -m MODULE (python -m walkthrough compare --help)")
+    program = Program(script, tuple(rest), bool(args.module), args.device, args.cache)
+    try:
+        return run_compare(CompareOptions(tuple(args.releases), program, args.repeat, args.out))
+    except CompareUsage as exc:
+        raise UsageError(str(exc)) from None
+    except CompareError as exc:
+        print(f"walkthrough: compare: {exc}", file=sys.stderr)
+        return 1
 
 
 def _reference() -> str:
@@ -159,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
             from walkthrough.releases.venvs import record_with_release
 
             return record_with_release(args.torch, tracer_args)
+        if args.command == "compare":
+            return cmd_compare(args)
         return cmd_lock(args) if args.command == "lock" else cmd_verify(args)
     except (UsageError, SourceError, LockError, PageError, ValueError) as exc:
         print(f"walkthrough: error: {exc}", file=sys.stderr)

@@ -82,7 +82,8 @@ def kernels(trace: Trace) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _counts(facts: TraceFacts) -> dict[str, int]:
+def run_counts(facts: TraceFacts) -> dict[str, int]:
+    """What one run did, counted: the rows of the diff's counts table."""
     return {
         "frame compiles": len(facts.compiles),
         "graphs": facts.graph_count,
@@ -113,7 +114,7 @@ def diff(a: Trace, b: Trace) -> TraceDiff:
                  facts_a.stage_calls.get(stage, 0), facts_b.stage_calls.get(stage, 0))
         for stage in stages
     )
-    counts_a, counts_b = _counts(facts_a), _counts(facts_b)
+    counts_a, counts_b = run_counts(facts_a), run_counts(facts_b)
     return TraceDiff(
         a_label=label(a), b_label=label(b), stages=rows,
         only_a=tuple(sorted(facts_a.fired - facts_b.fired)),

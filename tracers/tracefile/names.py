@@ -80,6 +80,13 @@ def rank_files(directory: Path) -> list[Path]:
     return sorted(path for path in directory.iterdir() if path.is_file() and is_rank_file(path))
 
 
+def process_files(directory: Path) -> list[Path]:
+    """The traces of whole single-process runs in a directory (no rank, child process or merge), by name."""
+    names = ((path, parse(path.name)) for path in directory.iterdir() if path.is_file())
+    return sorted(path for path, name in names
+                  if name is not None and name.rank is None and name.pid is None and name.merged is None)
+
+
 def claim_name(directory: Path, name: TraceName, started: float) -> TraceName:
     """``name``, or ``name`` with its run made distinct when another run holds that file (tracefile/claim.py);
     claimed for this process until ``release_name``."""

@@ -1,0 +1,123 @@
+"""The traces of both releases made into one comparison: medians over the repeats, counts, findings, code, changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tracers.analysis.by_code import by_code
+from tracers.analysis.diff import diff, kernels, run_counts
+from tracers.analysis.findings import findings
+from tracers.analysis.findings_diff import findings_diff
+from tracers.analysis.kernels import kernel_map
+from tracers.analysis.spread import timing
+from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.tracefile.compile_identity import sort_key
+from tracers.tracefile.events import Trace
+from tracers.tracefile.stages import STAGE_ORDER
+
+from .model import Comparison, GraphCode, ReleaseSide, StageChanges, TimedRow
+
+
+class Traced:
+    """One release's runs, loaded and analysed once."""
+
+    def __init__(self, side: ReleaseSide, traces: list[Trace]) -> None:
+        self.side = side
+        self.traces = traces
+        self.facts: list[TraceFacts] = [analyze(trace) for trace in traces]
+        self.code = [by_code(trace) for trace in traces]
+
+    @property
+    def first(self) -> Trace:
+        return self.traces[0]
+
+
+def _rows(a: list[dict[str, tuple[int, int]]], b: list[dict[str, tuple[int, int]]], keys: list[str]) -> list[TimedRow]:
+    """A row per key from ``{key: (ns, calls)}`` per run of each side; calls are the first run's."""
+    def calls(runs: list[dict[str, tuple[int, int]]], key: str) -> int:
+        return runs[0].get(key, (0, 0))[1]
+
+    return [TimedRow(key, timing(run.get(key, (None, 0))[0] for run in a),
+                     timing(run.get(key, (None, 0))[0] for run in b), calls(a, key), calls(b, key))
+            for key in keys]
+
+
+def _stage_runs(traced: Traced) -> list[dict[str, tuple[int, int]]]:
+    return [{stage: (ns, facts.stage_calls.get(stage, 0)) for stage, ns in facts.stage_time_ns.items()}
+            for facts in traced.facts]
+
+
+def _code_runs(traced: Traced) -> list[dict[str, tuple[int, int]]]:
+    return [{row.code: (row.inclusive_ns, row.calls) for row in split.rows()} for split in traced.code]
+
+
+def _graphs(a: Trace, b: Trace) -> tuple[GraphCode, ...]:
+    """Per compile id, the generated kernels, how many fuse several FX nodes, and the extern calls."""
+    sides = []
+    for trace in (a, b):
+        found: dict[str, list] = {}
+        for kernel in kernel_map(trace).kernels:
+            found.setdefault(kernel.compile_id, []).append(kernel)
+        sides.append(found)
+    out = []
+    for compile_id in sorted(set(sides[0]) | set(sides[1]), key=sort_key):
+        cells = []
+        for found in sides:
+            kernels = found.get(compile_id)
+            if kernels is None:
+                cells.append((None, 0, 0))
+                continue
+            generated = [kernel for kernel in kernels if not kernel.extern]
+            cells.append((tuple(kernel.name for kernel in generated), sum(len(kernel.nodes) > 1 for kernel in generated),
+                          sum(kernel.extern for kernel in kernels)))
+        (a_names, a_fused, a_extern), (b_names, b_fused, b_extern) = cells
+        out.append(GraphCode(compile_id, a_names, b_names, a_fused, b_fused, a_extern, b_extern))
+    return tuple(out)
+
+
+def _varied(a: Traced, b: Traced) -> tuple[str, ...]:
+    """Counts that differed between the repeats of one side (the table shows the first run's)."""
+    out = []
+    for traced, release in ((a, a.side.release), (b, b.side.release)):
+        if len(traced.traces) < 2:
+            continue
+        per_run = [{**run_counts(facts), "kernels": len(kernels(trace))}
+                   for trace, facts in zip(traced.traces, traced.facts)]
+        out.extend(f"{what} under {release}" for what in per_run[0]
+                   if len({run[what] for run in per_run}) > 1)
+    return tuple(out)
+
+
+def moved_stages(stages: tuple[TimedRow, ...], a: str, b: str) -> list[tuple[str, str]]:
+    """(stage, why) for every stage whose time or behaviour moved, in pipeline order."""
+    return [(row.key, why) for row in stages if (why := row.moved(a, b))]
+
+
+def comparison(command: str, device: str, cache: str, a: Traced, b: Traced,
+               changes: tuple[StageChanges, ...] = (), compared_entries: int = 0, changes_note: str = "") -> Comparison:
+    stage_a, stage_b = _stage_runs(a), _stage_runs(b)
+    stages = sorted({key for run in [*stage_a, *stage_b] for key in run},
+                    key=lambda stage: (STAGE_ORDER.get(stage, len(STAGE_ORDER)), stage))
+    code_a, code_b = _code_runs(a), _code_runs(b)
+    codes = list(dict.fromkeys(key for run in [*code_a, *code_b] for key in run))
+    code = _rows(code_a, code_b, codes)
+    code.sort(key=lambda row: -abs((row.b.median if row.b else 0) - (row.a.median if row.a else 0)))
+    tracing = TimedRow("all of Dynamo's tracing", timing(split.tracing_ns for split in a.code),
+                       timing(split.tracing_ns for split in b.code), 0, 0)
+    first = diff(a.first, b.first)
+    counts = (*first.counts, ("kernels", len(first.kernels_a), len(first.kernels_b)))
+    return Comparison(
+        command=command, device=device, cache=cache, repeat=len(a.traces), a=a.side, b=b.side,
+        stages=tuple(_rows(stage_a, stage_b, stages)), tracing=tracing, code=tuple(code), counts=counts,
+        varied=_varied(a, b),
+        findings=findings_diff(findings(a.first, a.facts[0]), findings(b.first, b.facts[0])),
+        graphs=_graphs(a.first, b.first), changes=changes, compared_entries=compared_entries,
+        changes_note=changes_note)
+
+
+def relative(path: str, folder: Path) -> str:
+    """A run's file named from the comparison's folder, so the folder can move."""
+    try:
+        return str(Path(path).resolve().relative_to(folder.resolve()))
+    except ValueError:
+        return path
