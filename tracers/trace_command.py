@@ -15,6 +15,7 @@ from tracers.capture.launcher import RankEnvironmentError, detect, leads_output
 from tracers.capture.options import TraceOptions, check_program, check_session, prepared_session
 from tracers.capture.progress import Progress
 from tracers.capture.runner import Outcome, ScriptError, hard_exits_handled, outcome_of, run_program
+from tracers.measure.vs_eager import run_eager, with_eager
 from tracers.ranks.launch import launch
 from tracers.ranks.merge_command import write_run
 from tracers.ranks.processes import gather
@@ -105,6 +106,8 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         session.finish(outcome)
         session.stop()
         progress.clear()
+        if options.vs_eager and not hard_exit and outcome.status not in _DEATH_SIGNALS:
+            _time_eager(session, options)
         trace, facts, out = session.trace, session.facts, Path(options.out)
         # Claimed again for the device the run really used; this process already holds the name it started with.
         saved = save_trace(trace, out, options.run_name, run.started, facts=facts, page=options.page,
@@ -140,6 +143,14 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+def _time_eager(session, options: TraceOptions) -> None:  # noqa: ANN001 - capture.session.TraceSession
+    """--vs-eager: the script again, compile off, in a fresh process (Ctrl-C stops only that run)."""
+    if not options.quiet and leads_output():
+        print("trace: --vs-eager: running the script again with compile off…", file=sys.stderr, flush=True)
+    eager = run_eager(options.script, options.args, options.module, options.device)
+    session.info.runtime = with_eager(session.info.runtime, eager)
 
 
 def _gather_children(run: _Run, trace, options: TraceOptions, name: str, hard_exit: bool):  # noqa: ANN001

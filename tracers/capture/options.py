@@ -29,21 +29,25 @@ class SessionOptions:
     deep_min_us: float | None = None  # deep mode: record Python calls at least this long
     lines: str | None = None  # count executed lines: "" for the hooked functions, or a lock file for more
     inductor_ir: bool = False  # keep Inductor's IR before and after fusion
+    vs_eager: bool = False  # time each compiled function's calls, to set beside a run with compile off
+    profile: bool = False  # a torch.profiler pass over steady-state calls: kernel time by the user's line
 
     @classmethod
     def from_flags(cls, *, device: str = "cpu", cache: str = "cold", keep_code: bool = True, deep: bool = False,
                    deep_min_us: float = 100.0, lines: bool = False, lines_lock: str | None = None,
-                   inductor_ir: bool = False) -> SessionOptions:
+                   inductor_ir: bool = False, vs_eager: bool = False, profile: bool = False) -> SessionOptions:
         """From the flags as users give them (``add_session_arguments``, ``tracers.trace()``)."""
         return cls(device=device, cache=cache, keep_code=keep_code, deep_min_us=deep_min_us if deep else None,
-                   lines=(lines_lock or "") if lines or lines_lock else None, inductor_ir=inductor_ir)
+                   lines=(lines_lock or "") if lines or lines_lock else None, inductor_ir=inductor_ir,
+                   vs_eager=vs_eager, profile=profile)
 
     @classmethod
     def from_namespace(cls, flags: Any) -> SessionOptions:
         """From a namespace that ``add_session_arguments`` filled."""
         return cls.from_flags(device=flags.device, cache=flags.cache, keep_code=flags.keep_code, deep=flags.deep,
                               deep_min_us=flags.deep_min_us, lines=flags.lines, lines_lock=flags.lines_lock,
-                              inductor_ir=flags.inductor_ir)
+                              inductor_ir=flags.inductor_ir, vs_eager=getattr(flags, "vs_eager", False),
+                              profile=getattr(flags, "profile", False))
 
     def check(self) -> None:
         """One line for the first bad value, before anything is set up."""
@@ -74,6 +78,12 @@ def add_session_arguments(parser: Any) -> None:
                              "(docs/walkthrough.lock.json): the site's excerpts")
     parser.add_argument("--inductor-ir", action="store_true",
                         help="keep Inductor's IR before and after fusion (torch's ir_pre_fusion/ir_post_fusion logs)")
+    parser.add_argument("--vs-eager", action="store_true",
+                        help="time each compiled function's calls, then run the script again in a fresh process "
+                             "with compile off and time the same calls: eager vs compiled per call, payback")
+    parser.add_argument("--profile", action="store_true",
+                        help="a torch.profiler pass over a few steady-state calls of each compiled function: "
+                             "kernel time by your line, time outside the compiled graphs, CUDA graph replays")
 
 
 def import_torch():
@@ -125,6 +135,15 @@ def _line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
     return line_counter(lock)
 
 
+def _timing(options: SessionOptions):  # noqa: ANN202 - capture/timing.py's Timing, or None
+    """Only with --vs-eager or --profile: a plain trace installs nothing that runs per call."""
+    if not (options.vs_eager or options.profile):
+        return None
+    from .timing import Timing
+
+    return Timing(options.profile)
+
+
 @contextlib.contextmanager
 def prepared_session(options: SessionOptions, command: list[str], listeners: Iterable[Listener] = ()):
     """A ``TraceSession`` (not started yet) with the cache mode and device applied until the block ends.
@@ -137,7 +156,8 @@ def prepared_session(options: SessionOptions, command: list[str], listeners: Ite
         lines, lines_warning = _line_counter(options.lines)
         session = TraceSession(keep_code=options.keep_code, device=options.device, cache_mode=options.cache,
                                command=command, listeners=listeners, deep=_deep_tracer(options.deep_min_us),
-                               lines=lines, inductor_ir=options.inductor_ir)
+                               lines=lines, inductor_ir=options.inductor_ir,
+                               timing=_timing(options))
         if lines_warning:
             session.info.warnings.append(lines_warning)
         try:
@@ -162,6 +182,8 @@ class TraceOptions:
     site: str | None = None  # the walkthrough the HTML page's chapter links point to
     page: bool = True  # write the HTML page beside the trace
     inductor_ir: bool = False  # keep Inductor's IR before and after fusion
+    vs_eager: bool = False  # time compiled calls, and the same calls in a second run with compile off
+    profile: bool = False  # a torch.profiler pass over steady-state calls
     keep_paths: bool = False  # write this machine's absolute paths as they are
     nproc: int | None = None  # launch the script on this many local ranks (torchrun) and merge their traces
 
@@ -173,7 +195,8 @@ class TraceOptions:
     @property
     def session(self) -> SessionOptions:
         return SessionOptions(device=self.device, cache=self.cache, keep_code=self.keep_code,
-                              deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir)
+                              deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir,
+                              vs_eager=self.vs_eager, profile=self.profile)
 
 
 def check_program(options: TraceOptions) -> Program:

@@ -25,6 +25,7 @@ from .lines import LineCounter, watch_for
 from .rank_watch import RankWatch
 from .recorder import Listener, Recorder
 from .runner import Outcome, outcome_of
+from .timing import Timing
 from .torch_counts import TorchCounter
 
 
@@ -44,7 +45,8 @@ class TraceSession:
     def __init__(self, targets: Iterable[Target] | None = None, *, keep_code: bool = True,
                  device: str = "cpu", cache_mode: str = "warm", command: list[str] | None = None,
                  listeners: Iterable[Listener] = (), deep: DeepTracer | None = None,
-                 lines: LineCounter | None = None, inductor_ir: bool = False, run_id: str | None = None):
+                 lines: LineCounter | None = None, inductor_ir: bool = False, run_id: str | None = None,
+                 timing: Timing | None = None):
         self.recorder = Recorder(compile_id=_current_compile_id)
         self._facts: TraceFacts | None = None
         self.torch_counter = TorchCounter()
@@ -66,6 +68,9 @@ class TraceSession:
         self.deep_events: list[DeepEvent] = []
         self.lines = lines
         self.hooks.on_patched = self._on_patched
+        self.timing = timing  # --vs-eager / --profile: each compiled function's calls timed
+        if timing is not None:
+            self.recorder.listeners.append(timing.probe)
         self._entered = False
 
     def __enter__(self) -> TraceSession:
@@ -101,6 +106,8 @@ class TraceSession:
         self.info.warnings.extend(filter(None, [self._safely("Dynamo's bytecode hook", self.transformed.attach)]))
         self.hooks.install()
         regions.activate(self.recorder)
+        if self.timing is not None:
+            self.timing.start()
         self._entered = True
         if self.deep is not None:
             self.info.deep_min_duration_us = self.deep.min_duration_us
@@ -117,6 +124,8 @@ class TraceSession:
         if self.lines is not None:
             self._safely("executed lines", self.lines.stop)
         regions.deactivate(self.recorder)
+        if self.timing is not None:
+            self._safely("the call timings", lambda: self.timing.stop(self.info))
         self.recorder.active = False
         self._safely("the call counts", self.calls.stop)
         self.info.calls_served, self.info.calls_eager = self.calls.served, self.calls.eager

@@ -108,6 +108,9 @@ class RunInfo:
     # calls that then ran eager; calls_note says why they could not be counted, where they were not.
     calls_eager: dict[str, int] = field(default_factory=dict)
     calls_note: str | None = None
+    # --vs-eager / --profile: each compiled function's calls timed, compiled and eager, and the kernels profiled
+    # (tracefile/runtime.py: RuntimeRecord.as_json()); None when neither option was given.
+    runtime: dict[str, Any] | None = None
     # A child process of a traced run (spawn, forkserver, subprocess): pid, parent_pid, run_id, spawn_index.
     process: dict[str, Any] | None = None
 
