@@ -276,3 +276,47 @@ def test_chapter_tables_fit_the_text_column_at_1400_px(site, server, browser, ch
     assert found["count"] > 0
     assert not found["wide"], "\n".join(found["wide"])
     assert found["page"] <= 0  # nothing makes the whole page scroll sideways
+
+
+# A colour a newcomer reads as an error: strongly red, and not nearly transparent.
+_RED = r"""c => { const m = c.match(/rgba?\((\d+), (\d+), (\d+)(?:, ([\d.]+))?\)/);
+                  return !!m && (m[4] === undefined || +m[4] > 0.3) && +m[1] >= 150 && +m[2] <= 110 && +m[3] <= 110; }"""
+
+
+def test_the_front_page_s_first_screen_says_where_to_start(site, server, browser):
+    """At 1,400 x 900 the three ways in (first chapter, tracing your program, other releases) show without
+    scrolling and each card takes you there; nothing on that screen is red; the sidebar groups the verify pages."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(urljoin(server, "index.html"), wait_until="load")
+    found = page.evaluate("""() => {
+        const red = RED;
+        const cards = [...document.querySelectorAll('.wt-start .sd-card')].map(card => {
+            const box = card.getBoundingClientRect(), link = card.querySelector('a.sd-stretched-link');
+            return {title: card.querySelector('.sd-card-title').innerText.trim(), href: link && link.href,
+                    top: box.top, bottom: box.bottom, left: box.left, right: box.right};
+        });
+        const reds = [];
+        for (const el of document.querySelectorAll('body *')) {
+            const box = el.getBoundingClientRect(), style = getComputedStyle(el);
+            if (!box.width || !box.height || box.top >= innerHeight || box.bottom <= 0 || style.visibility === 'hidden') continue;
+            const edges = ['Top', 'Right', 'Bottom', 'Left'].filter(
+                side => parseFloat(style[`border${side}Width`]) >= 2 && red(style[`border${side}Color`]));
+            if (edges.length || red(style.backgroundColor) || red(style.color))
+                reds.push(`${el.tagName.toLowerCase()}.${el.className}: ${(el.innerText || '').slice(0, 60)}`);
+        }
+        const top = [...document.querySelectorAll('.sidebar-tree li.toctree-l1 > a')].map(a => a.innerText.trim());
+        return {cards, reds, top, width: innerWidth, height: innerHeight};
+    }""".replace("RED", _RED))
+    assert [card["title"] for card in found["cards"]] == ["Start reading", "Trace your own program", "Other torch releases"]
+    for card in found["cards"]:
+        assert 0 <= card["top"] and card["bottom"] <= found["height"] and card["right"] <= found["width"], card
+    assert not found["reds"], "\n".join(found["reds"])
+    assert "Other torch releases" in found["top"] and not any(t.startswith("Walkthrough verify") for t in found["top"])
+    for card, landing in zip(found["cards"], ("chapters/01-entry.html", "index.html#trace-your-own-program",
+                                              "verify/index.html")):
+        assert card["href"] == urljoin(server, landing)
+        page.goto(urljoin(server, "index.html"), wait_until="load")
+        page.locator(".wt-start .sd-card", has_text=card["title"]).click()  # anywhere on the card
+        page.wait_for_url(urljoin(server, landing))
+    assert page.locator("#trace-your-own-program").is_visible() or page.url.endswith("verify/index.html")
+    page.close()

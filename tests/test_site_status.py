@@ -91,6 +91,10 @@ def test_banner_status_reads_the_markdown_that_verify_writes(tmp_path):
     assert unchecked.text == "not checked yet"
     assert (new.state, old.state, unchecked.state) == ("drift", "holds", "unchecked")
     assert page_status(LOCK, "index", reports, "2.13.0+cpu", "c" * 40).releases[2].text == "holds"
+    assert new.short == "1 changed, 1 gone" and old.short == old.text  # the banner's words: news, not an alarm
+    whole = page_status(LOCK, "index", reports, "2.13.0+cpu", "c" * 40, whole_site=True)
+    assert whole.entries == 6  # the front page counts every locked entry of the site: 4 symbols, an excerpt, a fact
+    assert whole.releases[2].drifted == Counter({"CHANGED": 1, "MISSING": 1})
 
 
 def test_release_status_text():

@@ -64,6 +64,15 @@ class ReleaseStatus:
             text = f"{checked} hold" if self.unchecked else "holds" if checked == 1 else f"all {checked} hold"
         return text + (f", {self.unchecked} not checked yet" if self.unchecked else "")
 
+    @property
+    def short(self) -> str:
+        """The banner's words: ``13 changed``, ``2 changed, 1 gone``, ``all 9 hold``; drift is news, not an error."""
+        if not self.drifted:
+            return self.text
+        words = {"CHANGED": "changed", "MISSING": "gone"}
+        what = ", ".join(f"{count} {words.get(status, status.lower())}" for status, count in sorted(self.drifted.items()))
+        return what + (f", {self.unchecked} not checked yet" if self.unchecked else "")
+
 
 @dataclass(frozen=True)
 class PageStatus:
@@ -114,10 +123,16 @@ def page_entries(lock: Lock, page: str) -> tuple[tuple[str, str], ...]:
     return tuple(entries)
 
 
+def site_entries(lock: Lock) -> tuple[tuple[str, str], ...]:
+    """Every locked entry of the site: what the front page's line counts."""
+    return (tuple(("excerpt", f"{e.page}: {e.key}") for e in lock.excerpts)
+            + tuple(("fact", f.claim) for f in lock.facts) + tuple(("symbol", s.qualname) for s in lock.symbols))
+
+
 def page_status(lock: Lock, page: str, reports: tuple[RecordedReport, ...],
-                torch_version: str, git_version: str) -> PageStatus | None:
-    """None for a page without torch content (nothing of it is locked)."""
-    entries = page_entries(lock, page)
+                torch_version: str, git_version: str, *, whole_site: bool = False) -> PageStatus | None:
+    """None for a page without torch content (nothing of it is locked); ``whole_site``: every entry of the lock."""
+    entries = site_entries(lock) if whole_site else page_entries(lock, page)
     if not entries:
         return None
     releases = []

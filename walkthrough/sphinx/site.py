@@ -73,6 +73,8 @@ def _status(app: Sphinx, docname: str) -> PageStatus | None:
         raise WalkthroughError(str(exc)) from None
     resolver = _resolver(app.config)
     status = page_status(lock, docname, reports, resolver.version, resolver.source.git_version)
+    if status is not None and docname == app.config.root_doc:  # the front page speaks for the whole site
+        status = page_status(lock, docname, reports, resolver.version, resolver.source.git_version, whole_site=True)
     if status is not None:
         # Re-read the page when the data its banner shows changes.
         app.env.note_dependency(str(lock_path))
@@ -108,40 +110,58 @@ def _release_line(app: Sphinx, drift: ReleaseStatus) -> nodes.paragraph:
     return line
 
 
+VERIFY_PAGE = "verify/index"  # docs/verify/index.md: the verify reports, the summary and "What changed", grouped
+
+
 def _banner(app: Sphinx, status: PageStatus) -> nodes.container:
+    """One quiet line: the torch the excerpts come from, and how they fare against the lock and other releases.
+
+    Drift in another release is news about that release, not a fault of the page: it is said in words (the
+    reports have the detail), and the front page only points to it.
+    """
     base = status.torch_version.split("+", 1)[0]
-    line = nodes.paragraph(classes=["wt-banner-source"])
-    line += nodes.Text("Excerpts and source links from ")
-    line += nodes.strong(f"torch {status.torch_version}", f"torch {status.torch_version}")
+    line = nodes.paragraph(classes=["wt-banner-line"])
+    source = nodes.inline(classes=["wt-banner-source"])
+    source += nodes.Text("Excerpts and source links from ")
+    source += nodes.strong(f"torch {status.torch_version}", f"torch {status.torch_version}")
     if status.git_version:
         short = status.git_version[:10]
-        line += nodes.Text(" (git ")
+        source += nodes.Text(" (git ")
         commit = nodes.reference("", "", refuri=f"{GITHUB_REPO}/tree/{status.git_version}", internal=False)
         commit += nodes.literal(short, short)
-        line += commit
-        line += nodes.Text(")")
-    verify = nodes.paragraph(classes=["wt-banner-verify"])
+        source += commit
+        source += nodes.Text(")")
+    line += source
+    verify = nodes.inline(classes=["wt-banner-verify"])
     locked = release_view(app.env).reference_version or base
-    verify += nodes.Text(f"Verify: {status.entries} entries locked and current for torch {locked}")
-    if status.releases:
-        verify += nodes.Text("; in other releases:")
+    verify += nodes.Text(f"checked against torch {locked}: {status.entries}/{status.entries} current")
     reports_dir = app.config.walkthrough_verify_reports.strip("/")
-    for release in status.releases:
-        chip = nodes.inline(classes=["wt-release", f"wt-{release.state}"])
-        docname = f"{reports_dir}/{release.release}"
-        if docname in app.env.found_docs:
-            chip += _doc_link(docname, release.release, ["wt-release-name"])
+    if status.releases and app.env.docname == app.config.root_doc:
+        verify += nodes.Text("; other releases: ")
+        target = VERIFY_PAGE if VERIFY_PAGE in app.env.found_docs else f"{reports_dir}/SUMMARY"
+        if target in app.env.found_docs:
+            verify += _doc_link(target, "see what drifted", ["wt-verify-link"])
         else:
-            chip += nodes.inline(release.release, release.release, classes=["wt-release-name"])
-        chip += nodes.Text(f" {release.text}")
-        verify += nodes.Text(" ")
-        verify += chip
+            verify += nodes.Text(", ".join(release.release for release in status.releases))
+    elif status.releases:
+        verify += nodes.Text("; in other releases:")
+        for index, release in enumerate(status.releases):
+            chip = nodes.inline(classes=["wt-release", f"wt-release-{release.state}"])
+            docname = f"{reports_dir}/{release.release}"
+            if docname in app.env.found_docs:
+                chip += _doc_link(docname, release.release, ["wt-release-name"])
+            else:
+                chip += nodes.inline(release.release, release.release, classes=["wt-release-name"])
+            chip += nodes.Text(f" {release.short}")
+            verify += nodes.Text(" " if index == 0 else " · ")
+            verify += chip
+    line += nodes.Text(" · ")
+    line += verify
     banner = nodes.container(classes=["wt-banner"])
     banner += line
     drift = _release_drift(app, app.env.docname)
     if drift is not None:
         banner += _release_line(app, drift)
-    banner += verify
     return banner
 
 
