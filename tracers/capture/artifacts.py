@@ -46,6 +46,11 @@ KEPT: dict[str, tuple[str, bool]] = {
     "aotautograd_cache_miss": ("cache", False),
     "aotautograd_cache_bypass": ("cache", False),
     "compilation_metrics": ("metrics", False),
+    # What torch logs for comparing ranks (torch/_inductor/debug.py): the collectives Inductor scheduled, its
+    # runtime estimate and output metadata per op, and the order graphs ran in (record_and_log_graph_execution_order).
+    "inductor_collective_schedule": ("distributed", True),
+    "inductor_runtime_and_tensor_meta": ("distributed", True),
+    "graph_execution": ("distributed", True),
     "dynamo_error": ("error", True),
     "symbolic_shape_specialization": ("shapes", False),
     "create_symbol": ("shapes", False),
@@ -181,6 +186,8 @@ class RecordTranslator:
         elif kind == "frame":
             details["user_frame"] = self._user_frame(metadata.get("stack") or details.get("stack") or [])
             details.pop("stack", None)
+        elif kind == "distributed" and payload:
+            payload = _compact_json(payload)  # torch indents it a value a line: several times the size
         elif kind == "shapes":
             # Each symbol record carries the whole Python stack that created it: kilobytes apiece.
             details.pop("stack", None)
@@ -274,6 +281,13 @@ def _idle_trace_handler(handler: logging.Handler) -> bool:
     at its first record)."""
     return (type(handler).__name__ == "LazyTraceHandler" and getattr(handler, "root_dir", None) is None
             and not getattr(handler, "stream", None))
+
+
+def _compact_json(payload: str) -> str:
+    try:
+        return json.dumps(json.loads(payload), separators=(",", ":"))
+    except ValueError:
+        return payload  # not JSON after all: kept as torch wrote it
 
 
 def _json_list(payload: str) -> list[Any]:

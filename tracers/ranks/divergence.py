@@ -1,5 +1,5 @@
-"""Where ranks part ways: each compile's signature per rank (inputs, guards, graphs, collectives, caches,
-recompile reasons), compared in compile order, the first difference first."""
+"""Where ranks part ways: each compile's signature per rank (inputs, guards, graphs, collectives, recompile
+reasons) and what torch logs for comparing ranks, compared in compile order, the first difference first, in words."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Trace
 
+from . import logged
 from .collectives import Collective, collectives_in
+from .difference import Difference, Divergence
+from .wording import guard_words, ids_text, input_words, ranks_text
+
+__all__ = ["Difference", "Divergence", "compare", "signatures", "user_line"]
 
 # Values that differ between processes without meaning anything: object ids and addresses in guards,
 # a rank's own GPU index.
@@ -62,40 +67,12 @@ ASPECTS: tuple[tuple[str, Callable[[CompileSignature], object], str], ...] = (
     ("collectives", lambda s: s.collectives,
      "different collectives inside the compiled graphs (kind, order or size): each rank waits for a "
      "partner operation the other never issues — under NCCL that is a hang until the watchdog's timeout"),
-    ("cache outcomes", lambda s: s.cache,
-     "different cache outcomes: one rank compiled from scratch while another loaded the result, so it "
-     "reaches the next collective later and the others wait for it"),
 )
+# Cache outcomes are compared over the whole run (logged.cache_patterns): ranks grouped by their pattern.
 PRESENCE = "compiled on some ranks only"
 PRESENCE_WHY = ("only some ranks compiled this: the others reused earlier code (their guards held) and went "
                 "on to the next collective, where they wait while these ranks compile; if the new graph's "
                 "collectives differ, they never meet")
-
-
-@dataclass(frozen=True)
-class Difference:
-    aspect: str
-    compile_id: str
-    groups: tuple[tuple[tuple[int, ...], str], ...]  # ranks that agree, and the value they agree on, in words
-    line: str | None
-    why: str
-
-    def ranks_text(self) -> str:
-        return "; ".join(f"{_ranks(ranks)}: {value}" for ranks, value in self.groups)
-
-
-@dataclass(frozen=True)
-class Divergence:
-    ranks: tuple[int, ...]  # the ranks compared (those with a trace)
-    differences: tuple[Difference, ...]  # in compile order, then aspect order
-
-    @property
-    def first(self) -> Difference | None:
-        return self.differences[0] if self.differences else None
-
-
-def _ranks(ranks: tuple[int, ...]) -> str:
-    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
 
 
 def user_line(artifacts: list[Artifact], compile_id: str) -> str | None:
@@ -161,31 +138,92 @@ def _describe(value: object, others: list[object]) -> str:
 
 
 def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None) -> Divergence:
-    """Compare every rank's compiles; ranks without a trace are left out (the merge names them).
-    ``facts``: each rank's analysis, when the caller has it already."""
-    facts = facts or {}
-    per_rank = {rank: signatures(trace, facts.get(rank)) for rank, trace in sorted(traces.items())}
+    """Compare every rank's compiles, then what torch logged for comparing ranks; ranks without a trace are left
+    out (the merge names them). ``facts``: each rank's analysis, when the caller has it already."""
+    facts = {rank: (facts or {}).get(rank) or analyze(trace) for rank, trace in sorted(traces.items())}
+    per_rank = {rank: signatures(trace, facts[rank]) for rank, trace in sorted(traces.items())}
     ranks = tuple(per_rank)
     all_ids = sorted({cid for sigs in per_rank.values() for cid in sigs}, key=sort_key)
+
+    def line_of(cid: str) -> str | None:
+        return next((per_rank[rank][cid].line for rank in ranks if cid in per_rank[rank] and per_rank[rank][cid].line),
+                    None)
+
     differences: list[Difference] = []
+    absent: list[tuple[str, tuple[int, ...]]] = []  # compile ids some ranks lack, with the ranks that have them
     for cid in all_ids:
         having = tuple(rank for rank in ranks if cid in per_rank[rank])
-        line = next((per_rank[rank][cid].line for rank in having if per_rank[rank][cid].line), None)
         if len(having) < len(ranks):
-            missing = tuple(rank for rank in ranks if rank not in having)
-            reasons = _group({rank: per_rank[rank][cid].recompile_reasons for rank in having})
-            groups = tuple((group, f"compiled {cid}" + (f", recompiling because {'; '.join(value)}" if value else ""))
-                           for group, value in reasons) + ((missing, "did not compile it"),)
-            differences.append(Difference(PRESENCE, cid, groups, line, PRESENCE_WHY))
+            absent.append((cid, having))
             continue
+        said_here: set[str] = set()
         for aspect, read, why in ASPECTS:
             values = {rank: read(per_rank[rank][cid]) for rank in ranks}
+            if aspect == "guards" and not all(values.values()):
+                continue  # a rank whose log holds no guards for it: nothing to compare, not a difference
             grouped = _group(values)
             if len(grouped) > 1:
                 described = tuple((group, _describe(value, [v for g, v in grouped if g != group]))
                                   for group, value in grouped)
-                differences.append(Difference(aspect, cid, described, line, why))
-    return Divergence(ranks, tuple(differences))
+                lines = _words(aspect, values)
+                if lines and set(lines) <= said_here:
+                    continue  # the guards say again what the inputs said
+                said_here.update(lines)
+                said = lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "") if lines else ""
+                differences.append(Difference(aspect, cid, described, line_of(cid), why, said, tuple(lines)))
+    differences += _presence(absent, ranks, per_rank, line_of)
+    logged_differences = [logged.schedules(traces, line_of), logged.cache_patterns(facts, line_of),
+                          logged.execution_order(traces, line_of), logged.tensor_meta(traces, line_of)]
+    estimates, estimates_note = logged.estimates(traces)
+    logged_differences.append(logged.estimate_difference(estimates, line_of))
+    differences += [found for found in logged_differences if found is not None]
+    order = {aspect: index for index, aspect in enumerate([PRESENCE, *(a for a, _, _ in ASPECTS)])}
+    differences.sort(key=lambda d: (not d.compile_id, sort_key(d.compile_id) if d.compile_id else (),
+                                    order.get(d.aspect, len(order))))
+    notes = tuple(note for note in (logged.waits_note(logged.missing_waits(traces)), estimates_note) if note)
+    return Divergence(ranks, tuple(differences), estimates, notes, _compared(traces))
+
+
+def _words(aspect: str, values: dict[int, object]) -> list[str]:
+    """The lines that differ, in words, for the aspects that can say them so."""
+    if aspect == "input tensor metadata":
+        return input_words(values)  # type: ignore[arg-type]
+    if aspect == "guards":
+        return guard_words(values)  # type: ignore[arg-type]
+    return []
+
+
+def _presence(absent: list[tuple[str, tuple[int, ...]]], ranks: tuple[int, ...], per_rank: dict,
+              line_of: Callable[[str], str | None]) -> list[Difference]:
+    """Compile ids only some ranks compiled, runs of them with the same ranks said once: ``ranks 1, 3 compiled
+    0/1–0/14 alone``."""
+    found: list[Difference] = []
+    runs: list[tuple[tuple[int, ...], list[str]]] = []
+    for cid, having in absent:
+        if runs and runs[-1][0] == having:
+            runs[-1][1].append(cid)
+        else:
+            runs.append((having, [cid]))
+    for having, ids in runs:
+        missing = tuple(rank for rank in ranks if rank not in having)
+        count = f"{len(ids)} compile{'s' if len(ids) != 1 else ''}"
+        said = f"{ranks_text(having)} compiled {ids_text(ids)} ({count}), which {ranks_text(missing)} did not"
+        reasons = [f"{cid} on {ranks_text(group)}: recompiling because {'; '.join(value)}" for cid in ids
+                   for group, value in _group({rank: per_rank[rank][cid].recompile_reasons for rank in having})
+                   if value]
+        groups = ((having, f"compiled {ids_text(ids)}"), (missing, "did not compile them"))
+        found.append(Difference(PRESENCE, ids[0], groups, line_of(ids[0]), PRESENCE_WHY, said, tuple(reasons)))
+    return found
+
+
+def _compared(traces: dict[int, Trace]) -> tuple[str, ...]:
+    """What torch's records let the ranks be compared on, beyond each compile's signature."""
+    names = {artifact.name for trace in traces.values() for artifact in trace.artifacts}
+    return tuple(words for name, words in ((logged.SCHEDULE, "collective schedules"),
+                                           (logged.EXECUTION, "graph execution order"),
+                                           (logged.ESTIMATES, "Inductor's runtime estimates and output metadata"),
+                                           ("inductor_output_code", "waits in the output code"))
+                 if name in names)
 
 
 def _group(values: dict[int, object]) -> list[tuple[tuple[int, ...], object]]:

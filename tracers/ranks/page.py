@@ -90,19 +90,56 @@ def _count(run) -> str:  # noqa: ANN001 - merge.MergedRun
 
 def _divergence(divergence: Divergence, esc) -> str:  # noqa: ANN001
     if len(divergence.ranks) < 2:
-        return '<p class="wt-note">Fewer than two ranks left a trace: nothing to compare.</p>'
+        return '<p class="wt-note">Fewer than two ranks left a trace: nothing to compare.</p>' + _notes(divergence, esc)
     first = divergence.first
     if first is None:
+        compared = "".join(f", {esc(what)}" for what in divergence.compared)
         return ('<p class="wt-rank-agree">No divergence: every rank compiled the same graphs with the same inputs, '
-                'guards, collectives and cache outcomes.</p>')
+                f'guards, collectives and cache outcomes{compared}.</p>' + _notes(divergence, esc)
+                + _estimates(divergence, esc))
     later = "".join(
-        f'<li><span class="wt-compile-id">{esc(d.compile_id)}</span> {esc(d.aspect)}: {esc(d.ranks_text())} '
-        f'<span class="wt-muted">at <code>{esc(d.line or "?")}</code></span></li>' for d in divergence.differences[1:])
+        f'<li>{_where(d, esc)}{esc(d.aspect)}: {esc(d.words)} '
+        f'<span class="wt-muted">at <code>{esc(d.line or "?")}</code></span>{_fold(d.detail, esc)}</li>'
+        for d in divergence.differences[1:])
     later = f'<p>Then:</p><ul class="wt-reasons">{later}</ul>' if later else ""
-    return (f'<div class="wt-rank-diverge"><p><strong>Ranks diverge</strong> — first at compile '
-            f'<span class="wt-compile-id">{esc(first.compile_id)}</span>, {esc(first.aspect)}, at '
-            f'<code>{esc(first.line or "an unknown line")}</code>: {esc(first.ranks_text())}.</p>'
-            f'<p class="wt-note">{esc(first.why)}</p>{later}</div>')
+    return (f'<div class="wt-rank-diverge"><p><strong>Ranks diverge</strong> — first at {_where(first, esc)}'
+            f'{esc(first.aspect)}, at <code>{esc(first.line or "an unknown line")}</code>:</p>'
+            f'<p class="wt-rank-first">{esc(first.words)}</p>{_fold(first.detail, esc)}'
+            f'<p class="wt-note">{esc(first.why)}</p>{later}</div>' + _notes(divergence, esc)
+            + _estimates(divergence, esc))
+
+
+def _where(difference, esc) -> str:  # noqa: ANN001 - difference.Difference, text.esc
+    if not difference.compile_id:
+        return ""
+    return f'compile <span class="wt-compile-id">{esc(difference.compile_id)}</span>, '
+
+
+def _fold(lines: tuple[str, ...], esc) -> str:  # noqa: ANN001
+    """The lines that differ, behind a fold (never the whole guard set or every input)."""
+    if not lines:
+        return ""
+    items = "".join(f"<li><code>{esc(line)}</code></li>" for line in lines)
+    return (f'<details class="wt-rank-lines"><summary>{len(lines)} line{"s" if len(lines) != 1 else ""} that '
+            f'differ</summary><ul>{items}</ul></details>')
+
+
+def _notes(divergence: Divergence, esc) -> str:  # noqa: ANN001
+    return "".join(f'<p class="wt-flag">{esc(note)}</p>' for note in divergence.notes)
+
+
+def _estimates(divergence: Divergence, esc) -> str:  # noqa: ANN001
+    """Inductor's runtime estimate of each graph on every rank, and how far apart the ranks are."""
+    if not divergence.estimates:
+        return ""
+    ranks = [rank for rank, _ in divergence.estimates[0].by_rank]
+    head = "".join(f"<th>rank {rank}</th>" for rank in ranks)
+    rows = "".join(
+        f'<tr><th scope="row">{esc(e.compile_id)}</th>'
+        + "".join(f"<td>{ns / 1e6:.3f} ms</td>" for _, ns in e.by_rank)
+        + f"<td>{e.spread_ns / 1e6:.3f} ms</td></tr>" for e in divergence.estimates)
+    return (f'<details class="wt-rank-estimates"><summary>Inductor\'s runtime estimates per graph</summary>'
+            f'<table class="wt-compiles"><tr><th>graph</th>{head}<th>spread</th></tr>{rows}</table></details>')
 
 
 def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001

@@ -73,7 +73,8 @@ def report(run: MergedRun) -> RankReport:
 
 def as_json(result: RankReport) -> dict[str, Any]:
     """The summary as data, kept in the merged trace's metadata."""
-    differences = [{"compile_id": d.compile_id, "aspect": d.aspect, "line": d.line, "why": d.why,
+    differences = [{"compile_id": d.compile_id, "aspect": d.aspect, "line": d.line, "why": d.why, "said": d.words,
+                    "detail": list(d.detail),
                     "groups": [{"ranks": list(ranks), "value": value} for ranks, value in d.groups]}
                    for d in result.divergence.differences]
     slowest = {stage: result.slowest(stage) for stage in result.stages}
@@ -91,7 +92,7 @@ def markers(result: RankReport) -> tuple[Marker, ...]:
         return ()
     _, rank, ns = min(starts)
     return (Marker(rank, ns, f"first divergence: compile {first.compile_id}, {first.aspect}",
-                   {"ranks": first.ranks_text(), "line": first.line, "why": first.why}),)
+                   {"what": first.words, "ranks": first.ranks_text(), "line": first.line, "why": first.why}),)
 
 
 def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
@@ -133,20 +134,37 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
 
 def _divergence_lines(divergence: Divergence, style: Style) -> list[str]:
     if len(divergence.ranks) < 2:
-        return [style.dim("Divergence: fewer than two ranks left a trace; nothing to compare")]
+        return [style.dim("Divergence: fewer than two ranks left a trace; nothing to compare"), *_notes(divergence, style)]
     first = divergence.first
     if first is None:
+        compared = "".join(f", {what}" for what in divergence.compared)
         return [style.green(f"No divergence: ranks {', '.join(map(str, divergence.ranks))} compiled the same "
-                            "graphs with the same inputs, guards, collectives and cache outcomes")]
+                            f"graphs with the same inputs, guards, collectives and cache outcomes{compared}"),
+                *_notes(divergence, style)]
+    where = f"compile {first.compile_id}, " if first.compile_id else ""
     lines = [style.red(style.bold(f"Ranks diverge ({len(divergence.differences)} difference"
-                                  f"{'s' if len(divergence.differences) != 1 else ''}); first at compile "
-                                  f"{first.compile_id}, {first.aspect}")),
-             f"  at {first.line or 'an unknown line'}",
-             f"  {first.ranks_text()}",
-             style.dim(f"  {first.why}")]
+                                  f"{'s' if len(divergence.differences) != 1 else ''}); first at {where}"
+                                  f"{first.aspect}")),
+             f"  {_clip(first.words, 160)}"]
+    if first.line:
+        lines.append(f"  at {first.line}")
+    # a few of the lines that differ (the page has them all); never whole guard sets or every input
+    rest = first.detail[1:] if first.detail and first.words.startswith(first.detail[0]) else first.detail
+    lines += [f"    {_clip(line, 156)}" for line in rest[:_DETAIL_LINES]]
+    if len(rest) > _DETAIL_LINES:
+        lines.append(style.dim(f"    … {len(rest) - _DETAIL_LINES} more on the page"))
+    lines.append(style.dim(f"  {first.why}"))
     for difference in divergence.differences[1:]:
-        lines.append(f"  then [{difference.compile_id}] {difference.aspect}: {_clip(difference.ranks_text())}")
-    return lines
+        where = f"[{difference.compile_id}] " if difference.compile_id else ""
+        lines.append(f"  then {where}{difference.aspect}: {_clip(difference.words)}")
+    return lines + _notes(divergence, style)
+
+
+def _notes(divergence: Divergence, style: Style) -> list[str]:
+    return [style.yellow(f"  {_clip(note, 200)}") for note in divergence.notes]
+
+
+_DETAIL_LINES = 3  # lines that differ, printed under the first difference
 
 
 def _table_lines(result: RankReport, style: Style) -> list[str]:

@@ -1,0 +1,235 @@
+"""Ranks compared on what torch logs for it: collective schedules, cache hits and misses, graph execution order,
+Inductor's runtime estimates and output metadata, and collectives left without a wait in the output code."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tracers.analysis.trace_facts import TraceFacts
+from tracers.tracefile.compile_identity import sort_key
+from tracers.tracefile.events import Trace
+
+from .difference import Difference, Estimate
+from .wording import by_ranks, ranks_text
+
+SCHEDULE = "inductor_collective_schedule"  # the collectives Inductor scheduled in a graph, in order
+ESTIMATES = "inductor_runtime_and_tensor_meta"  # per op: estimated runtime and output shapes, strides, dtypes
+EXECUTION = "graph_execution"  # compile ids in the order their graphs ran (record_and_log_graph_execution_order)
+_WAIT = "wait_tensor"
+# A functional collective called in Inductor's output code: ``torch.ops._c10d_functional.all_reduce_.default(``.
+_CALL = re.compile(r"torch\.ops\._?c10d_functional\.(\w+)\.default\(")
+_COMMENT = re.compile(r"#[^\n]*")
+_SHOWN = 8  # ops listed per rank before "… N more"
+
+SCHEDULE_WHY = ("the ranks' compiled graphs issue collectives in another order or number: each waits for a "
+                "partner operation the other never issues (under NCCL a hang until the watchdog's timeout)")
+CACHE_WHY = ("one rank compiled from scratch while another loaded the result, so it reaches the next collective "
+             "later and the others wait for it")
+ORDER_WHY = "the ranks ran their compiled graphs in another order: their collectives meet in another order"
+META_WHY = "Inductor compiled ops with other output shapes, strides or dtypes: the ranks' tensors differ"
+ESTIMATE_WHY = "Inductor expects the ranks' graphs to take different times: the fast ranks wait for the slow"
+
+
+@dataclass(frozen=True)
+class MissingWaits:
+    rank: int
+    compile_id: str
+    collectives: int  # collectives the graph's output code issues
+    waits: int  # wait_tensor calls in it
+
+
+def short_op(op: str) -> str:
+    """``torch.ops._c10d_functional.all_reduce_.default`` -> ``all_reduce_``."""
+    parts = [part for part in str(op).split(".") if part not in ("torch", "ops", "default")]
+    return parts[-1] if parts else str(op)
+
+
+def _payloads(trace: Trace, name: str) -> list[tuple[str, Any]]:
+    """(compile id, parsed JSON payload) of each record of that name, in log order; unparsable ones skipped."""
+    found = []
+    for artifact in trace.artifacts:
+        if artifact.name == name and artifact.payload:
+            try:
+                found.append((artifact.compile_id or "", json.loads(artifact.payload)))
+            except ValueError:
+                continue
+    return found
+
+
+def _groups(values: dict[int, Any]) -> list[tuple[tuple[int, ...], Any]]:
+    """Ranks with equal values together, the largest group first."""
+    groups: list[tuple[list[int], Any]] = []
+    for rank, value in sorted(values.items()):
+        for members, known in groups:
+            if known == value:
+                members.append(rank)
+                break
+        else:
+            groups.append(([rank], value))
+    groups.sort(key=lambda group: (-len(group[0]), group[0]))
+    return [(tuple(members), value) for members, value in groups]
+
+
+def _first_index(sequences: Sequence[Sequence[Any]]) -> int:
+    """Where the sequences first differ (the shortest's length when one is a prefix of another)."""
+    for index in range(min(len(seq) for seq in sequences)):
+        if len({repr(seq[index]) for seq in sequences}) > 1:
+            return index
+    return min(len(seq) for seq in sequences)
+
+
+def _listed(items: Sequence[str]) -> str:
+    more = f", … {len(items) - _SHOWN} more" if len(items) > _SHOWN else ""
+    return ", ".join(items[:_SHOWN]) + more if items else "none"
+
+
+def _sequence_difference(aspect: str, per_rank: dict[int, list[tuple[str, str]]], what: str, unit: str,
+                         why: str, line_of: Callable[[str], str | None]) -> Difference | None:
+    """Ranks whose (compile id, item) sequences differ: grouped, and the first place they part, in words."""
+    groups = _groups({rank: [item for _, item in seq] for rank, seq in per_rank.items()})
+    if len(groups) < 2:
+        return None
+    index = _first_index([value for _, value in groups])
+    at = {ranks: (per_rank[ranks[0]][index] if index < len(per_rank[ranks[0]]) else None) for ranks, _ in groups}
+    compile_id = next((item[0] for item in at.values() if item is not None), "")
+    said = (f"{what}: {unit} {index + 1} is "
+            + by_ranks([(ranks, item[1] if item else "none (the sequence ended)") for ranks, item in at.items()])
+            + (f" (compile {compile_id})" if compile_id else ""))
+    detail = tuple(f"{ranks_text(ranks)}: {_listed(value)} ({len(value)})" for ranks, value in groups)
+    return Difference(aspect, compile_id, tuple((ranks, _listed(value)) for ranks, value in groups),
+                      line_of(compile_id), why, said, detail)
+
+
+def schedules(traces: dict[int, Trace], line_of: Callable[[str], str | None]) -> Difference | None:
+    """The collectives Inductor scheduled, all graphs in log order, per rank (waits left out: not collectives)."""
+    per_rank = {rank: [(cid, short_op(op)) for cid, ops in _payloads(trace, SCHEDULE) if isinstance(ops, list)
+                       for op in ops if op and short_op(op) != _WAIT] for rank, trace in traces.items()}
+    if not any(per_rank.values()):
+        return None
+    return _sequence_difference("collective schedule", per_rank, "collective schedules differ", "collective",
+                                SCHEDULE_WHY, line_of)
+
+
+def cache_patterns(facts: dict[int, TraceFacts], line_of: Callable[[str], str | None]) -> Difference | None:
+    """Each rank's cache hits and misses in compile order; ranks grouped by the pattern."""
+    per_rank = {rank: [(c.compile_id, f"{event.cache} {event.outcome} at {c.compile_id}") for c in fact.compiles
+                       for event in c.cache] for rank, fact in facts.items()}
+    if not any(per_rank.values()):
+        return None
+    found = _sequence_difference("cache hit/miss pattern", per_rank, "cache hits and misses differ", "lookup",
+                                 CACHE_WHY, line_of)
+    if found is None:
+        return None
+    counts = _groups({rank: _hit_miss(seq) for rank, seq in per_rank.items()})
+    return Difference(found.aspect, found.compile_id,
+                      tuple((ranks, value) for ranks, value in counts), found.line, found.why, found.said,
+                      found.detail)
+
+
+def _hit_miss(sequence: list[tuple[str, str]]) -> str:
+    hits = sum(1 for _, item in sequence if " hit at " in item)
+    misses = sum(1 for _, item in sequence if " miss at " in item)
+    other = len(sequence) - hits - misses
+    return f"{hits} hits, {misses} misses" + (f", {other} other" if other else "")
+
+
+def execution_order(traces: dict[int, Trace], line_of: Callable[[str], str | None]) -> Difference | None:
+    """The order each rank ran its compiled graphs in (torch logs it only when asked to record it)."""
+    per_rank = {}
+    for rank, trace in traces.items():
+        for _, payload in _payloads(trace, EXECUTION):
+            order = payload.get("graph_execution_order") if isinstance(payload, dict) else None
+            if isinstance(order, list):
+                ids = [str(item.get("compile_id")) for item in order if isinstance(item, dict)]
+                per_rank[rank] = [(cid, cid) for cid in ids]
+    if len(per_rank) < 2:
+        return None
+    return _sequence_difference("graph execution order", per_rank, "graphs ran in another order", "call",
+                                ORDER_WHY, line_of)
+
+
+def _ops(payload: Any) -> list[dict[str, Any]]:
+    ops = payload.get("ops") if isinstance(payload, dict) else None
+    return [op for op in ops if isinstance(op, dict)] if isinstance(ops, list) else []
+
+
+def tensor_meta(traces: dict[int, Trace], line_of: Callable[[str], str | None]) -> Difference | None:
+    """Inductor's output shapes, strides and dtypes per op, graph by graph; ranks grouped by them."""
+    per_rank = {}
+    for rank, trace in traces.items():
+        per_rank[rank] = [(cid, f"{op.get('name')} → " + "; ".join(_meta(out) for out in op.get("outputs") or []
+                                                                      if isinstance(out, dict)))
+                          for cid, payload in _payloads(trace, ESTIMATES) for op in _ops(payload)]
+    if not any(per_rank.values()):
+        return None
+    return _sequence_difference("Inductor tensor metadata", per_rank, "Inductor's output metadata differs", "op",
+                                META_WHY, line_of)
+
+
+def _meta(output: dict[str, Any]) -> str:
+    return f"{output.get('dtype')}{output.get('shape')}"
+
+
+def estimates(traces: dict[int, Trace]) -> tuple[tuple[Estimate, ...], str | None]:
+    """Each graph's estimated runtime on every rank, when all ranks have the same graphs; else why not."""
+    per_rank: dict[int, dict[str, float]] = {}
+    for rank, trace in traces.items():
+        for cid, payload in _payloads(trace, ESTIMATES):
+            total = sum(float(op.get("estimated_runtime_ns") or 0) for op in _ops(payload))
+            per_rank.setdefault(rank, {})[cid] = per_rank.get(rank, {}).get(cid, 0.0) + total
+    if not per_rank:
+        return (), None
+    graphs = {rank: frozenset(by_id) for rank, by_id in per_rank.items()}
+    if len(per_rank) < len(traces) or len(set(graphs.values())) > 1:
+        groups = _groups({rank: graphs.get(rank, frozenset()) for rank in traces})
+        return (), ("Inductor's runtime estimates are not compared: the ranks have different graphs ("
+                    + "; ".join(f"{ranks_text(ranks)}: {len(ids)} graph{'s' if len(ids) != 1 else ''} with estimates"
+                                for ranks, ids in groups) + ")")
+    ids = sorted(next(iter(graphs.values())), key=sort_key)
+    return tuple(Estimate(cid, tuple((rank, per_rank[rank][cid]) for rank in sorted(per_rank))) for cid in ids), None
+
+
+def estimate_difference(found: tuple[Estimate, ...], line_of: Callable[[str], str | None]) -> Difference | None:
+    """The graph whose estimate differs most between ranks (shown to a microsecond: smaller is noise)."""
+    differing = [estimate for estimate in found if len({round(ns / 1000) for _, ns in estimate.by_rank}) > 1]
+    if not differing:
+        return None
+    worst = max(differing, key=lambda estimate: estimate.spread_ns)
+    groups = _groups({rank: _ms(ns) for rank, ns in worst.by_rank})
+    said = (f"Inductor's runtime estimate of graph {worst.compile_id} is " + by_ranks(groups)
+            + f" ({_ms(worst.spread_ns)} apart)")
+    detail = tuple(f"{e.compile_id}: " + by_ranks(_groups({rank: _ms(ns) for rank, ns in e.by_rank}))
+                   for e in differing)
+    return Difference("runtime estimates", worst.compile_id, tuple(groups), line_of(worst.compile_id),
+                      ESTIMATE_WHY, said, detail)
+
+
+def _ms(ns: float) -> str:
+    return f"{ns / 1e6:.3f} ms"
+
+
+def missing_waits(traces: dict[int, Trace]) -> tuple[MissingWaits, ...]:
+    """Graphs whose output code issues more collectives than it waits for (comments left out)."""
+    found = []
+    for rank, trace in traces.items():
+        for artifact in trace.artifacts:
+            if artifact.name != "inductor_output_code" or not artifact.payload:
+                continue
+            calls = [match[1] for match in _CALL.finditer(_COMMENT.sub("", artifact.payload))]
+            waits = sum(1 for call in calls if call == _WAIT)
+            if len(calls) - waits > waits:
+                found.append(MissingWaits(rank, artifact.compile_id or "?", len(calls) - waits, waits))
+    return tuple(sorted(found, key=lambda item: (sort_key(item.compile_id), item.rank)))
+
+
+def waits_note(found: tuple[MissingWaits, ...]) -> str | None:
+    if not found:
+        return None
+    parts = [f"{item.compile_id} on rank {item.rank}: {item.collectives} collective"
+             f"{'s' if item.collectives != 1 else ''}, {item.waits} wait{'s' if item.waits != 1 else ''} "
+             f"({item.collectives - item.waits} missing)" for item in found]
+    return "Output code that issues collectives it never waits for: " + "; ".join(parts)

@@ -1,0 +1,159 @@
+"""Differences between ranks said as the user would say them: the argument, its shape or dtype on each rank."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from tracers.tracefile.compile_identity import sort_key
+
+# A placeholder's metadata as Dynamo prints it in a graph's signature: ``i64[4, 128][128, 1]cuda:0``
+# (dtype, shape, stride, device; torch/fx/graph.py's _format_target / the "f32[...]" annotations).
+_TENSOR_META = re.compile(r"^(?P<dtype>\w+)\[(?P<shape>[^\]]*)\]\[(?P<stride>[^\]]*)\](?P<device>.*)$")
+# A tensor guard: ``TENSOR_MATCH: check_tensor(L['x'], Tensor, DispatchKeySet(...), torch.float32,
+# device=None, requires_grad=False, size=[2, 2], stride=[2, 1])`` (torch/_dynamo/guards.py).
+_TENSOR_GUARD = re.compile(r"check_tensor\((?P<source>[^,]+), \w+, DispatchKeySet\([^)]*\), torch\.(?P<dtype>\w+), "
+                           r"device=(?P<device>[^,]+), requires_grad=(?P<grad>\w+), size=\[(?P<shape>[^\]]*)\], "
+                           r"stride=\[(?P<stride>[^\]]*)\]")
+# A guard on a value: ``EQUALS_MATCH: L['n'] == 3`` (also ``___check_obj_id(L['m'], 140…) `` is not one: ids differ
+# anyway and are made steady before comparing).
+_VALUE_GUARD = re.compile(r"^[A-Z_]+: (?P<source>[LG]\[[^=]*?) == (?P<value>.+?)(?:\s+#.*)?$")
+_TREE = re.compile(r"^[|\s]*\+-\s*")  # the guard tree's drawing before each guard
+_SOURCE_PART = re.compile(r"\['([^']+)'\]|\.(\w+)|\[(\d+)\]")
+_CONTAINERS = frozenset({"L", "G", "_modules", "_parameters", "_buffers", "kwargs", "args", "__dict__"})
+_PLACEHOLDER_PARTS = (("_modules_", "."), ("_parameters_", "."), ("_buffers_", "."))
+
+
+def ranks_text(ranks: Sequence[int]) -> str:
+    """``rank 1``, ``ranks 0, 2``, ``ranks 0–4`` (a run of three or more)."""
+    ranks = sorted(ranks)
+    if len(ranks) > 2 and ranks[-1] - ranks[0] == len(ranks) - 1:
+        return f"ranks {ranks[0]}–{ranks[-1]}"
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
+
+
+def ids_text(compile_ids: Iterable[str]) -> str:
+    """``0/1–0/14`` for consecutive recompiles of one frame, else a list (``0/0, 1/0``)."""
+    ids = sorted(compile_ids, key=sort_key)
+    parts: list[list[str]] = []
+    for cid in ids:
+        frame, _, number = cid.rpartition("/")
+        if parts and number.isdigit():
+            last = parts[-1][-1]
+            last_frame, _, last_number = last.rpartition("/")
+            if last_frame == frame and last_number.isdigit() and int(last_number) + 1 == int(number):
+                parts[-1].append(cid)
+                continue
+        parts.append([cid])
+    return ", ".join(part[0] if len(part) == 1 else f"{part[0]}–{part[-1]}" for part in parts)
+
+
+def by_ranks(groups: Sequence[tuple[Sequence[int], str]]) -> str:
+    """``A on rank 0 and B on rank 1`` (values with the ranks that have them, the largest group first)."""
+    said = [f"{value} on {ranks_text(ranks)}" for ranks, value in groups]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def source_name(source: str) -> str:
+    """``L['kwargs']['input_ids']`` -> ``input_ids``; ``L['self']._modules['fc']._parameters['weight']`` ->
+    ``self.fc.weight``: the name the user wrote, without Dynamo's containers."""
+    parts = [key or attribute or f"[{index}]" for key, attribute, index in _SOURCE_PART.findall(source)]
+    named = [part for part in parts if part not in _CONTAINERS]
+    return ".".join(named).replace(".[", "[") or source.strip()
+
+
+def placeholder_name(name: str) -> str:
+    """``L_kwargs_input_ids_`` -> ``input_ids``, ``L_self_modules_fc_parameters_weight_`` -> ``self.fc.weight``."""
+    text = re.sub(r"^[LG]_", "", name).removesuffix("_")
+    text = re.sub(r"^(kwargs|args)_", "", text)
+    for part, dot in _PLACEHOLDER_PARTS:
+        text = text.replace(part, dot)
+    return text
+
+
+def _tensor_fields(meta: str) -> dict[str, str] | None:
+    match = _TENSOR_META.match(meta.strip())
+    if match is None:
+        return None
+    return {"shape": f"[{match['shape']}]", "dtype": match["dtype"], "stride": f"[{match['stride']}]",
+            "device": re.sub(r":\d+$", "", match["device"]) or "?"}
+
+
+def _field_words(name: str, fields_by_rank: dict[int, dict[str, str] | None], raw: dict[int, str]) -> str | None:
+    """``input_ids`` is [4, 128] on rank 0 and [4, 96] on rank 1: the first field that differs, in words."""
+    if all(fields is not None for fields in fields_by_rank.values()):
+        for field, verb in (("shape", "is"), ("dtype", "is"), ("stride", "has stride"), ("device", "is on"),
+                            ("requires_grad", "has requires_grad")):
+            values = {rank: fields.get(field) for rank, fields in fields_by_rank.items()}  # type: ignore[union-attr]
+            if len(set(values.values())) > 1:
+                return f"`{name}` {verb} " + by_ranks(_grouped(values))
+    if len(set(raw.values())) > 1:
+        return f"`{name}` is " + by_ranks(_grouped(raw))
+    return None
+
+
+def _grouped(values: dict[int, str | None]) -> list[tuple[tuple[int, ...], str]]:
+    groups: dict[str, list[int]] = {}
+    for rank, value in values.items():
+        groups.setdefault(str(value), []).append(rank)
+    return sorted(((tuple(ranks), value) for value, ranks in groups.items()), key=lambda item: (-len(item[0]), item[0]))
+
+
+def input_words(inputs_by_rank: dict[int, tuple[str, ...]]) -> list[str]:
+    """One line per graph input that differs between ranks (``name: meta`` entries, as the signature has them)."""
+    parsed = {rank: dict(entry.split(": ", 1) for entry in inputs if ": " in entry)
+              for rank, inputs in inputs_by_rank.items()}
+    names: list[str] = []
+    for inputs in parsed.values():
+        names += [name for name in inputs if name not in names]
+    lines = []
+    for name in names:
+        having = {rank: inputs[name] for rank, inputs in parsed.items() if name in inputs}
+        if len(having) < len(parsed):
+            lines.append(f"`{placeholder_name(name)}` is an input on {ranks_text(list(having))} only")
+            continue
+        said = _field_words(placeholder_name(name), {rank: _tensor_fields(meta) for rank, meta in having.items()},
+                            having)
+        if said:
+            lines.append(said)
+    return lines
+
+
+def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
+    """The guards that differ, in words: a tensor's shape, dtype or stride per rank from its TENSOR_MATCH, other
+    guards as the ranks that check them; the guard tree's own structure lines are left out."""
+    tensors: dict[str, dict[int, dict[str, str]]] = {}
+    values: dict[str, dict[int, str]] = {}
+    others: dict[str, set[int]] = {}
+    for rank, guards in guards_by_rank.items():
+        for line in guards:
+            text = _TREE.sub("", line)
+            match = _TENSOR_GUARD.search(text)
+            if match:
+                fields = {"shape": f"[{match['shape']}]", "dtype": match["dtype"], "stride": f"[{match['stride']}]",
+                          "device": match["device"], "requires_grad": match["grad"]}
+                tensors.setdefault(match["source"], {})[rank] = fields
+            elif (value := _VALUE_GUARD.match(text)) is not None:
+                values.setdefault(value["source"], {})[rank] = value["value"].strip()
+            elif text and not text.startswith(("GuardManager:", "DictGuardManager:", "RootGuardManager",
+                                               "TREE_GUARD_MANAGER", "DictSubclassGuardManager")):
+                others.setdefault(text, set()).add(rank)
+    lines = []
+    everyone = set(guards_by_rank)
+    for source, by_rank in tensors.items():
+        name = source_name(source)
+        if set(by_rank) != everyone:
+            lines.append(f"`{name}` is guarded as a tensor on {ranks_text(list(by_rank))} only")
+            continue
+        said = _field_words(name, dict(by_rank), {rank: str(sorted(fields.items())) for rank, fields in by_rank.items()})
+        if said:
+            lines.append(said)
+    for source, by_rank in values.items():
+        if set(by_rank) != everyone:
+            lines.append(f"`{source_name(source)}` is checked on {ranks_text(list(by_rank))} only")
+        elif len(set(by_rank.values())) > 1:
+            lines.append(f"`{source_name(source)}` is " + by_ranks(_grouped(dict(by_rank))))
+    for text, ranks in others.items():
+        if ranks != everyone:
+            lines.append(f"{ranks_text(sorted(ranks))} only: {text}")
+    return lines
