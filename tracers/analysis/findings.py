@@ -129,6 +129,9 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     found += _thrown_away(compiles, claimed)
     found += _cache_misses(trace, facts, compiles)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
+    from .runtime_findings import runtime_findings  # --vs-eager's; it builds on this module's Finding
+
+    problems += runtime_findings(trace)
     return problems + _ddp_splits(trace) + _dominant_stage(trace, facts)
 
 

@@ -35,16 +35,20 @@ class trace:  # noqa: N801 - used like a function: ``with tracers.trace():``, ``
     :param lines: count how often each line ran in the hooked torch functions (``lines_lock``: also
         inside the spans of a walkthrough lock file).
     :param inductor_ir: keep Inductor's IR before and after fusion.
+    :param vs_eager: time each call of what ``torch.compile`` returns inside the block (``t.runtime``); the eager
+        side needs the script run again with compile off: ``python -m tracers trace --vs-eager``.
+    :param profile: a ``torch.profiler`` pass over a few steady-state calls: kernel time by your line.
     :param name: what the trace is called (file names, page title); a decorated function's name by default.
     :param out: a directory: save the trace and its page there when the block ends.
     """
 
     def __init__(self, *, cache: str = "cold", device: str = "cpu", no_code: bool = False, deep: bool = False,
                  deep_min_us: float = 100.0, lines: bool = False, lines_lock: str | None = None,
-                 inductor_ir: bool = False, name: str | None = None, out: str | Path | None = None):
+                 inductor_ir: bool = False, vs_eager: bool = False, profile: bool = False, name: str | None = None,
+                 out: str | Path | None = None):
         self._configure(SessionOptions.from_flags(device=device, cache=cache, keep_code=not no_code, deep=deep,
                                               deep_min_us=deep_min_us, lines=lines, lines_lock=lines_lock,
-                                              inductor_ir=inductor_ir), name, out)
+                                              inductor_ir=inductor_ir, vs_eager=vs_eager, profile=profile), name, out)
 
     @classmethod
     def with_options(cls, options: SessionOptions, *, name: str | None = None, out: str | Path | None = None) -> trace:

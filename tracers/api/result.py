@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from tracers.analysis.by_code import ByCode, by_code
 from tracers.analysis.findings import Finding, findings
 from tracers.analysis.kernels import KernelMap, kernel_map
+from tracers.analysis.runtime import Runtime, runtime
 from tracers.analysis.trace_facts import GraphBreak as RecordedBreak
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.report.save import save_trace
@@ -229,6 +230,14 @@ class TraceResult:
         """Each kernel Inductor wrote (and each extern call) with its FX nodes, user lines and codegen time;
         ``t.kernels.by_line()`` goes the other way. Empty for a compile whose output came from a cache."""
         return kernel_map(self.trace)
+
+    @property
+    def runtime(self) -> Runtime | None:
+        """With ``--vs-eager`` or ``--profile`` (``tracers.trace(vs_eager=True, profile=True)``): each compiled
+        function's ``calls``, ``eager_ns`` and ``compiled_ns`` per steady call, ``speedup``, ``compile_ns``,
+        ``payback_calls``; and per profiled function the kernel time by user line (``profiles[i].lines``). A traced
+        block times the compiled calls only: the eager run re-runs a script (``python -m tracers trace --vs-eager``)."""
+        return runtime(self.trace)
 
     # -- renderings -----------------------------------------------------------------------
     def summary(self, color: bool = False) -> str:

@@ -13,6 +13,7 @@ from .by_code import render_by_code, render_kernels
 from .counts import render_counts
 from .findings import render_findings
 from .options import Links, RenderOptions
+from .runtime import render_runtime
 from .text import esc
 from .timeline import render_timeline
 from .tree import render_tree
@@ -94,6 +95,8 @@ def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
             html = render_by_code(trace)
         elif part == "kernels":
             html = render_kernels(trace)
+        elif part == "runtime":  # --vs-eager / --profile
+            html = render_runtime(trace)
         elif part == "artifacts":
             chosen = select(trace.artifacts, options.artifacts, options.compile_id)
             html = render_artifacts(chosen, trace.spans, facts, options.max_payload_chars,

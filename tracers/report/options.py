@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tracers.vocabulary.releases import REFERENCE_TORCH
 
 # Every part, in the personal page's order: answers first (findings, the compile table), records after.
-PARTS = ("findings", "counts", "timeline", "tree", "code", "kernels", "artifacts")
+PARTS = ("findings", "counts", "runtime", "timeline", "tree", "code", "kernels", "artifacts")
 # What a chapter's trace shows unless its directive asks for parts ("findings", and "code": compile time by your
 # code, asked for where a chapter explains them); the personal page shows every part.
 EMBED_PARTS = ("timeline", "tree", "counts", "artifacts")

@@ -10,7 +10,7 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.analysis.findings import findings
 from tracers.analysis.trace_facts import TraceFacts, TreeNode
 
-from . import by_code
+from . import by_code, runtime
 from .findings import PageUrl, render_findings
 from .style import Style, format_duration, style_for
 
@@ -95,6 +95,7 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                 lines.append(style.dim(f"{indent}skipped thanks to the cache: {', '.join(compile.skipped)}"))
 
     lines.extend(by_code.render(trace, style, _WIDTH))
+    lines.extend(runtime.render(trace, style, _WIDTH))  # --vs-eager / --profile
 
     lines.append("")
     lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "

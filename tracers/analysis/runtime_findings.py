@@ -1,0 +1,96 @@
+"""Findings from ``--vs-eager``: a compiled function slower than eager (and the likely cause), or one that never pays back."""
+
+from __future__ import annotations
+
+import re
+
+from tracers.tracefile.events import Trace
+
+from .findings import Explained, Finding
+from .frames import SourceLine
+from .runtime import FunctionProfile, FunctionSpeed, Runtime, runtime
+
+SLOWER = 1.05  # compiled at least this much slower than eager per call: not noise between two runs' medians
+TINY_NS = 100_000  # eager calls shorter than this are where a compiled call's fixed overhead shows
+MEASURED = Explained("chapters/17-measuring", "Measuring torch.compile", "your-script-compiled-vs-eager")
+_SITE = re.compile(r"^(?P<path>.*):(?P<line>\d+)$")
+
+
+def runtime_findings(trace: Trace, speed: Runtime | None = None) -> list[Finding]:
+    """Per compiled function timed in both runs: slower than eager, or compiled faster but not repaid in this run."""
+    speed = speed if speed is not None else runtime(trace)
+    if speed is None:
+        return []
+    profiles = {(profile.site, profile.order): profile for profile in speed.profiles}
+    found = []
+    for function in speed.compared:
+        profile = profiles.get((function.site, function.order))
+        if function.compiled_ns > function.eager_ns * SLOWER:  # type: ignore[operator]  # compared: both set
+            found.append(_slower(trace, function, profile))
+        elif not function.pays_back:
+            found.append(_not_repaid(function))
+    return found
+
+
+def per_call(ns: float) -> str:
+    """``15.4 µs``, ``4.26 ms``: a time per call, three figures."""
+    if ns >= 1e6:
+        return f"{ns / 1e6:.3g} ms"
+    if ns >= 1e3:
+        return f"{ns / 1e3:.3g} µs"
+    return f"{ns:.0f} ns"
+
+
+def _site(function: FunctionSpeed) -> SourceLine | None:
+    match = _SITE.match(function.site)
+    return SourceLine(match["path"], int(match["line"]), function.name) if match else None
+
+
+def _slower(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | None) -> Finding:
+    compiled, eager = function.compiled_ns or 0.0, function.eager_ns or 0.0
+    what = (f"`{function.name}` runs {compiled / eager:.1f}× slower compiled than eager: {per_call(compiled)} vs "
+            f"{per_call(eager)} per call over {function.steady_calls} steady calls ({function.timer})")
+    return Finding("slower-than-eager", what, function.steady_calls, function.compile_ids, 0.0,
+                   user_line=_site(function), advice=_cause(trace, function, profile), explained=MEASURED)
+
+
+def _cause(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | None) -> str:
+    """The likely cause, from what the trace and the profile show, most certain first."""
+    compiled, eager = function.compiled_ns or 0.0, function.eager_ns or 0.0
+    graphs = {artifact.compile_id for artifact in trace.artifacts
+              if artifact.name == "dynamo_output_graph" and artifact.compile_id in function.compile_ids}
+    causes = []
+    if profile is not None and profile.outside_ns is not None and profile.outside_ns > profile.call_ns / 2:
+        causes.append(f"most of a call is spent outside the compiled graphs ({per_call(profile.outside_ns)} of "
+                      f"{per_call(profile.call_ns)} profiled): guards, Dynamo's and AOTAutograd's wrappers, eager "
+                      "code at graph breaks")
+    if eager < TINY_NS:
+        causes.append(f"per-call overhead on tiny inputs: eager does the work in {per_call(eager)}, while every "
+                      f"compiled call also checks guards and goes through the compiled wrapper (here "
+                      f"{per_call(compiled - eager)} more per call); compile a larger piece of work, or leave this "
+                      "one eager")
+    if len(graphs) > 1 or len(function.compile_ids) > 1:
+        causes.append(f"graph-break gaps: its calls run {max(len(graphs), len(function.compile_ids))} compiled "
+                      "pieces with eager Python between them; fix the breaks (see the findings above)")
+    if function.timer == "cuda events":
+        replays = profile is not None and any(use.replays_per_call for use in profile.cudagraphs)
+        skips = sorted({reason for use in (profile.cudagraphs if profile else ()) for reason in use.skipped})
+        if not replays:
+            causes.append("CUDA graphs not used: every kernel is launched one by one from Python"
+                          + (f" (torch skipped them: {'; '.join(skips)})" if skips else
+                             "; mode=\"reduce-overhead\" records them once and replays them"))
+    if not causes:
+        causes.append("the compiled kernels themselves: --profile shows the kernel time by your line")
+    return "Likely: " + "; ".join(causes) + "."
+
+
+def _not_repaid(function: FunctionSpeed) -> Finding:
+    saved = function.saved_ns or 0.0
+    payback = function.payback_calls
+    what = (f"compiling `{function.name}` does not pay back within the run: {function.speedup:.2f}× faster per call "
+            f"({per_call(function.compiled_ns or 0)} vs {per_call(function.eager_ns or 0)}) saves {per_call(saved)} "
+            f"a call; its compile cost {function.compile_ns / 1e9:.2f} s, repaid after {payback:,} calls, and the run "
+            f"made {function.calls:,}")
+    return Finding("never-pays-back", what, function.calls, function.compile_ids, 0.0, user_line=_site(function),
+                   advice="Worth it for longer runs only; a warm cache (--cache warm) cuts the compile.",
+                   explained=MEASURED)
