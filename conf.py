@@ -24,9 +24,11 @@ extensions = [
     "walkthrough.sphinx.rank_traces",  # torch-ranks: a distributed run's ranks merged, divergence first (CPU/CUDA tabs)
     "walkthrough.sphinx.trace_diff",  # torch-trace-diff: the stage diff of two recordings (CPU vs CUDA, cold vs warm)
     "walkthrough.sphinx.measurements",  # torch-measure: recorded timings of eager vs compiled, table and charts
+    "walkthrough.sphinx.outputs",  # torch-output: what an example that runs its own processes printed (ch. 14)
     "walkthrough.toolbox.directive",  # toolbox-table, -costs, -output: the debugging tools compared (ch. 18)
     "walkthrough.sphinx.site",  # the pipeline map and each page's torch/verify banner
     "walkthrough.sphinx.releases",  # the version switcher and each release's "what changed" page
+    "walkthrough.sphinx.compare",  # release-compare: a recorded comparison of one script under two releases
 ]
 source_suffix = {".md": "markdown"}
 # Example programs and recorded traces are data the pages read, not pages. The recorded verify

@@ -1,4 +1,4 @@
-"""nox sessions: tests, docs, releases, trace, record, measure, verify, lock and bench, all against the reference torch."""
+"""nox sessions: tests, docs, releases, trace, record, compare, measure, verify, lock and bench, all against the reference torch."""
 
 from __future__ import annotations
 
@@ -79,6 +79,19 @@ def record(session: nox.Session) -> None:
     # Another release's venv is the site's business (walkthrough/releases/venvs.py); the tracer records in it.
     command = ["walkthrough", "record"] if "--torch" in session.posargs else ["tracers", "record"]
     session.run("python", "-m", *command, *session.posargs)
+
+
+@nox.session
+def compare(session: nox.Session) -> None:
+    """Trace one script under two torch releases and show what changed for it:
+    nox -s compare -- --torch 2.13.0 --torch 2.14.1 [--repeat 3] [--device cuda] [--cache warm] SCRIPT|-m MODULE [ARGS].
+
+    The reference release runs in this session's venv; another gets its own .venvs/torch-<release> (made once)."""
+    if not session.posargs:
+        session.error("usage: nox -s compare -- --torch A --torch B [OPTIONS] SCRIPT|-m MODULE [ARGS...]  "
+                      "(see python -m walkthrough compare --help)")
+    _install(session, "page")  # the comparison's page uses the trace page's styles (Pygments)
+    session.run("python", "-m", "walkthrough", "compare", *session.posargs)
 
 
 @nox.session

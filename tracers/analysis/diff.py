@@ -72,12 +72,17 @@ def label(trace: Trace) -> str:
     return f"{info.device} · torch {info.torch_version} · cache {info.cache_mode}"
 
 
+def kernel_names(code: str) -> tuple[str, ...]:
+    """Distinct kernel names in one piece of generated code, in order of appearance."""
+    return tuple(dict.fromkeys(_KERNEL.findall(code)))
+
+
 def kernels(trace: Trace) -> tuple[str, ...]:
     """Distinct kernel names defined in the generated code, in order of appearance."""
     seen: dict[str, None] = {}
     for artifact in trace.artifacts:
         if artifact.kind == "code" and artifact.payload:
-            for name in _KERNEL.findall(artifact.payload):
+            for name in kernel_names(artifact.payload):
                 seen.setdefault(name, None)
     return tuple(seen)
 

@@ -14,7 +14,7 @@ KIND_WORDS = {
     "recompile-limit": "the recompile limit",
     "thrown-away": "thrown-away compile work",
     "cache-miss": "a cache miss",
-    "slow-stage": "a dominant stage",
+    "slow-stage": "the dominant stage",
     "ddp-split": "DDPOptimizer's graph splits",
 }
 
@@ -35,6 +35,10 @@ class FindingChange:
         """The change in words, e.g. ``a graph break appeared under 2.14.1 at model.py:12: …``."""
         noun = KIND_WORDS.get(self.kind, self.kind)
         at = f" at {self.where}" if self.where else ""
+        if self.kind == "slow-stage" and self.change != "changed":  # one stage stands out, or no longer does
+            if self.change == "appeared":
+                return f"{self.where or 'one stage'} became the dominant stage under {b}: {self.b_what}"
+            return f"{self.where or 'one stage'} is no longer the dominant stage under {b} (under {a}: {self.a_what})"
         if self.change == "appeared":
             return f"{noun}{at} appeared under {b}: {self.b_what}"
         if self.change == "went away":

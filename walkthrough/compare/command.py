@@ -71,8 +71,16 @@ def _side(release: str, python: Path, runs: tuple, folder: Path) -> tuple[Releas
         raise CompareError(f"torch {release}: {exc}") from None
     info = traces[0].info
     kept = tuple(replace(run, trace=relative(run.trace, folder), output=relative(run.output, folder)) for run in runs)
-    side = ReleaseSide(release, info.torch_version, info.torch_git_sha, str(python), kept)
+    side = ReleaseSide(release, info.torch_version, info.torch_git_sha, _shown(python), kept)
     return side, Traced(side, traces)
+
+
+def _shown(python: Path) -> str:
+    """The interpreter as the report names it: from the working dir when it is under it (a release venv)."""
+    try:
+        return str(Path(python).absolute().relative_to(Path.cwd()))
+    except ValueError:
+        return str(python)
 
 
 def what_changed(result: Comparison, python_a: Path, python_b: Path) -> Comparison:

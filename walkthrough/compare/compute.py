@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tracers.analysis.by_code import by_code
-from tracers.analysis.diff import diff, kernels, run_counts
+from tracers.analysis.diff import diff, kernel_names, kernels, run_counts
 from tracers.analysis.findings import findings
 from tracers.analysis.findings_diff import findings_diff
 from tracers.analysis.kernels import kernel_map
@@ -52,27 +52,37 @@ def _code_runs(traced: Traced) -> list[dict[str, tuple[int, int]]]:
 
 
 def _graphs(a: Trace, b: Trace) -> tuple[GraphCode, ...]:
-    """Per compile id, the generated kernels, how many fuse several FX nodes, and the extern calls."""
-    sides = []
-    for trace in (a, b):
-        found: dict[str, list] = {}
-        for kernel in kernel_map(trace).kernels:
-            found.setdefault(kernel.compile_id, []).append(kernel)
-        sides.append(found)
+    """Per compile id: the kernels its output code defines, how many fuse several FX nodes, and the extern calls."""
+    sides = [_graph_sides(trace) for trace in (a, b)]
     out = []
     for compile_id in sorted(set(sides[0]) | set(sides[1]), key=sort_key):
-        cells = []
-        for found in sides:
-            kernels = found.get(compile_id)
-            if kernels is None:
-                cells.append((None, 0, 0))
-                continue
-            generated = [kernel for kernel in kernels if not kernel.extern]
-            cells.append((tuple(kernel.name for kernel in generated), sum(len(kernel.nodes) > 1 for kernel in generated),
-                          sum(kernel.extern for kernel in kernels)))
-        (a_names, a_fused, a_extern), (b_names, b_fused, b_extern) = cells
+        (a_names, a_fused, a_extern), (b_names, b_fused, b_extern) = (side.get(compile_id, (None, None, 0))
+                                                                      for side in sides)
         out.append(GraphCode(compile_id, a_names, b_names, a_fused, b_fused, a_extern, b_extern))
     return tuple(out)
+
+
+def _graph_sides(trace: Trace) -> dict[str, tuple[tuple[str, ...], int | None, int]]:
+    """compile id -> (kernel names, fused count or None when no codegen was seen, extern calls)."""
+    names: dict[str, dict[str, None]] = {}
+    for artifact in trace.artifacts:
+        if artifact.kind == "code" and artifact.payload and artifact.compile_id is not None:
+            found = names.setdefault(artifact.compile_id, {})
+            for name in kernel_names(artifact.payload):
+                found.setdefault(name, None)
+    mapped: dict[str, list] = {}
+    for kernel in kernel_map(trace).kernels:
+        mapped.setdefault(kernel.compile_id, []).append(kernel)
+    out = {}
+    for compile_id in set(names) | set(mapped):
+        known = mapped.get(compile_id, [])
+        codegen = {kernel.name: kernel for kernel in known if not kernel.extern and kernel.source == "codegen"}
+        listed = tuple(names.get(compile_id, {})) or tuple(codegen)
+        # Fusion is known only where the tracer saw codegen write each kernel (not from a cache's output code).
+        fused = sum(len(codegen[name].nodes) > 1 for name in listed) if listed and all(
+            name in codegen for name in listed) else (0 if not listed else None)
+        out[compile_id] = (listed, fused, sum(kernel.extern for kernel in known))
+    return out
 
 
 def _varied(a: Traced, b: Traced) -> tuple[str, ...]:

@@ -68,8 +68,8 @@ class TimedRow:
         ratio = self.ratio
         if ratio is None or abs(ratio - 1) < MOVED_SHARE or self.noise:
             return ""
-        return f"time {ratio:.2f}×" + (" (beyond the run-to-run spread)" if self.noise is False else
-                                       " (one run each: spread not measured)")
+        return f"time {ratio:.2f}×" + (", beyond the run-to-run spread" if self.noise is False else
+                                       ", one run each")
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,8 @@ class GraphCode:
     compile_id: str
     a_kernels: tuple[str, ...] | None
     b_kernels: tuple[str, ...] | None
-    a_fused: int  # generated kernels that compute more than one FX node
-    b_fused: int
+    a_fused: int | None  # generated kernels that compute more than one FX node; None: unknown (no codegen seen)
+    b_fused: int | None
     a_extern: int  # calls into a library kernel (e.g. a matmul) instead of generated code
     b_extern: int
 

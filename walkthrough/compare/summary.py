@@ -8,7 +8,8 @@ from tracers.tracefile.stages import STAGE_BY_ID
 
 from .model import Comparison, GraphCode, TimedRow
 
-TOP = 10  # functions, entries per stage and graphs listed; the page has them all
+TOP = 10  # functions and graphs listed; the page has them all
+TOP_ENTRIES = 5  # what-changed entries listed per stage
 
 
 def stage_title(stage: str) -> str:
@@ -36,10 +37,11 @@ def spread_note(comparison: Comparison) -> str:
             "than the larger side's run-to-run spread (slowest minus fastest run).")
 
 
-def graph_text(kernels: tuple[str, ...] | None, fused: int, extern: int) -> str:
+def graph_text(kernels: tuple[str, ...] | None, fused: int | None, extern: int) -> str:
     if kernels is None:
-        return "not compiled"
-    text = f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''} ({fused} fused)"
+        return "no generated code"
+    fusion = f"{fused} fused" if fused is not None else "fusion not seen: read from the output code"
+    text = f"{len(kernels)} kernel{'s' if len(kernels) != 1 else ''} ({fusion})"
     return text + (f", {extern} extern call{'s' if extern != 1 else ''}" if extern else "")
 
 
@@ -89,10 +91,11 @@ def render(comparison: Comparison, style: Style, written: list[str] = ()) -> str
     for stage in comparison.changes:
         lines.append(f"  {style.bold(stage_title(stage.stage))} ({stage.why}): {len(stage.entries)} changed, "
                      f"{stage.unchanged} the same")
-        for entry in stage.entries[:TOP]:
-            lines.append(f"    {entry.status:<10}{entry.kind:<8} {entry.name}")
-        if len(stage.entries) > TOP:
-            lines.append(style.dim(f"    … {len(stage.entries) - TOP} more on the page"))
+        for entry in stage.entries[:TOP_ENTRIES]:
+            name = entry.name if len(entry.name) <= 90 else entry.name[:89] + "…"
+            lines.append(f"    {entry.status:<10}{entry.kind:<8} {name}")
+        if len(stage.entries) > TOP_ENTRIES:
+            lines.append(style.dim(f"    … {len(stage.entries) - TOP_ENTRIES} more on the page"))
     if comparison.graphs:
         differing = [graph for graph in comparison.graphs if graph.differs]
         lines += ["", f"Generated code per compiled graph ({len(differing)} of {len(comparison.graphs)} differ):"]
