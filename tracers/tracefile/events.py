@@ -7,6 +7,11 @@ from typing import Any
 
 # Bumped when the trace file changes shape; readers refuse newer formats.
 FORMAT_VERSION = 1
+# Readers hold what they take to these: spans nest a few dozen deep in real traces (hook spans under torch's
+# regions), and the largest distributed jobs run tens of thousands of ranks. A number beyond is damage, and
+# would otherwise cost a slot (or a stack frame) each.
+MAX_NESTING = 256
+MAX_RANKS = 1 << 17
 
 DECOMPILED = "decompiled"  # the artifact kind of Dynamo's rewritten code as Python (capture/decompiled.py)
 
@@ -126,5 +131,5 @@ class Trace:
 
 def rank_of(info: RunInfo) -> int | None:
     """The trace's rank, or None for a single-process trace."""
-    rank: Any = (info.rank or {}).get("rank")
-    return rank if isinstance(rank, int) and not isinstance(rank, bool) else None
+    rank: Any = (info.rank or {}).get("rank") if isinstance(info.rank, dict) else None
+    return rank if isinstance(rank, int) and not isinstance(rank, bool) and 0 <= rank < MAX_RANKS else None
