@@ -18,6 +18,8 @@ BENCHMARKS = [
     [str(HERE / "verify_speed.py"), "2.15.0"],
     [str(HERE / "docs_build.py")],
     [str(HERE / "release_build.py")],
+    [str(HERE / "wheel_size.py")],
+    [str(HERE / "compare_speed.py"), "2.14.1"],
 ]
 
 

@@ -127,3 +127,28 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
     assert result.stderr.startswith("walkthrough: error: ") and message in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert not (tmp_path / ".venvs").exists() and not (tmp_path / "compare").exists()
+
+
+def test_a_release_that_cannot_be_had_is_one_line_before_anything_runs(tmp_path):
+    (tmp_path / "x.py").write_text("raise SystemExit('must not run')\n")
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+           "TORCH_WALKTHROUGH_CACHE": str(tmp_path / "cache")}
+    result = subprocess.run([sys.executable, "-m", "walkthrough", "compare", "--torch", "2.13.0", "--torch", "2.99.0",
+                             "x.py"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert result.returncode == 1, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("walkthrough: compare: torch 2.99.0: pip download failed") and "Traceback" not in result.stderr
+    assert "fetching torch 2.99.0" in result.stderr  # the download's progress is said before it fails
+    assert not (tmp_path / "compare").exists() and not (tmp_path / ".venvs").exists()
+
+
+def test_an_out_folder_holding_other_files_is_not_removed(tmp_path):
+    (tmp_path / "x.py").write_text("print('hi')\n")
+    taken = tmp_path / "compare" / "x-2.13.0-vs-2.14.1"
+    taken.mkdir(parents=True)
+    (taken / "notes.txt").write_text("mine")
+    result = subprocess.run([sys.executable, "-m", "walkthrough", "compare", "--torch", "2.13.0", "--torch", "2.14.1",
+                             "x.py"], capture_output=True, text=True, cwd=tmp_path,
+                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2 and "holds other files (notes.txt)" in result.stderr
+    assert (taken / "notes.txt").read_text() == "mine"

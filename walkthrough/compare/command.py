@@ -21,7 +21,7 @@ from . import entries
 from .compute import Traced, comparison, moved_stages, relative
 from .model import Comparison, ReleaseSide, StageChanges, to_json
 from .page import PageLinks, render_page
-from .runs import CompareError, Program, trace_release
+from .runs import CompareError, Program, interpreter, trace_release
 from .summary import render
 
 DEFAULT_OUT = Path("compare")
@@ -56,6 +56,13 @@ def check(options: CompareOptions) -> None:
         raise UsageError(f"{program.script}: no such script")
     if options.out.exists() and not options.out.is_dir():
         raise UsageError(f"--out {options.out}: a file, not a directory")
+    folder = folder_for(options)
+    if folder.exists():
+        # A rerun replaces its own earlier comparison; a folder holding anything else is not ours to remove.
+        foreign = sorted(path.name for path in folder.iterdir() if path.name not in {*options.releases, REPORT, PAGE})
+        if foreign or not folder.is_dir():
+            raise UsageError(f"{folder}: exists and holds other files ({', '.join(foreign[:3]) or 'a file'}); "
+                             "move it or give another --out")
 
 
 def folder_for(options: CompareOptions) -> Path:
@@ -122,13 +129,13 @@ def run_compare(options: CompareOptions) -> int:
     check(options)
     folder = folder_for(options)
     if folder.exists():
-        shutil.rmtree(folder)  # a rerun replaces its own earlier comparison, never mixing old runs with new
-    sides, pythons = [], []
-    for release in options.releases:
-        python, runs = trace_release(release, options.program, folder / release, options.repeat)
-        side, traced = _side(release, python, runs, folder)
-        sides.append(traced)
-        pythons.append(python)
+        shutil.rmtree(folder)  # its own earlier comparison (check() made sure): old runs never mix with new
+    # Both releases' Pythons first: a release that cannot be had stops the command before anything is traced.
+    pythons = [interpreter(release) for release in options.releases]
+    sides = []
+    for release, python in zip(options.releases, pythons):
+        runs = trace_release(release, python, options.program, folder / release, options.repeat)
+        sides.append(_side(release, python, runs, folder)[1])
     program = options.program
     result = comparison(program.command, program.device, program.cache, sides[0], sides[1])
     print("comparing the walkthrough's entries of the stages that moved ...", file=sys.stderr, flush=True)

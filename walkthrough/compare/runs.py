@@ -81,9 +81,7 @@ def trace_once(python: Path, program: Program, folder: Path, label: str) -> Run:
     return Run(code, str(traces[-1]), str(output), round(seconds, 3))
 
 
-def trace_release(release: str, program: Program, folder: Path, repeat: int) -> tuple[Path, tuple[Run, ...]]:
-    """The script traced ``repeat`` times under the release, each run in ``folder/run<N>/``."""
-    python = interpreter(release)
-    runs = tuple(trace_once(python, program, folder / f"run{index}", f"torch {release} run {index}/{repeat}")
+def trace_release(release: str, python: Path, program: Program, folder: Path, repeat: int) -> tuple[Run, ...]:
+    """The script traced ``repeat`` times under the release (with its ``python``), each run in ``folder/run<N>/``."""
+    return tuple(trace_once(python, program, folder / f"run{index}", f"torch {release} run {index}/{repeat}")
                  for index in range(1, repeat + 1))
-    return python, runs
