@@ -14,7 +14,7 @@ from tracers.tracefile.events import Artifact, Trace
 from . import logged
 from .collectives import Collective, collectives_in
 from .difference import Difference, Divergence
-from .wording import guard_words, ids_text, input_words, ranks_text
+from .wording import collective_words, guard_words, ids_text, input_words, ranks_text
 
 __all__ = ["Difference", "Divergence", "compare", "signatures", "user_line"]
 
@@ -190,6 +190,8 @@ def _words(aspect: str, values: dict[int, object]) -> list[str]:
         return input_words(values)  # type: ignore[arg-type]
     if aspect == "guards":
         return guard_words(values)  # type: ignore[arg-type]
+    if aspect == "collectives":
+        return collective_words(values)  # type: ignore[arg-type]
     return []
 
 
@@ -211,7 +213,7 @@ def _presence(absent: list[tuple[str, tuple[int, ...]]], ranks: tuple[int, ...],
         reasons = [f"{cid} on {ranks_text(group)}: recompiling because {'; '.join(value)}" for cid in ids
                    for group, value in _group({rank: per_rank[rank][cid].recompile_reasons for rank in having})
                    if value]
-        groups = ((having, f"compiled {ids_text(ids)}"), (missing, "did not compile them"))
+        groups = ((having, f"compiled {ids_text(ids)}"), (missing, f"did not compile {'it' if len(ids) == 1 else 'them'}"))
         found.append(Difference(PRESENCE, ids[0], groups, line_of(ids[0]), PRESENCE_WHY, said, tuple(reasons)))
     return found
 

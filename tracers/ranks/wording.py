@@ -18,6 +18,7 @@ _TENSOR_GUARD = re.compile(r"check_tensor\((?P<source>[^,]+), \w+, DispatchKeySe
 # A guard on a value: ``EQUALS_MATCH: L['n'] == 3`` (also ``___check_obj_id(L['m'], 140…) `` is not one: ids differ
 # anyway and are made steady before comparing).
 _VALUE_GUARD = re.compile(r"^[A-Z_]+: (?P<source>[LG]\[[^=]*?) == (?P<value>.+?)(?:\s+#.*)?$")
+_STRIDE_DEVICE = re.compile(r"\[[^\]]*\](?:cuda|cpu)$")  # ``f32[64, 64][64, 1]cuda`` said as ``f32[64, 64]``
 _TREE = re.compile(r"^[|\s]*\+-\s*")  # the guard tree's drawing before each guard
 _SOURCE_PART = re.compile(r"\['([^']+)'\]|\.(\w+)|\[(\d+)\]")
 _CONTAINERS = frozenset({"L", "G", "_modules", "_parameters", "_buffers", "kwargs", "args", "__dict__"})
@@ -157,3 +158,16 @@ def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
         if ranks != everyone:
             lines.append(f"{ranks_text(sorted(ranks))} only: {text}")
     return lines
+
+
+def collective_words(collectives_by_rank: dict[int, tuple]) -> list[str]:
+    """``the compiled graph issues all_reduce f32[64, 64], all_reduce f32[64] on rank 1 and …``: each rank's
+    collectives in the last graph of the pipeline that holds any (what runs), said once per group of ranks."""
+    said: dict[int, str] = {}
+    for rank, collectives in collectives_by_rank.items():
+        last = collectives[-1].graph if collectives else None
+        ops = [f"{c.op} {_STRIDE_DEVICE.sub('', c.tensor)}" for c in collectives if c.graph == last]
+        said[rank] = ", ".join(ops) if ops else "no collective"
+    if len(set(said.values())) < 2:
+        return []
+    return [f"the compiled graphs issue {by_ranks(_grouped(dict(said)))}"]
