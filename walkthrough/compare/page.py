@@ -80,17 +80,17 @@ def render_counts(comparison: Comparison) -> str:
                    for what, ca, cb in comparison.counts)
     varied = (f'<p class="wt-note">Not the same in every run (the first run\'s shown): {esc(", ".join(comparison.varied))}'
               f'.</p>' if comparison.varied else "")
-    return (f'<table class="wt-diff-counts"><thead><tr><th></th><th>torch {esc(a)}</th><th>torch {esc(b)}</th></tr>'
-            f'</thead><tbody>{rows}</tbody></table>{varied}')
+    return (f'<h4>Counts (first run of each release)</h4><table class="wt-diff-counts"><thead><tr><th></th>'
+            f'<th>torch {esc(a)}</th><th>torch {esc(b)}</th></tr></thead><tbody>{rows}</tbody></table>{varied}')
 
 
 def render_findings_changes(comparison: Comparison) -> str:
     a, b = comparison.a.release, comparison.b.release
     if not comparison.findings:
-        return '<p class="wt-compare-findings">The findings are the same under both releases.</p>'
+        return '<h4>Findings</h4><p class="wt-compare-findings">The findings are the same under both releases.</p>'
     items = "".join(f'<li data-change="{esc(change.change)}" data-kind="{esc(change.kind)}">{esc(change.sentence(a, b))}'
                     f'</li>' for change in comparison.findings)
-    return f'<ul class="wt-compare-findings">{items}</ul>'
+    return f'<h4>Findings gained, lost or changed</h4><ul class="wt-compare-findings">{items}</ul>'
 
 
 def _finding(entry: Entry) -> Finding:
@@ -106,7 +106,7 @@ def _stage_changes(stage: StageChanges, comparison: Comparison, links: PageLinks
     where = f' · {" · ".join(built)}' if built else ""
     body = render_findings(tuple(map(_finding, stage.entries)), report) if stage.entries else \
         '<p class="wt-muted">None of its functions changed.</p>'
-    return (f'<details class="wt-compare-stage" data-stage="{esc(stage.stage)}" open><summary><strong>'
+    return (f'<details class="wt-compare-stage" data-stage="{esc(stage.stage)}"><summary><strong>'
             f'{esc(stage_title(stage.stage))}</strong>: {esc(stage.why)} · {len(stage.entries)} changed, '
             f'{stage.unchanged} the same{read}{where}</summary>{body}</details>')
 
@@ -115,8 +115,9 @@ def render_changes(comparison: Comparison, links: PageLinks) -> str:
     a, b = comparison.a, comparison.b
     report = Report(a.release, a.torch_git, b.release, b.torch_git, "", (), 0.0)
     note = f'<p class="wt-note">{esc(comparison.changes_note)}.</p>' if comparison.changes_note else ""
-    intro = (f'<p>The walkthrough\'s entries (hook targets, linked functions, excerpts, facts) for the stages whose '
-             f'time or behaviour moved, compared between torch {esc(a.release)} and {esc(b.release)}: '
+    intro = (f'<h4>What changed in torch where the time moved</h4><p>The walkthrough\'s entries (hook targets, '
+             f'linked functions, excerpts, facts) for the stages whose time or behaviour moved, compared between '
+             f'torch {esc(a.release)} and {esc(b.release)}: '
              f'{comparison.compared_entries} entries in all. Places link to torch\'s source at each commit.</p>')
     if not comparison.changes:
         return f'{intro}{note}<p class="wt-muted">No stage moved.</p>'
