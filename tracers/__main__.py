@@ -128,6 +128,10 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument("--site", metavar="URL_OR_DIR",
                         help="walkthrough site for chapter links (default: build/html if built here, else the "
                              "walkthrough built for the trace's torch in the user cache)")
+    report.add_argument("--source-root", dest="source_roots", action="append", metavar="DIR",
+                        help="a directory whose Python files a TORCH_TRACE log may name, read for the qualified "
+                             "names of compiled functions (repeatable; the current directory and the installed "
+                             "torch are allowed without it; no other file a log names is opened)")
 
     merge = commands.add_parser(
         "merge", help="merge the traces of a distributed run's ranks into one timeline",
@@ -251,7 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     if options.command == "measure":
         return _measure(options, argv if argv is not None else sys.argv[1:])
     if options.command == "report":
-        return _report(options.trace_file, options.out, options.open, options.site, options.run)
+        return _report(options.trace_file, options.out, options.open, options.site, options.run,
+                       options.source_roots)
     from .record_command import record
 
     return record(options.examples, options.device, cache=options.cache, lines_lock=LOCK_FILE if options.lines else None,
@@ -289,11 +294,13 @@ def _measure(options: argparse.Namespace, argv: list[str]) -> int:
         return 2
 
 
-def _report(trace_file: str, out: str | None, open_page: bool, site: str | None, run: int | None = None) -> int:
+def _report(trace_file: str, out: str | None, open_page: bool, site: str | None, run: int | None = None,
+            source_roots: list[str] | None = None) -> int:
     from pathlib import Path
 
     from tracers.ranks.merge import MergeError, is_merged_file
     from tracers.ranks.page import PageUnavailable
+    from tracers.tracefile.checked import Dropped
     from tracers.tracefile.chrome import TraceFileError, load
 
     from tracers.report.save import ReportUnavailable, open_in_browser, write_report
@@ -304,24 +311,37 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None,
     if looks_like_log(path):  # torch's own TORCH_TRACE log, or a directory of them (one per rank)
         from tracers.torchlogs.command import report_logs
 
-        return report_logs(path, out_dir, open_page, site, run)
+        return report_logs(path, out_dir, open_page, site, run, source_roots=tuple(source_roots or ()))
+    dropped = Dropped()
     try:
         if is_merged_file(path):  # a distributed run's merge: the multi-rank page
             from tracers.ranks.merge_command import merged_page
 
-            page = merged_page(path, out_dir, site)
+            page = merged_page(path, out_dir, site, dropped)
         else:
-            page = write_report(load(path), path, out_dir, site)
-    except (TraceFileError, ReportUnavailable, MergeError, PageUnavailable) as error:
+            trace = load(path, dropped)
+            _read_warning(path, dropped)
+            dropped.clear()
+            page = write_report(trace, path, out_dir, site)
+    except (TraceFileError, MergeError) as error:
+        print(f"report: {error}", file=sys.stderr)
+        return 2
+    except (ReportUnavailable, PageUnavailable) as error:
         print(f"report: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"report: cannot write the page: {error.strerror or error}", file=sys.stderr)
+        print(f"report: cannot write the page for {path}: {error.strerror or error}", file=sys.stderr)
         return 2
+    _read_warning(path, dropped)
     print(page)
     if open_page:
         open_in_browser(page)
     return 0
+
+
+def _read_warning(path, dropped) -> None:  # noqa: ANN001 - a Path and a tracefile.checked.Dropped
+    if dropped:
+        print(f"report: warning: {path}: left out what could not be used: {dropped.describe()}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from tracers.tracefile.atomic import write_text_atomic
-from tracers.tracefile.chrome import TOOL_KEY, TraceFileError, from_chrome, load, to_chrome
-from tracers.tracefile.events import Trace, rank_of
+from tracers.tracefile import checked
+from tracers.tracefile.checked import Dropped
+from tracers.tracefile.chrome import TOOL_KEY, TraceFileError, from_chrome, load, parse_json, to_chrome
+from tracers.tracefile.events import MAX_RANKS, Trace, rank_of
 from tracers.tracefile.names import TraceName, parse, rank_files
 from tracers.tracefile.scrub import scrub
 from tracers.vocabulary.releases import TOOL_VERSION
@@ -110,6 +112,8 @@ def find_rank_files(inputs: list[str]) -> list[Path]:
             files.extend(found)
         elif path.is_file():
             files.append(path)
+        elif path.exists():
+            raise MergeError(f"{text}: not a regular file (a pipe, device or socket): refused without reading it")
         else:
             raise MergeError(f"{text}: no such file or directory")
     return files
@@ -148,7 +152,8 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
     for path, trace, rank in loaded:
         if rank in by_rank:
             raise MergeError(f"{path}: rank {rank} twice (also {by_rank[rank].source}); merge one run at a time")
-        sizes.add(int(trace.info.rank["world_size"]))  # type: ignore[index]
+        size = trace.info.rank.get("world_size")  # type: ignore[union-attr]  (checked on reading: a whole number or None)
+        sizes.add(size if checked.is_int(size) else rank + 1)
         by_rank[rank] = RankTrace(rank, trace, path.name)
     if len(sizes) > 1:
         raise MergeError(f"the rank traces disagree on the world size ({', '.join(map(str, sorted(sizes)))})")
@@ -227,48 +232,74 @@ def is_merged(raw: Any) -> bool:
 def is_merged_file(path: Path) -> bool:
     """Whether ``path`` is a readable merged multi-rank trace (anything else: False, for the caller to report)."""
     try:
-        return is_merged(json.loads(Path(path).read_text(encoding="utf-8")))
-    except (OSError, ValueError, UnicodeDecodeError):
+        return is_merged(parse_json(Path(path), "trace file"))
+    except TraceFileError:
         return False
 
 
-def load_merged(path: Path) -> MergedRun:
-    """Read a merged file back into its ranks' traces; raises MergeError with one line otherwise."""
+def _number(value: Any, low: float, high: float) -> bool:
+    return checked.is_number(value) and low <= value <= high
+
+
+def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
+    """Read a merged file back into its ranks' traces; raises MergeError with one line otherwise. Ranks out of
+    range or named twice, and what each rank's trace holds that cannot be used, are left out (``dropped``)."""
+    dropped = Dropped() if dropped is None else dropped
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise MergeError(f"{path}: no such file") from None
-    except (ValueError, UnicodeDecodeError, IsADirectoryError) as error:
-        raise MergeError(f"{path}: not a readable merged trace: {error}") from None
+        raw = parse_json(Path(path), "trace file")
+    except TraceFileError as error:
+        raise MergeError(str(error)) from None
     if not is_merged(raw):
         raise MergeError(f"{path}: not a merged multi-rank trace (no {RANKS_KEY} metadata)")
     meta = raw["otherData"][RANKS_KEY]
-    if not isinstance(meta.get("format_version"), int) or meta["format_version"] > FORMAT_VERSION:
-        raise MergeError(f"{path}: merged format {meta.get('format_version')} is newer than this tool reads")
+    version = meta.get("format_version") if isinstance(meta, dict) else None
+    if not checked.is_int(version):
+        raise MergeError(f"{path}: merged format {version!r} is not a format version (a whole number)")
+    if version > FORMAT_VERSION:
+        raise MergeError(f"{path}: merged format {version} is newer than this tool reads ({FORMAT_VERSION})")
     try:
         events_by_pid: dict[int, list[dict[str, Any]]] = {}
         for event in raw["traceEvents"]:
-            events_by_pid.setdefault(event["pid"], []).append(event)
-        ranks = []
+            if isinstance(event, dict) and checked.is_int(event.get("pid")):
+                events_by_pid.setdefault(event["pid"], []).append(event)
+        ranks: list[RankTrace] = []
         offsets = {}
         for entry in raw["ranks"]:
-            rank = entry["rank"]
-            if "info" not in entry:
-                ranks.append(RankTrace(rank, None, entry.get("source", ""), entry.get("problem"), entry.get("process")))
+            rank = entry.get("rank") if isinstance(entry, dict) else None
+            if not (checked.is_int(rank) and 0 <= rank < MAX_RANKS) or any(held.rank == rank for held in ranks):
+                dropped["ranks out of range or named twice"] += 1
                 continue
-            shift = entry["shift_us"]
-            own = [{**event, "ts": round(event["ts"] - shift, 3)} if "ts" in event else event
+            source, problem, process = (_text(entry.get(key)) for key in ("source", "problem", "process"))
+            if "info" not in entry:
+                ranks.append(RankTrace(rank, None, source or "", problem, process))
+                continue
+            shift, origin = entry["shift_us"], entry["origin_ns"]
+            if not (_number(shift, 0, checked.MAX_RUN_US) and checked.is_int(origin)
+                    and abs(origin) <= checked.MAX_ORIGIN_NS):
+                dropped["ranks with a clock shift out of range"] += 1
+                ranks.append(RankTrace(rank, None, source or "", "its clock shift in the merged file is damaged",
+                                       process))
+                continue
+            own = [{**event, "ts": round(event["ts"] - shift, 3)} if checked.is_number(event.get("ts")) else event
                    for event in events_by_pid.get(rank, []) + events_by_pid.get(_DEEP_PID + rank, [])]
-            single = {"traceEvents": own, "otherData": {TOOL_KEY: entry["info"], "origin_ns": entry["origin_ns"]},
+            single = {"traceEvents": own, "otherData": {TOOL_KEY: entry["info"], "origin_ns": origin},
                       "artifacts": entry["artifacts"], "executed_lines": entry["executed_lines"]}
-            trace = from_chrome(single, f"{path} (rank {rank})")
-            offsets[rank] = round(shift * 1000) - entry["origin_ns"]
-            ranks.append(RankTrace(rank, trace, entry.get("source", ""), entry.get("problem"), entry.get("process")))
-        alignment = Alignment({rank.rank: offsets.get(rank.rank, 0) for rank in ranks}, meta["alignment"])
-        return MergedRun(meta["name"], meta["device"], meta["cache"], meta["world_size"], tuple(ranks), alignment,
-                         meta.get("kind", "ranks"))
+            trace = from_chrome(single, f"{path} (rank {rank})", dropped)
+            offsets[rank] = round(shift * 1000) - origin
+            ranks.append(RankTrace(rank, trace, source or "", problem, process))
+        world = meta["world_size"]
+        if not (checked.is_int(world) and 0 <= world <= MAX_RANKS):
+            dropped["world sizes out of range (the ranks found counted)"] += 1
+            world = sum(1 for rank in ranks if rank.process is None)
+        alignment = Alignment({rank.rank: offsets.get(rank.rank, 0) for rank in ranks}, str(meta["alignment"]))
+        kind = meta.get("kind", "ranks")
+        return MergedRun(str(meta["name"]), str(meta["device"]), str(meta["cache"]), world, tuple(ranks), alignment,
+                         kind if kind in ("ranks", "processes") else "ranks")
     except TraceFileError as error:
         raise MergeError(str(error)) from None
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise MergeError(f"{path}: merged trace is damaged ({type(error).__name__}: {error})") from None
 
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

@@ -8,6 +8,7 @@ from pathlib import Path
 from tracers.capture.options import TraceOptions
 from tracers.report.save import open_in_browser
 from tracers.terminal.style import style_for
+from tracers.tracefile.checked import Dropped
 from tracers.tracefile.names import parse
 
 from .merge import MergedRun, MergeError, find_rank_files, load_merged, load_run, write_merged
@@ -78,13 +79,14 @@ def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, 
     return _write(run, directory / run.file_name, options.page, options.quiet, options.site, options.open_page)
 
 
-def merged_page(path: Path, out_dir: Path | None, site: str | None = None) -> Path:
-    """``report MERGED.json``: the multi-rank page of a merge made earlier (here or on another machine).
+def merged_page(path: Path, out_dir: Path | None, site: str | None = None, dropped: Dropped | None = None) -> Path:
+    """``report MERGED.json``: the multi-rank page of a merge made earlier (here or on another machine). What the
+    file holds that cannot be used is left out and counted in ``dropped``.
 
     Raises MergeError or PageUnavailable (one line each) and OSError; the report command says them."""
     from .page import write_page
 
-    result = report(load_merged(path))
+    result = report(load_merged(path, dropped))
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
     return write_page(result, path, out_dir, site)

@@ -14,6 +14,7 @@ from tracers.terminal.summary import render, style_for
 from tracers.tracefile.chrome import load, write_atomic
 from tracers.tracefile.names import logs_merged_file_name
 
+from . import frames
 from .load import LoadedLogs, LogError, load_logs
 
 # torch stamps its regions with the wall clock (time since the epoch), on every rank alike
@@ -46,11 +47,12 @@ def from_log_line(loaded: LoadedLogs) -> str:
 
 
 def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site: str | None = None,
-                run: int | None = None) -> int:
+                run: int | None = None, source_roots: tuple[str, ...] = ()) -> int:
     """0 written; 2 nothing readable (one line says why). Damage and foreign files: one warning line.
-    ``run``: of ranks with several logs in the directory, the run-th by start time (default: the latest)."""
+    ``run``: of ranks with several logs in the directory, the run-th by start time (default: the latest).
+    ``source_roots``: directories whose sources a log may name (``--source-root``; frames.py)."""
     try:
-        loaded = load_logs(path, run=run)
+        loaded = load_logs(path, run=run, roots=frames.source_roots(source_roots))
     except LogError as error:
         print(f"report: {error}", file=sys.stderr)
         return 2

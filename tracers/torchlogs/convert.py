@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from pathlib import Path
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -12,8 +13,9 @@ from typing import Any
 
 from tracers.vocabulary.releases import TOOL_VERSION
 from tracers.capture.artifacts import RecordTranslator, compile_id_of, record_name
-from tracers.tracefile.compile_identity import CompileIdentity
-from tracers.tracefile.events import FORMAT_VERSION, Artifact, RunInfo, Span, Trace
+from tracers.tracefile.checked import depth_within, is_int, is_number
+from tracers.tracefile.compile_identity import CompileIdentity, plausible
+from tracers.tracefile.events import FORMAT_VERSION, MAX_NESTING, MAX_RANKS, Artifact, RunInfo, Span, Trace
 
 from .frames import frame_label
 from .records import CORRUPT, Problems, Record
@@ -33,6 +35,19 @@ CANNOT_GIVE = (
 _FRAME_STARTS = frozenset({"dynamo", "entire_frame_compile"})
 # Record kinds a log of a compiling program has on the reference torch; older releases lack some.
 EXPECTED_KINDS = ("chromium_event", "dynamo_start", "compilation_metrics", "torch_version")
+# torch stamps its regions with the wall clock, in µs since the epoch: a stamp outside 1970-2100 is damage (and
+# would place the run anywhere from year -29719 on); one more than MAX_REGION_US from the middle of the log's
+# regions is not of this run (a flipped digit) and is left out when the log is finished.
+EARLIEST_US, LATEST_US = 0, 4_102_444_800_000_000
+# One log's regions come in time order (torch logs each as it happens); threads may swap a few µs. A region
+# earlier than that before the latest one seen means records out of order (a log cut and pasted back wrongly).
+ORDER_SLACK_NS = 1_000_000
+MAX_REGION_US = 400 * 86_400 * 1_000_000  # a complete event's duration: more than 400 days is damage
+BAD_TIME = "record with a timestamp not finite or outside the run"
+BAD_RANK = "record with a rank out of range"
+OUT_OF_ORDER = "record out of time order"
+REPEATED = "repeated record"  # the same timed region again, and what follows it: a log with a copy of itself
+TOO_DEEP = f"record of a region nested more than {MAX_NESTING} deep"
 _UNKNOWN = "unknown"
 _NOT_LOGGED = "name not in the log"
 _THREAD_NAME = "torch (from its log)"
@@ -48,8 +63,9 @@ class Converted:
 class LogConverter:
     """Fed one log's records in order; ``finish`` gives the trace. Holds only the trace being built."""
 
-    def __init__(self, source: str, problems: Problems, keep_code: bool = True):
+    def __init__(self, source: str, problems: Problems, keep_code: bool = True, roots: tuple[Path, ...] = ()):
         self.source = source
+        self.roots = roots  # directories whose sources may name a frame's class (frames.py)
         self.problems = problems
         self.translator = RecordTranslator(keep_code)
         self.identity = CompileIdentity()
@@ -67,13 +83,18 @@ class LogConverter:
         self.rank: int | None = None
         self.pid = 0
         self.device = "cpu"
+        self.out_of_order = 0  # regions stamped before the latest seen: the log wants reading in time order
+        self._latest_ns = 0
+        self._seen: set[tuple[Any, ...]] = set()  # every region event: one seen again starts a repeat of the log
+        self._repeating = False  # inside a repeat: the records after a region seen already are its copies too
+        self._line = 0
 
     # -- records ---------------------------------------------------------------------------
     def feed(self, records: Iterable[Record]) -> None:
         for record in records:
             try:
                 self._record(record)
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError, OverflowError):
                 # a record whose shape this reader does not know (another release's, or damaged)
                 if not record.damaged:  # a damaged payload is counted once, where it was read
                     self.problems.note(CORRUPT, f"{self.source}:{record.line}")
@@ -81,12 +102,21 @@ class LogConverter:
     def _record(self, record: Record) -> None:
         metadata = record.metadata
         name = record_name(metadata)
-        self._kinds[name] += 1
-        self.pid = self.pid or record.pid
-        if isinstance(metadata.get("rank"), int):
-            self.rank = metadata["rank"]
+        self._line = record.line
         if name == "chromium_event":
             self._region(json.loads(record.payload or "{}"))
+        if self._repeating:
+            self.problems.note(REPEATED, f"{self.source}:{record.line}")
+            return
+        self._kinds[name] += 1
+        self.pid = self.pid or record.pid
+        if "rank" in metadata:
+            rank = metadata["rank"]
+            if is_int(rank) and 0 <= rank < MAX_RANKS:
+                self.rank = rank
+            else:
+                self.problems.note(BAD_RANK, f"{self.source}:{record.line}")
+        if name == "chromium_event":
             return
         if name == "torch_version" and record.payload:
             version = json.loads(record.payload)
@@ -101,13 +131,16 @@ class LogConverter:
         found = self.translator.translate(metadata, record.payload)
         if found is None:
             return
+        if not depth_within(found.details):
+            raise ValueError("metadata nested deeper than a record of torch's")
         span = self._open[-1] if self._open else None
-        compile_id = self.identity.qualify(found.torch_compile_id, span.stage if span else None)
+        torch_id = found.torch_compile_id if plausible(found.torch_compile_id) else None
+        compile_id = self.identity.qualify(torch_id, span.stage if span else None)
         compile_id = compile_id or (span.compile_id if span else None)
         if found.kind == "metrics" and compile_id and found.details.get("co_name"):
             details = found.details
             self._frames[compile_id] = frame_label(str(details["co_name"]), str(details.get("co_filename", "?")),
-                                                   details.get("co_firstlineno"))
+                                                   details.get("co_firstlineno"), self.roots)
         elif found.kind == "frame" and compile_id and compile_id not in self._frames:
             self._frames[compile_id] = self._frame_from_start(metadata)
         self.artifacts.append(Artifact(
@@ -120,7 +153,7 @@ class LogConverter:
         stack = (metadata.get("dynamo_start") or {}).get("stack") or metadata.get("stack") or [{}]
         last = stack[-1]
         filename = self.translator.filename(last.get("filename", "?"))
-        return frame_label(str(last.get("name", "?")), filename, last.get("line"))
+        return frame_label(str(last.get("name", "?")), filename, last.get("line"), self.roots)
 
     def _maybe_reset(self, torch_id: str | None) -> None:
         if torch_id is None or torch_id.startswith("!"):
@@ -132,16 +165,38 @@ class LogConverter:
 
     # -- torch's timed regions -------------------------------------------------------------
     def _region(self, event: dict[str, Any]) -> None:
-        phase, region = event.get("ph"), str(event.get("name", "?"))
-        ts_ns = round(float(event["ts"]) * 1000)
+        phase, region, ts = event.get("ph"), str(event.get("name", "?")), event.get("ts")
+        key = (phase, region, ts, event.get("pid"), event.get("tid"))
+        if key in self._seen:
+            self._repeating = True
+            return
+        self._repeating = False
+        self._seen.add(key)
+        if not (is_number(ts) and EARLIEST_US <= ts <= LATEST_US):
+            self.problems.note(BAD_TIME, f"{self.source}:{self._line}")
+            return
+        ts_ns = round(ts * 1000)
+        if phase in ("B", "E"):
+            if ts_ns < self._latest_ns - ORDER_SLACK_NS:
+                self.out_of_order += 1
+                self.problems.note(OUT_OF_ORDER, f"{self.source}:{self._line}")
+            self._latest_ns = max(self._latest_ns, ts_ns)
         self._last_ns = ts_ns
         if phase == "E":
             self._close(region, ts_ns)
             return
         if phase not in ("B", "X"):
             return  # instant events (cache state, automatic dynamic) repeat what the records say
+        duration = event.get("dur", 0) if phase == "X" else 0
+        if not (is_number(duration) and 0 <= duration <= MAX_REGION_US):
+            self.problems.note(BAD_TIME, f"{self.source}:{self._line}")
+            return
+        if len(self._open) >= MAX_NESTING:
+            self.problems.note(TOO_DEEP, f"{self.source}:{self._line}")
+            return
         raw = (event.get("args") or {}).get("compile_id")
         raw = None if raw in (None, "None") else str(raw)
+        raw = raw if plausible(raw) else None
         if region in _FRAME_STARTS:
             self._maybe_reset(raw)
         parent = self._open[-1] if self._open else None
@@ -153,7 +208,7 @@ class LogConverter:
         self.spans.append(span)
         self._raw_id[span.id] = raw
         if phase == "X":
-            span.end_ns = ts_ns + round(float(event.get("dur", 0)) * 1000)
+            span.end_ns = ts_ns + round(duration * 1000)
         else:
             self._open.append(span)
 
@@ -163,16 +218,44 @@ class LogConverter:
         target = target_of(region)
         for index in range(len(self._open) - 1, -1, -1):
             if self._open[index].target == target:
-                self._open.pop(index).end_ns = ts_ns
+                span = self._open.pop(index)
+                span.end_ns = max(ts_ns, span.start_ns)  # an end before its start (out of order): no negative time
                 return
 
     # -- result ----------------------------------------------------------------------------
+    def _within_the_run(self) -> None:
+        """Leave out regions that start far from the middle of the log's (their children move up to their parent),
+        cut ends far from it back to their start, and place artifacts stamped far from it at the middle."""
+        if not self.spans:
+            return
+        middle = sorted(span.start_ns for span in self.spans)[len(self.spans) // 2]
+        limit = MAX_REGION_US * 1000
+
+        def far(ns: int | None) -> bool:
+            return ns is not None and abs(ns - middle) > limit
+
+        gone = {span.id: span.parent for span in self.spans if far(span.start_ns)}
+        if gone:
+            self.problems.note(BAD_TIME, self.source, len(gone))
+            self.spans = [span for span in self.spans if span.id not in gone]
+        for span in self.spans:
+            seen = 0
+            while span.parent in gone and seen <= MAX_NESTING:  # moved up past parents left out
+                span.parent, seen = gone[span.parent], seen + 1
+            if far(span.end_ns):
+                span.end_ns = span.start_ns
+        for index, artifact in enumerate(self.artifacts):
+            if (artifact.ts_ns and far(artifact.ts_ns)) or artifact.span in gone:
+                self.artifacts[index] = replace(artifact, ts_ns=middle,
+                                                span=None if artifact.span in gone else artifact.span)
+
     def finish(self, file_name: str) -> Converted:
         unfinished = len(self._open)
         end = self._last_ns or 0
         for span in self._open:
-            span.end_ns, span.unfinished = end, True
+            span.end_ns, span.unfinished = max(end, span.start_ns), True
         self._open.clear()
+        self._within_the_run()
         # A compile that stopped before torch named its code (a hit recompile limit logs no co_name) is of the
         # same frame as its siblings: ``0/3`` recompiles the code of ``0/0`` (the part before the last ``/``).
         by_frame = {compile_id.rsplit("/", 1)[0]: label for compile_id, label in self._frames.items()}

@@ -3,28 +3,42 @@
 from __future__ import annotations
 
 import ast
+import importlib.util
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from tracers.vocabulary.reading import allowed_roots, read_source
 
 
-def frame_label(co_name: str, co_filename: str, first_line: int | None) -> str:
+def source_roots(given: tuple[str, ...] = ()) -> tuple[Path, ...]:
+    """Where a log's frames may be looked up: the directories given (``--source-root``), the current directory
+    (where the user runs ``report``: their scripts) and the site-packages of the torch installed here."""
+    spec = importlib.util.find_spec("torch")  # found, not imported
+    torch_home = Path(spec.origin).parent.parent if spec is not None and spec.origin else None
+    return allowed_roots(*given, Path.cwd(), torch_home)
+
+
+def frame_label(co_name: str, co_filename: str, first_line: Any, roots: tuple[Path, ...] = ()) -> str:
     """``Class.method (file.py:12)``: the live tracer names a frame by its code's qualified name, which a log
-    does not hold; when the file is here, its source gives the class (``<locals>.`` parts dropped alike)."""
-    name = _qualname_at(co_filename, first_line, co_name) if first_line else co_name
+    does not hold; when the file is a Python source under ``roots`` (directories the user allowed), its source
+    gives the class (``<locals>.`` parts dropped alike). No other file a log names is opened."""
+    if not (isinstance(first_line, int) and not isinstance(first_line, bool) and first_line > 0):
+        first_line = None
+    name = _definitions(co_filename, roots).get((first_line, co_name), co_name) if first_line and roots else co_name
     line = f":{first_line}" if first_line else ""
     return f"{name} ({co_filename.rsplit('/', 1)[-1]}{line})"
 
 
-def _qualname_at(filename: str, first_line: int, co_name: str) -> str:
-    return _definitions(filename).get((first_line, co_name), co_name)
-
-
 @lru_cache(maxsize=64)
-def _definitions(filename: str) -> dict[tuple[int, str], str]:
-    """(first line, name) -> qualified name of every function in a file; empty when it is not here."""
+def _definitions(filename: str, roots: tuple[Path, ...]) -> dict[tuple[int, str], str]:
+    """(first line, name) -> qualified name of every function in a file; empty when it is not an allowed source."""
+    text = read_source(filename, roots)
+    if text is None:
+        return {}
     try:
-        tree = ast.parse(Path(filename).read_text(encoding="utf-8"))
-    except (OSError, ValueError, SyntaxError):
+        tree = ast.parse(text)
+    except (ValueError, SyntaxError, RecursionError, MemoryError):
         return {}
     found: dict[tuple[int, str], str] = {}
 
@@ -40,5 +54,8 @@ def _definitions(filename: str) -> dict[tuple[int, str], str]:
             else:
                 visit(child, prefix)
 
-    visit(tree, "")
+    try:
+        visit(tree, "")
+    except RecursionError:  # an expression nested thousands deep: the names found so far
+        pass
     return found

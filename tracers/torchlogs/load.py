@@ -6,11 +6,16 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracers.tracefile.events import Trace
+from tracers.tracefile.events import MAX_RANKS, Trace
+from tracers.vocabulary.reading import ReadError, open_input
 
 from .convert import LogConverter
 from .files import LogFile, find_logs, is_log_name, rank_in_name
+from .frames import source_roots
+from .order import in_time_order
 from .records import Problems, is_record_line, open_log, read_records
+
+BAD_NAME_RANK = f"file name with a rank out of range (0-{MAX_RANKS - 1}): read as a process"
 
 
 class LogError(Exception):
@@ -57,6 +62,7 @@ class LoadedLogs:
     unreadable: tuple[str, ...] = ()  # logs without a single record
     left_out: tuple[str, ...] = ()  # another log of a rank (another run into the same directory)
     choices: tuple[RankChoice, ...] = ()  # which log of such a rank was read, and why
+    copies: tuple[tuple[str, str], ...] = ()  # (a log left out, the log it is a copy of): the same records
 
     @property
     def ranked(self) -> bool:
@@ -79,6 +85,8 @@ class LoadedLogs:
             runs = max(len(choice.others) + 1 for choice in self.choices)
             parts.append("; ".join(choice.describe() for choice in self.choices)
                          + f" (--run 1 … {runs} picks a run by when its log starts)")
+        if self.copies:
+            parts.append("; ".join(f"{copy} is a copy of {original} (left out)" for copy, original in self.copies))
         if self.foreign:
             shown = ", ".join(self.foreign[:5]) + (", …" if len(self.foreign) > 5 else "")
             parts.append(f"{_count(len(self.foreign), 'foreign file')} ignored ({shown})")
@@ -97,26 +105,49 @@ def looks_like_log(path: Path) -> bool:
         return True
     try:
         with open_log(path) as stream:
-            first = stream.readline(4096).decode("utf-8", "replace")
+            # a renamed log: a record among its first lines (its first may be damaged, or follow a BOM)
+            for _, line in zip(range(_FIRST_LINES), stream):
+                if is_record_line(line[:4096].decode("utf-8", "replace").rstrip("\r\n")):
+                    return True
     except (OSError, EOFError, zlib.error):
         return False
-    return is_record_line(first)
+    return False
 
 
-def load_log(path: Path, keep_code: bool = True) -> LoadedLog:
-    """One log read as a trace, streaming (memory bounded by the trace kept, not the log)."""
+_FIRST_LINES = 64  # how far into a file not named as a log a record is looked for (payloads run between records)
+
+
+class _AlreadyCounted(Problems):
+    """The problems of a first reading, read again in time order: counted once, by the first reading."""
+
+    def note(self, kind: str, where: str, count: int = 1) -> None:
+        pass
+
+
+def load_log(path: Path, keep_code: bool = True, roots: tuple[Path, ...] | None = None) -> LoadedLog:
+    """One log read as a trace, streaming (memory bounded by the trace kept, not the log). Records found out of
+    time order are read again, sorted by their timestamps (order.py). ``roots``: where a frame's source may be
+    read (frames.py; default: the current directory and the installed torch)."""
+    roots = source_roots() if roots is None else roots
     problems = Problems()
-    converter = LogConverter(path.name, problems, keep_code)
+    converter = LogConverter(path.name, problems, keep_code, roots)
     converter.feed(read_records(path, problems))
+    if converter.out_of_order:
+        converter = LogConverter(path.name, _AlreadyCounted(problems.counts, problems.first), keep_code, roots)
+        converter.feed(in_time_order(read_records(path, Problems())))
     converted = converter.finish(path.name)
     # The name wins: collected logs are renamed per rank, and a process may log another rank's number (tlparse
     # takes the name too); a record rank that disagrees is reported, never silently preferred.
     named = rank_in_name(path.name)
+    if named is not None and named >= MAX_RANKS:  # a slot is made for every rank below it: one number is no world
+        problems.note(BAD_NAME_RANK, path.name)
+        named = None
     rank = named if named is not None else converted.rank
     return LoadedLog(converted.trace, rank, path.name, problems, converted.missing_kinds, converted.rank)
 
 
-def load_logs(path: Path, keep_code: bool = True, run: int | None = None) -> LoadedLogs:
+def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
+              roots: tuple[Path, ...] | None = None) -> LoadedLogs:
     """A log file, or every log in a directory; raises LogError when nothing in it can be read. ``run``: of a
     rank with several logs, the run-th by when it starts (1: the earliest); default the latest."""
     if not path.exists():
@@ -125,10 +156,15 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None) -> Loa
         found = find_logs(path)
         files, foreign = found.logs, found.foreign
     else:
+        try:  # a FIFO, a device or a socket is refused at once, a file that cannot be read says why
+            open_input(path, "log").close()
+        except ReadError as error:
+            raise LogError(str(error)) from None
         files, foreign = (LogFile(path, rank_in_name(path.name)),), ()
+    roots = source_roots() if roots is None else roots
     readable, unreadable = [], []
     for log_file in files:
-        loaded = load_log(log_file.path, keep_code)
+        loaded = load_log(log_file.path, keep_code, roots)
         if loaded.trace.info.from_log and loaded.trace.info.from_log["records"]:
             readable.append((log_file, loaded))
         else:
@@ -137,10 +173,30 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None) -> Loa
         what = "no TORCH_TRACE log (dedicated_log_torch_trace_*.log)" if not files else "no readable TORCH_TRACE record"
         extra = f"; {_count(len(foreign), 'other file')} in it" if foreign else ""
         raise LogError(f"{path}: {what}{extra}")
+    readable, copies = _without_copies(readable)
     kept, choices = _one_per_rank(readable, run)
     logs = tuple(_numbered(kept))
     left_out = tuple(name for choice in choices for name in choice.others)
-    return LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices))
+    return LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies))
+
+
+def _without_copies(readable: list[tuple[LogFile, LoadedLog]]) -> tuple[list[tuple[LogFile, LoadedLog]],
+                                                                        list[tuple[str, str]]]:
+    """The logs less copies of another (``x.log`` beside its ``x.log.gz``, or collected twice): the same process,
+    records and times, to the nanosecond. Read twice, a copy would stand as a second process or run."""
+    seen: dict[tuple, str] = {}
+    kept, copies = [], []
+    for log_file, loaded in readable:
+        trace = loaded.trace
+        key = (loaded.rank, (trace.info.from_log or {}).get("pid"), (trace.info.from_log or {}).get("records"),
+               len(trace.spans), len(trace.artifacts), tuple((s.start_ns, s.end_ns) for s in trace.spans[:1]),
+               max((s.end_ns or 0 for s in trace.spans), default=0))
+        if key in seen:
+            copies.append((loaded.source, seen[key]))
+        else:
+            seen[key] = loaded.source
+            kept.append((log_file, loaded))
+    return kept, copies
 
 
 def _started(log_file: LogFile, loaded: LoadedLog) -> float:

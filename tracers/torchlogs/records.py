@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
@@ -12,6 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .streams import open_log
 
 # Each record is one glog-style line, ``V1125 14:43:24.891000 8597 torch/_dynamo/utils.py:2350] {json}``,
 # followed by its payload, one tab-prefixed line per payload line; ``has_payload`` is the payload's md5.
@@ -67,11 +68,6 @@ def is_record_line(text: str) -> bool:
     return _HEADER.match(text.rstrip("\n")) is not None
 
 
-def open_log(path: Path):
-    """The log's bytes, gunzipped when its name ends in ``.gz``."""
-    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
-
-
 def read_records(path: Path, problems: Problems) -> Iterator[Record]:
     """Every record of one log, in order; damage and oddities are counted in ``problems``. As tlparse reads a
     log: blank lines skipped, ``\\r\\n`` taken for ``\\n``, a payload whose md5 differs still read.
@@ -107,7 +103,7 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
         return Record(metadata, text, pid, first)
 
     try:
-        with open_log(path) as stream:
+        with open_log(path, problems) as stream:
             for raw in stream:
                 line_no += 1
                 text = raw.decode("utf-8", "replace")
@@ -141,13 +137,15 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
                 match = _HEADER.match(text)
                 try:
                     metadata = json.loads(match["json"]) if match else None
-                except ValueError:
+                except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python parses
                     metadata = None
                 if not isinstance(metadata, dict):
                     problems.note(TRUNCATED if not ended else CORRUPT, f"{name}:{line_no}")
                     in_corrupt_record = True
                     continue
-                pending = (metadata, int(match["pid"]), line_no)  # type: ignore[index]
+                pid = match["pid"]  # type: ignore[index]
+                # a pid of thousands of digits (damage) is past what int() converts: no pid, not a crash
+                pending = (metadata, int(pid) if len(pid) <= 18 else 0, line_no)
     except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError
         kind = TRUNCATED if isinstance(error, EOFError) else UNREADABLE
         problems.note(kind, f"{name}:{line_no + 1}" if line_no else name)

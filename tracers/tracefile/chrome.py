@@ -8,8 +8,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from tracers.vocabulary.reading import ReadError, read_text
+
+from . import checked
 from .atomic import write_text_atomic
-from .events import FORMAT_VERSION, Artifact, DeepEvent, RunInfo, Span, Trace
+from .checked import Dropped
+from .events import FORMAT_VERSION, Trace
 from .scrub import scrub
 
 TOOL_KEY = "torch_compile_walkthrough"  # marks files written by this tool
@@ -77,53 +81,58 @@ def write_atomic(trace: Trace, path: Path, keep_paths: bool = False) -> Path:
     return write_text_atomic(path, data)
 
 
-def load(path: Path) -> Trace:
-    """Read a trace this tool wrote; raises TraceFileError with a one-line reason otherwise."""
+def load(path: Path, dropped: Dropped | None = None) -> Trace:
+    """Read a trace this tool wrote; raises TraceFileError with a one-line reason otherwise. What the file holds
+    that cannot be used (a bad time, a cycle of parent links, a field of the wrong type) is left out and counted
+    in ``dropped``."""
+    return from_chrome(parse_json(Path(path), "trace file"), str(path), dropped)
+
+
+def parse_json(path: Path, what: str) -> Any:
+    """A JSON input file parsed whole (a regular file, of bounded size); raises TraceFileError saying why not."""
     try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TraceFileError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TraceFileError(f"{path}: is a directory, not a trace file") from None
+        return json.loads(read_text(path, what=what))
+    except ReadError as error:
+        raise TraceFileError(str(error)) from None
     except (ValueError, UnicodeDecodeError) as error:
         raise TraceFileError(f"{path}: not valid JSON (truncated or corrupt?): {error}") from None
-    return from_chrome(raw, str(path))
+    except RecursionError:
+        raise TraceFileError(f"{path}: not a {what} this tool reads: its JSON nests deeper than Python parses") from None
 
 
-def from_chrome(raw: Any, path: str) -> Trace:
-    """A trace from the JSON ``to_chrome`` made (``path`` names it in errors); raises TraceFileError."""
-    info = raw.get("otherData", {}).get(TOOL_KEY) if isinstance(raw, dict) else None
+def from_chrome(raw: Any, path: str, dropped: Dropped | None = None) -> Trace:
+    """A trace from the JSON ``to_chrome`` made (``path`` names it in errors); raises TraceFileError when it is
+    not one, and leaves out (counting in ``dropped``) what cannot be used (tracefile/checked.py)."""
+    dropped = Dropped() if dropped is None else dropped
+    other = raw.get("otherData") if isinstance(raw, dict) else None
+    info = other.get(TOOL_KEY) if isinstance(other, dict) else None
     if not isinstance(info, dict):
         raise TraceFileError(f"{path}: not a trace written by this tool (no {TOOL_KEY} metadata)")
     version = info.get("format_version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if not checked.is_int(version):
+        raise TraceFileError(f"{path}: trace format {version!r} is not a format version (a whole number)")
+    if version > FORMAT_VERSION:
         raise TraceFileError(
             f"{path}: trace format {version} is newer than this tool reads ({FORMAT_VERSION}); upgrade the tool"
         )
-    try:
-        origin = raw["otherData"].get("origin_ns", 0)
-        spans = [_span(event, origin) for event in raw["traceEvents"]
-                 if event.get("ph") == "X" and event.get("cat") != DEEP_CATEGORY]
-        deep_events = [DeepEvent(event["name"], event["tid"], origin + round(event["ts"] * 1000),
-                                 round(event["dur"] * 1000))
-                       for event in raw["traceEvents"] if event.get("cat") == DEEP_CATEGORY]
-        thread_names = {e["tid"]: e["args"]["name"] for e in raw["traceEvents"]
-                        if e.get("ph") == "M" and e.get("name") == "thread_name"}
-        for span in spans:
-            span.thread_name = thread_names.get(span.thread_id, str(span.thread_id))
-        artifacts = [Artifact(**item) for item in raw.get("artifacts", [])]
-        run_info = RunInfo(**{f.name: info[f.name] for f in dataclasses.fields(RunInfo) if f.name in info})
-        executed_lines = {path: {int(line): count for line, count in lines.items()}
-                          for path, lines in raw.get("executed_lines", {}).items()}
-    except (KeyError, TypeError, AttributeError, ValueError) as error:
-        raise TraceFileError(f"{path}: trace file is damaged ({type(error).__name__}: {error})") from None
+    events = raw.get("traceEvents")
+    if not isinstance(events, list):
+        raise TraceFileError(f"{path}: trace file is damaged (no list of traceEvents)")
+    origin = checked.origin_of(other, dropped)
+    events = [event for event in events if isinstance(event, dict)]
+    spans = [span for event in events if event.get("ph") == "X" and event.get("cat") != DEEP_CATEGORY
+             for span in (checked.span(event, origin, dropped),) if span is not None]
+    spans = checked.tree(spans, dropped)
+    deep_events = [deep for event in events if event.get("cat") == DEEP_CATEGORY
+                   for deep in (checked.deep_event(event, origin, dropped),) if deep is not None]
+    thread_names = {event.get("tid"): event["args"]["name"] for event in events
+                    if event.get("ph") == "M" and event.get("name") == "thread_name"
+                    and isinstance(event.get("args"), dict) and isinstance(event["args"].get("name"), str)}
+    for span in spans:
+        span.thread_name = thread_names.get(span.thread_id, str(span.thread_id))
+    items = raw.get("artifacts", [])
+    artifacts = [artifact for item in (items if isinstance(items, list) else [])
+                 for artifact in (checked.artifact(item, origin, dropped),) if artifact is not None]
+    run_info = checked.run_info(info, dropped)
+    executed_lines = checked.executed_lines(raw.get("executed_lines", {}), dropped)
     return Trace(run_info, spans, artifacts, deep_events, executed_lines)
-
-
-def _span(event: dict[str, Any], origin: int) -> Span:
-    args = event["args"]
-    start = origin + round(event["ts"] * 1000)
-    fields = {f.name for f in dataclasses.fields(Span)}
-    values = {key: value for key, value in args.items() if key in fields}
-    return Span(**{"parent": None, "compile_id": None, "frame": None, "error": None, **values,
-                   "thread_name": "", "start_ns": start, "end_ns": start + round(event["dur"] * 1000)})

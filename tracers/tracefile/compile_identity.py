@@ -15,7 +15,17 @@ RESET_TARGET = "torch._dynamo:reset"
 # compiles lazily on the first .backward()) it may belong to a compile made before the last reset.
 _STARTING_STAGES = frozenset({"frame", "bytecode", "guards", "graph", "compiled_autograd"})
 
-_QUALIFIED = re.compile(r"^r(\d+):(.*)$")
+_QUALIFIED = re.compile(r"^r(\d{1,18}):(.*)$")  # more digits than that: not one of ours (int() would refuse them)
+
+
+# What a compile id read from a file may be: torch's ids are short ASCII (``!1/0/0``, ``r2:3/1``); anything else
+# (thousands of digits, other scripts' digits that str.isdigit() accepts and int() may not) is damage.
+_PLAUSIBLE = re.compile(r"[\x21-\x7e]{1,64}")
+
+
+def plausible(value: object) -> bool:
+    """Whether ``value`` can be a compile id (a short ASCII string), as read from a trace or a log."""
+    return isinstance(value, str) and _PLAUSIBLE.fullmatch(value) is not None
 
 
 def qualified(torch_id: str, resets: int) -> str:
@@ -41,7 +51,7 @@ def sort_key(compile_id: str | None) -> tuple[int, ...]:
         return (1 << 30,)
     resets, own = split(compile_id)
     parts = own.lstrip("!").replace("_", "/").split("/")
-    return (resets, *(int(part) if part.isdigit() else 0 for part in parts))
+    return (resets, *(int(part) if part.isascii() and part.isdigit() and len(part) <= 18 else 0 for part in parts))
 
 
 class CompileIdentity:

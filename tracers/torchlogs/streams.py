@@ -1,0 +1,72 @@
+"""A log's bytes as lines: regular files only, gzip told by its first bytes, a leading BOM dropped, lines bounded."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+from typing import BinaryIO, Protocol
+
+from tracers.vocabulary.reading import open_input
+
+GZIP_MAGIC = b"\x1f\x8b"
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark, which an editor or a Windows copy puts before the first record
+# A line longer than this is cut (its record then fails its md5 or its JSON, and is counted): torch's longest lines
+# are a graph's or a kernel's source lines, far shorter; a file without newlines must not be held whole.
+MAX_LINE_BYTES = 64 << 20
+NOT_GZIP = "file named .gz that is not gzip (read as plain text)"
+CUT_LINE = f"line longer than {MAX_LINE_BYTES >> 20} MB (cut)"
+
+
+class Notes(Protocol):
+    def note(self, kind: str, where: str) -> None: ...
+
+
+class LogLines:
+    """The lines of an open log, each at most MAX_LINE_BYTES (the rest of a longer one skipped, the line counted)."""
+
+    def __init__(self, stream: BinaryIO, raw: BinaryIO, name: str, notes: Notes | None):
+        self._stream, self._raw, self._name, self._notes = stream, raw, name, notes
+
+    def __enter__(self) -> LogLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stream.close()
+        self._raw.close()  # a GzipFile leaves the file it reads open
+
+    def __iter__(self):  # noqa: ANN204 - an iterator of bytes lines
+        readline = self._stream.readline
+        number = 0
+        while True:
+            line = readline(MAX_LINE_BYTES)
+            if not line:
+                return
+            number += 1
+            if len(line) == MAX_LINE_BYTES and not line.endswith(b"\n"):
+                while (rest := readline(1 << 20)) and not rest.endswith(b"\n"):
+                    pass
+                if self._notes is not None:
+                    self._notes.note(CUT_LINE, f"{self._name}:{number}")
+                line += b"\n"
+            yield line
+
+    def readline(self, limit: int = -1) -> bytes:
+        return self._stream.readline(min(limit, MAX_LINE_BYTES) if limit >= 0 else MAX_LINE_BYTES)
+
+
+def open_log(path: Path, notes: Notes | None = None) -> LogLines:
+    """A log's lines, gunzipped when its first bytes say gzip (whatever its name: a log renamed either way is read,
+    a ``.gz`` that is not gzip noted); raises ReadError (an OSError) for anything but a regular file."""
+    raw = open_input(path, "log")
+    try:
+        stream: BinaryIO = raw
+        if raw.peek(2)[:2] == GZIP_MAGIC:  # type: ignore[attr-defined]  (a BufferedReader)
+            stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+        elif path.name.endswith(".gz") and notes is not None:
+            notes.note(NOT_GZIP, path.name)
+        if stream.peek(3)[:3] == BOM:  # type: ignore[attr-defined]
+            stream.read(3)
+    except BaseException:
+        raw.close()
+        raise
+    return LogLines(stream, raw, path.name, notes)

@@ -1,0 +1,265 @@
+"""A trace file's contents checked as they are read: types, finite times in the run's range, parent links without
+cycles, nesting depth; what fails is counted and left out, so a damaged or hostile file never raises or hangs."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections import Counter
+from typing import Any
+
+from . import compile_identity
+from .events import MAX_NESTING, MAX_RANKS, Artifact, DeepEvent, RunInfo, Span
+
+# A span, artifact or call more than this after the trace's first moment is not of this run (a compile job of a
+# year is not one trace): a flipped digit or an edited number, left out.
+MAX_RUN_US = 400 * 86_400 * 1_000_000
+MAX_ORIGIN_NS = 1 << 62  # the clock the spans were taken with, in ns: anything beyond is not a clock reading
+MAX_LINE = 10_000_000  # a line number in a source file
+MAX_METADATA_DEPTH = 32  # JSON nesting kept in an artifact's metadata (torch's records are 3 or 4 deep)
+
+
+class Dropped(Counter):
+    """What was left out while reading, by what it was: ``spans with a bad time`` -> how many."""
+
+    def describe(self) -> str:
+        return ", ".join(f"{count} {what}" for what, count in sorted(self.items()))
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    """A finite int or float (not a bool, not NaN or ±inf)."""
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and (isinstance(value, int) or math.isfinite(value)))
+
+
+def _time_us(value: Any, low: float = -1_000.0) -> bool:
+    """A time in µs from the trace's origin that lies in the run (a rounding's worth before its start allowed)."""
+    return is_number(value) and low <= value <= MAX_RUN_US
+
+
+def depth_within(value: Any, limit: int = MAX_METADATA_DEPTH) -> bool:
+    """Whether JSON-shaped ``value`` nests no deeper than ``limit`` (walked without recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        if depth > limit:
+            return False
+        stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
+    return True
+
+
+def origin_of(other: dict[str, Any], dropped: Dropped) -> int:
+    origin = other.get("origin_ns", 0)
+    if is_int(origin) and abs(origin) <= MAX_ORIGIN_NS:
+        return origin
+    dropped["bad clock origins (read as 0)"] += 1
+    return 0
+
+
+_SPAN_FIELDS = {f.name for f in dataclasses.fields(Span)}
+_OPTIONAL_TEXT = ("frame", "error", "skip_reason")
+
+
+def span(event: dict[str, Any], origin: int, dropped: Dropped) -> Span | None:
+    """A span from its ``X`` event, or None (counted) when a field it needs is missing, of the wrong type or out of
+    the run's range; a wrong optional field is dropped alone."""
+    args = event.get("args")
+    ts, dur = event.get("ts"), event.get("dur")
+    if not isinstance(args, dict):
+        dropped["spans without their fields"] += 1
+        return None
+    if not _time_us(ts) or not _time_us(dur, 0.0):
+        dropped["spans with a time not finite or outside the run"] += 1
+        return None
+    values = {key: value for key, value in args.items() if key in _SPAN_FIELDS}
+    target, stage = values.get("target"), values.get("stage")
+    if not (is_int(values.get("id")) and isinstance(target, str) and ":" in target and isinstance(stage, str)
+            and is_int(values.get("thread_id")) and is_int(values.get("depth")) and 0 <= values["depth"] <= MAX_NESTING):
+        dropped["spans without their fields"] += 1
+        return None
+    parent = values.get("parent")
+    if parent is not None and not is_int(parent):
+        values["parent"] = None
+        dropped["span fields of the wrong type"] += 1
+    if values.get("compile_id") is not None and not compile_identity.plausible(values["compile_id"]):
+        values["compile_id"] = None
+        dropped["span fields of the wrong type"] += 1
+    for key in _OPTIONAL_TEXT:
+        if values.get(key) is not None and not isinstance(values[key], str):
+            values[key] = None
+            dropped["span fields of the wrong type"] += 1
+    if not isinstance(values.get("unfinished", False), bool):
+        values["unfinished"] = bool(values["unfinished"])
+    start = origin + round(ts * 1000)
+    return Span(**{"parent": None, "compile_id": None, "frame": None, "error": None, **values,
+                   "thread_name": "", "start_ns": start, "end_ns": start + round(dur * 1000)})
+
+
+def deep_event(event: dict[str, Any], origin: int, dropped: Dropped) -> DeepEvent | None:
+    ts, dur = event.get("ts"), event.get("dur")
+    if not (isinstance(event.get("name"), str) and is_int(event.get("tid")) and _time_us(ts) and _time_us(dur, 0.0)):
+        dropped["Python calls with a bad field"] += 1
+        return None
+    return DeepEvent(event["name"], event["tid"], origin + round(ts * 1000), round(dur * 1000))
+
+
+def tree(spans: list[Span], dropped: Dropped) -> list[Span]:
+    """The spans with unique ids and parent links that end at a root within ``MAX_NESTING``: a later span of an id
+    seen already is left out, a link that closes a cycle or nests too deep is cut (the span becomes a root)."""
+    by_id: dict[int, Span] = {}
+    for item in spans:
+        if item.id in by_id:
+            dropped["spans of an id seen already"] += 1
+        else:
+            by_id[item.id] = item
+    depth_of: dict[int, int] = {}  # spans whose chain to a root is walked already: their depth
+    for item in by_id.values():
+        chain: list[Span] = []
+        on_chain: set[int] = set()
+        node, base = item, -1
+        while True:  # up the parent links until a root, a span walked already, or a span of this chain again
+            if node.id in depth_of:
+                base = depth_of[node.id]
+                break
+            if node.id in on_chain:
+                chain[-1].parent = None  # the link that closes the cycle
+                dropped["parent links cut (a cycle, or nested too deep)"] += 1
+                break
+            on_chain.add(node.id)
+            chain.append(node)
+            parent = by_id.get(node.parent) if node.parent is not None else None
+            if parent is None:
+                break
+            node = parent
+        for link in reversed(chain):
+            base += 1
+            if base > MAX_NESTING:
+                link.parent, base = None, 0
+                dropped["parent links cut (a cycle, or nested too deep)"] += 1
+            depth_of[link.id] = base
+    return list(by_id.values())
+
+
+_ARTIFACT_FIELDS = {f.name for f in dataclasses.fields(Artifact)}
+
+
+def artifact(item: Any, origin: int, dropped: Dropped) -> Artifact | None:
+    """An artifact from its JSON, or None (counted) when a field is missing or wrong."""
+    if not isinstance(item, dict):
+        dropped["artifacts with a bad field"] += 1
+        return None
+    values = {key: value for key, value in item.items() if key in _ARTIFACT_FIELDS}
+    ok = (is_int(values.get("id")) and isinstance(values.get("kind"), str) and isinstance(values.get("name"), str)
+          and (values.get("compile_id") is None or compile_identity.plausible(values["compile_id"])) and (values.get("span") is None or is_int(values["span"]))
+          and is_int(values.get("thread_id")) and is_int(values.get("ts_ns"))
+          and abs(values["ts_ns"] - origin) <= MAX_RUN_US * 1000
+          and isinstance(values.setdefault("metadata", {}), dict) and depth_within(values["metadata"])
+          and isinstance(values.setdefault("payload", None), (str, type(None)))
+          and is_int(values.setdefault("payload_size", 0)) and values["payload_size"] >= 0)
+    if not ok:
+        dropped["artifacts with a bad field"] += 1
+        return None
+    return Artifact(**values)
+
+
+def executed_lines(raw: Any, dropped: Dropped) -> dict[str, dict[int, int]]:
+    lines: dict[str, dict[int, int]] = {}
+    if not isinstance(raw, dict):
+        dropped["executed-line tables of the wrong type"] += 1
+        return lines
+    for path, counts in raw.items():
+        if not isinstance(counts, dict):
+            dropped["executed-line entries with a bad field"] += 1
+            continue
+        kept = {}
+        for line, count in counts.items():
+            if str(line).isascii() and str(line).isdigit() and len(str(line)) <= 8 and 0 < int(line) <= MAX_LINE \
+                    and is_int(count) and count >= 0:
+                kept[int(line)] = count
+            else:
+                dropped["executed-line entries with a bad field"] += 1
+        lines[path] = kept
+    return lines
+
+
+def _accepts(annotation: str, value: Any) -> bool:
+    """Whether ``value`` fits a RunInfo field's annotation (its outer type, and str/int items of lists and dicts)."""
+    options = [part.strip() for part in annotation.split("|")]
+    if value is None:
+        return "None" in options
+    for option in options:
+        head, _, inner = option.partition("[")
+        if head == "str" and isinstance(value, str) or head == "bool" and isinstance(value, bool):
+            return True
+        if head == "int" and is_int(value) or head == "float" and is_number(value):
+            return True
+        if head == "list" and isinstance(value, list):
+            return inner != "str]" or all(isinstance(item, str) for item in value)
+        if head == "dict" and isinstance(value, dict) and all(isinstance(key, str) for key in value):
+            item_type = inner.rstrip("]").split(",")[-1].strip()
+            if item_type == "int":
+                return all(is_int(item) and item >= 0 for item in value.values())
+            if item_type == "str":
+                return all(isinstance(item, str) for item in value.values())
+            return depth_within(value)
+    return False
+
+
+_INFO_FIELDS = dataclasses.fields(RunInfo)
+_UNKNOWN = {"str": "unknown", "int": 0, "list[str]": []}
+
+
+def _source_span(value: Any) -> bool:
+    """``[path, first line, last line]`` of a hooked function: a path relative to torch's folder, lines in order."""
+    if not (isinstance(value, list) and len(value) == 3 and isinstance(value[0], str)
+            and is_int(value[1]) and is_int(value[2]) and 0 < value[1] <= value[2] <= MAX_LINE):
+        return False
+    parts = value[0].replace("\\", "/").split("/")
+    return not value[0].startswith("/") and ".." not in parts and ":" not in value[0]
+
+
+def run_info(info: dict[str, Any], dropped: Dropped) -> RunInfo:
+    """The run's metadata, each field of the type RunInfo declares; a wrong one takes its default (or ``unknown``)."""
+    values: dict[str, Any] = {}
+    for field in _INFO_FIELDS:
+        if field.name not in info:
+            if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+                values[field.name] = _UNKNOWN.get(str(field.type), "unknown")
+                dropped["run facts missing or of the wrong type"] += 1
+            continue
+        value = info[field.name]
+        if _accepts(str(field.type), value):
+            values[field.name] = value
+        else:
+            dropped["run facts missing or of the wrong type"] += 1
+            if field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING:
+                values[field.name] = _UNKNOWN.get(str(field.type), "unknown")
+    sources = values.get("target_sources") or {}
+    if any(not _source_span(value) for value in sources.values()):
+        values["target_sources"] = {key: value for key, value in sources.items() if _source_span(value)}
+        dropped["source places of hooked functions with a bad field"] += len(sources) - len(values["target_sources"])
+    rank = values.get("rank")
+    if rank is not None and not _rank_facts(rank):
+        values["rank"] = None
+        dropped["rank facts out of range"] += 1
+    clock = values.get("clock")
+    if clock is not None and not all(is_int(item) and abs(item) <= MAX_ORIGIN_NS for item in clock.values()):
+        values["clock"] = None
+        dropped["run facts missing or of the wrong type"] += 1
+    return RunInfo(**values)
+
+
+def _rank_facts(rank: dict[str, Any]) -> bool:
+    """A launcher's rank facts: a rank below the world size, both within MAX_RANKS."""
+    own, world = rank.get("rank"), rank.get("world_size")
+    if not (is_int(own) and 0 <= own < MAX_RANKS):
+        return False
+    return world is None or (is_int(world) and own < world <= MAX_RANKS)
