@@ -60,3 +60,33 @@ def test_recompile_limit_of_the_installed_torch():
     assert wrong.status == "false"
     # The live fallback agrees with the static reading.
     assert evaluate_live(claim, result).holds
+
+
+HEADER = "#pragma once\n// one entry\ntypedef struct Entry {\n  py::object guard_manager;\n  py::object code;\n} Entry;\n"
+
+
+@pytest.mark.parametrize("where", ["torch/csrc/dyn/entry.h", "torch/include/torch/csrc/dyn/entry.h"])
+def test_a_header_fact_is_read_where_a_checkout_or_a_wheel_keeps_it(tmp_path, where):
+    tree = resolver_for(open_source(str(write_tree(tmp_path, files={where: HEADER}))))
+    result = evaluate(tree, Claim.parse('torch/csrc/dyn/entry.h contains "py::object   code;"'))  # spaces: one
+    # The place is the repository's path, which is what a source link needs, whichever layout held it.
+    assert (result.status, result.path, result.line) == ("true", "torch/csrc/dyn/entry.h", 5)
+    assert evaluate(tree, Claim.parse('torch/csrc/dyn/entry.h contains "py::object backend;"')).status == "false"
+    gone = evaluate(tree, Claim.parse('torch/csrc/dyn/other.h contains "x"'))
+    assert gone.status == "missing" and "torch/csrc/dyn/other.h" in gone.reason
+
+
+@pytest.mark.parametrize("bad", ['csrc/entry.h contains "x"', 'torch/../etc/x.h contains "x"',
+                                 'torch/csrc/entry.h contains ""', 'torch/csrc/entry.h contains x'])
+def test_malformed_header_claims(bad):
+    with pytest.raises(ValueError, match="fact"):
+        Claim.parse(bad)
+
+
+def test_header_facts_of_the_installed_torch():
+    """The installed wheel ships the headers under torch/include/: chapter 2's facts are checked there."""
+    tree = resolver_for(open_source("installed"))
+    result = evaluate(tree, Claim.parse('torch/csrc/dynamo/cache_entry.h contains "py::object guard_manager;"'))
+    assert result.holds and result.path == "torch/csrc/dynamo/cache_entry.h"
+    text = tree.source.read("torch/include/torch/csrc/dynamo/cache_entry.h")
+    assert "guard_manager" in text.splitlines()[result.line - 1]

@@ -1,5 +1,5 @@
 """Checked facts, read statically: a setting's default (``torch._dynamo.config.recompile_limit == 8``) or a line of
-torch's code (``torch._dynamo.symbolic_convert:InstructionTranslatorBase contains "BINARY_SUBSCR = break_graph_if_unsupported("``)."""
+torch's code (``torch._dynamo.symbolic_convert:InstructionTranslatorBase contains "BINARY_SUBSCR = break_graph_if_unsupported("``, or a C++ header's)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,9 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.FloorDiv: operator.floordiv, ast.Pow: operator.pow, ast.Mod: operator.mod,
            ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitOr: operator.or_}
 _CONFIG_CALLS = {"Config", "_Config"}
+# C/C++ headers ship in the wheel (torch/include/): a claim about one is checked against its text, as torch's
+# C++ is not parsed; ``torch/csrc/dynamo/cache_entry.h contains "py::object guard_manager;"``.
+HEADER_SUFFIXES = (".h", ".hpp")
 
 
 class NotStatic(Exception):
@@ -37,6 +40,8 @@ class Claim:
         symbol, contains, code = text.partition(" contains ")
         if contains and ":" in symbol:
             return cls._parse_contains(symbol.strip(), code.strip(), text)
+        if contains and symbol.strip().endswith(HEADER_SUFFIXES):
+            return cls._parse_contains(symbol.strip(), code.strip(), text, header=True)
         name, sep, value = text.partition("==")
         name, value = name.strip(), value.strip()
         if not sep or not name or not value or not all(p.isidentifier() for p in name.split(".")):
@@ -49,9 +54,12 @@ class Claim:
         return cls(name, expected, value, f"{name} == {value}")
 
     @classmethod
-    def _parse_contains(cls, symbol: str, value: str, text: str) -> Claim:
+    def _parse_contains(cls, symbol: str, value: str, text: str, header: bool = False) -> Claim:
         module, _, qualname = symbol.partition(":")
-        if not all(p.isidentifier() for p in module.split(".")) or not all(p.isidentifier() for p in qualname.split(".")):
+        if header:
+            if not symbol.startswith("torch/") or ".." in symbol.split("/") or " " in symbol:
+                raise ValueError(f"fact {text!r}: expected 'torch/path/to/file.h contains \"code\"'")
+        elif not all(p.isidentifier() for p in module.split(".")) or not all(p.isidentifier() for p in qualname.split(".")):
             raise ValueError(f"fact {text!r}: expected 'module:qualname contains \"code\"'")
         try:
             expected = ast.literal_eval(value)
@@ -128,25 +136,41 @@ def evaluate_live(claim: Claim, static: FactResult) -> FactResult:
     return static
 
 
+def _header(resolver: Resolver, path: str) -> str | None:
+    """A C/C++ header's text: where a source checkout keeps it, or where a wheel ships it (torch/include/)."""
+    for where in (path, f"torch/include/{path}"):
+        text = resolver.source.read(where)
+        if text is not None:
+            return text
+    return None
+
+
 def _evaluate_contains(resolver: Resolver, claim: Claim) -> FactResult:
-    """The definition's source holds the code; the result points at the line where it starts."""
-    try:
-        symbol = resolver.resolve(claim.name)
-    except SymbolNotFound as exc:
-        return FactResult(claim, "missing", reason=exc.reason)
-    except ValueError as exc:
-        return FactResult(claim, "missing", reason=str(exc))
+    """The definition's source (or a header's text) holds the code; the result points at the line where it starts."""
+    if claim.name.endswith(HEADER_SUFFIXES):
+        text = _header(resolver, claim.name)
+        if text is None:
+            return FactResult(claim, "missing", reason=f"torch {resolver.version} has no {claim.name}")
+        path, first = claim.name, 1  # linked at its place in torch's repository, not in the wheel
+    else:
+        try:
+            symbol = resolver.resolve(claim.name)
+        except SymbolNotFound as exc:
+            return FactResult(claim, "missing", reason=exc.reason)
+        except ValueError as exc:
+            return FactResult(claim, "missing", reason=str(exc))
+        text, path, first = symbol.text, symbol.path, symbol.start
     needle = " ".join(str(claim.expected).split())
-    lines = symbol.text.splitlines()
+    lines = text.splitlines()
     flat, starts = "", []  # the text with whitespace runs as one space, and where each line starts in it
     for line in lines:
         starts.append(len(flat))
         flat += " ".join(line.split()) + " "
     at = flat.find(needle)
     if at < 0:
-        return FactResult(claim, "false", "not in its code", symbol.path, symbol.start)
+        return FactResult(claim, "false", "not in its code", path, first)
     index = max(i for i, start in enumerate(starts) if start <= at)
-    return FactResult(claim, "true", "in its code", symbol.path, symbol.start + index)
+    return FactResult(claim, "true", "in its code", path, first + index)
 
 
 def _last_assignment(body: list[ast.stmt], name: str) -> ast.Assign | ast.AnnAssign | None:

@@ -38,10 +38,18 @@ def ran_mark(count: int | None) -> str:
     return f'<span class="wt-hits">{count}×</span>'
 
 
+# What a count is: Python reports a line each time execution moves onto it, so the first line of a statement
+# written over several lines is reported again when the call on it runs after its arguments' lines.
+RAN_COUNT_NOTE = ("Counts are Python's line events, not executions: the first line of a statement written "
+                  "over several lines is counted again each time execution comes back to it (a call runs "
+                  "after the argument lines below it), so it can read 4× or 6× in a function that ran twice.")
+
+
 def ran_legend(ran: RanLines) -> str:
     classes = "wt-ran-legend" + ("" if ran.marked else " wt-ran-none")
     swatch = '<span class="wt-ran-swatch"></span>' if ran.marked else ""
-    return f'<div class="{classes}">{swatch}{escape(ran.legend)}</div>'
+    note = f'<div class="wt-ran-note">{escape(RAN_COUNT_NOTE)}</div>' if ran.marked and ran.counts else ""
+    return f'<div class="{classes}">{swatch}{escape(ran.legend)}</div>{note}'
 
 
 def render_excerpt(excerpt: Excerpt, ran: RanLines | None = None) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import linecache
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from tracers.vocabulary.reading import allowed_roots, read_source
 from tracers.vocabulary.releases import source_url
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_ORDER, TARGET_BY_NAME
@@ -85,7 +85,9 @@ def _highlighted(lines: list[str]) -> list[str]:
 def render_function(target: str, path: str, first: int, last: int, counts: dict[int, int], torch: TorchSource,
                     git_sha: str) -> str:
     """One hooked function: a summary line with its counts, then its source with ran lines marked."""
-    source = linecache.getlines(str(torch.root / path))
+    # only a source file inside the installed torch: the path is the trace's say-so (a shared trace may name any)
+    text = read_source(str(torch.root / path), allowed_roots(torch.root / "torch"))
+    source = [line + "\n" for line in text.split("\n")] if text is not None else []  # on \n only, as Python counts
     label = f"<code>{esc(target_label(target))}</code> <span class=\"wt-muted\">{esc(path)}:{first}–{last}</span>"
     total = sum(counts.values())
     summary = (f"{label} · {len(counts)} line{'s' if len(counts) != 1 else ''} ran, "
@@ -141,7 +143,9 @@ def render_executed(trace: Trace, torch: TorchSource | None) -> str:
             functions.append(render_function(target, path, first, last, counts, torch, trace.info.torch_git_sha))
     others = sum(1 for path, lines in trace.executed_lines.items() for line in lines if (path, line) not in covered)
     intro = (f'<p class="wt-note">How often each line ran inside the hooked torch functions '
-             f'(torch {esc(trace.info.torch_version)}, source from {esc(torch.root / "torch")}).</p>')
+             f'(torch {esc(trace.info.torch_version)}, source from {esc(torch.root / "torch")}). Counts are '
+             "line events: the first line of a statement written over several lines counts again each time "
+             "execution comes back to it, so it can read 4× in a function that ran twice.</p>")
     if others:
         intro += (f'<p class="wt-note">{others} more line{"s" if others != 1 else ""} ran in other watched code '
                   "(the walkthrough's excerpts): the trace file has them.</p>")
