@@ -28,6 +28,9 @@ REFERENCE_TORCH = _reference_torch()
 def _install(session: nox.Session, *extras: str) -> None:
     """The reference torch plus this project; says which torch the session runs against."""
     # numpy beside torch, as in any real torch environment (torch warns on import without it).
+    # pip prints nothing while it works here; on Linux, PyPI's torch is the CUDA build (gigabytes), so say so.
+    session.log(f"installing torch {REFERENCE_TORCH} (a first run on Linux downloads gigabytes of CUDA libraries "
+                "unless PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu is set: see the README)")
     session.install(f"torch=={REFERENCE_TORCH}", "numpy")
     spec = f".[{','.join(extras)}]" if extras else "."
     session.install("-e", spec)

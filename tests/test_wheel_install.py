@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 
 from tracers.vocabulary.releases import REFERENCE_TORCH
+from walkthrough.packaging import WHEEL_BUDGET
 
 from .conftest import ROOT
 
 pytestmark = pytest.mark.installed
 
-WHEEL_BUDGET = 25 * 1024 * 1024  # the README states the wheel's size against this budget
+README = ROOT / "README.md"
 # What a clean clone holds: the copy the wheel is built from leaves out builds, venvs and caches (.gitignore's).
-_NOT_SOURCE = {".git", "build", ".nox", ".venvs", "traces", "__pycache__", ".pytest_cache", ".ruff_cache",
+_NOT_SOURCE = {".git", "build", "dist", ".nox", ".venvs", "traces", "__pycache__", ".pytest_cache", ".ruff_cache",
                ".benchmarks", ".whl", ".gl"}
 TINY = """\
 import torch
@@ -38,7 +39,7 @@ f(torch.randn(8))
 
 def _copy_ignore(directory: str, names: list[str]) -> set[str]:
     top = Path(directory).resolve() == ROOT
-    return {n for n in names if n in _NOT_SOURCE and (n != "traces" or top) or n.endswith(".egg-info")}
+    return {n for n in names if n in _NOT_SOURCE and (n not in ("traces", "dist") or top) or n.endswith(".egg-info")}
 
 
 def _run(args: list, cwd: Path, env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -46,24 +47,36 @@ def _run(args: list, cwd: Path, env: dict[str, str], timeout: float = 600) -> su
                           check=False)
 
 
+def readme_wheel_route() -> tuple[str, str]:
+    """The README's "Install" lines for the wheel, word for word: the line that builds it, the line that installs it."""
+    section = README.read_text(encoding="utf-8").split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    commands = [line.strip() for line in section.splitlines() if line.startswith("    python -m pip ")]
+    build = next(command for command in commands if command.startswith("python -m pip wheel "))
+    install = next(command for command in commands if "--find-links dist" in command)
+    return build, install
+
+
+def _shell(line: str, cwd: Path, python_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """A README line as a user's shell runs it, with ``python`` the one in ``python_dir``."""
+    env = {**env, "PATH": f"{python_dir}{os.pathsep}{env.get('PATH', '')}"}
+    return _run(["bash", "-c", line], cwd, env)
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> dict:
-    """The wheel built from a clean copy of the tree, installed with the reference torch into a fresh venv."""
+    """The wheel built from a clean copy of the tree and installed into a fresh venv, both as the README says."""
     base = tmp_path_factory.mktemp("installed")
     source = base / "source"
     shutil.copytree(ROOT, source, ignore=_copy_ignore)  # also keeps the shared tree's build/ out of it
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", source, "-w", base / "dist"], base,
-                 os.environ.copy())
+    build_line, install_line = readme_wheel_route()
+    built = _shell(build_line, source, Path(sys.executable).parent, os.environ.copy())
     assert built.returncode == 0, built.stderr
-    (wheel,) = (base / "dist").glob("*.whl")
+    (wheel,) = (source / "dist").glob("*.whl")
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    torch = _run([python, "-m", "pip", "install", "-q", f"torch=={REFERENCE_TORCH}", "numpy"], base, os.environ.copy())
-    if torch.returncode != 0:
-        pytest.skip(f"could not install torch {REFERENCE_TORCH} into a fresh venv: {torch.stderr.strip()[-300:]}")
-    package = _run([python, "-m", "pip", "install", "-q", f"{wheel}[docs,page]"], base, os.environ.copy())
-    assert package.returncode == 0, package.stderr
+    # torch and the package in one line, numpy with it (a dependency): nothing added that the README leaves out.
+    package = _shell(install_line, source, venv / "bin", os.environ.copy())
+    assert package.returncode == 0, f"{install_line}\n{package.stderr[-3000:]}"
     elsewhere = base / "elsewhere"
     elsewhere.mkdir()
     env = {key: value for key, value in os.environ.items()
@@ -127,3 +140,25 @@ def test_installed_verify_checks_the_installed_torch_against_the_carried_lock(in
     verify = _run([installed["bin"] / "torch-compile-walkthrough", "verify"], installed["cwd"], installed["env"])
     assert verify.returncode == 0, verify.stdout + verify.stderr  # the reference torch: nothing drifted
     assert f"torch {REFERENCE_TORCH}" in verify.stdout
+
+
+def test_a_plain_trace_prints_no_warning(installed):
+    """Installed as the README says, a plain trace of a small script prints its summary and no warning
+    (without numpy, every import of torch warned "Failed to initialize NumPy")."""
+    # The eager backend: torch's import and Dynamo are what warned; Inductor's C++ build would only add time.
+    (installed["cwd"] / "small.py").write_text(TINY.replace("@torch.compile", '@torch.compile(backend="eager")'))
+    trace = _run([installed["bin"] / "torch-compile-trace", "trace", "small.py"], installed["cwd"], installed["env"])
+    output = trace.stdout + trace.stderr
+    assert trace.returncode == 0, output
+    assert "Findings" in output and "Stage tree" in output  # the whole summary, not only the paths written
+    assert (installed["cwd"] / "traces" / "small-cpu-cold.json").is_file()
+    warnings = [line for line in output.splitlines() if re.search(r"\b\w*Warning\b|warnings\.warn|NumPy", line)]
+    assert not warnings, "\n".join(warnings)
+
+
+def test_installed_commands_introduce_themselves_by_their_own_names(installed):
+    for script, command in (("torch-compile-trace", "trace"), ("torch-compile-walkthrough", "open")):
+        shown = _run([installed["bin"] / script, "--help"], installed["cwd"], installed["env"])
+        assert shown.returncode == 0, shown.stderr
+        assert shown.stdout.startswith(f"usage: {script} ") and f"{script} {command}" in shown.stdout
+        assert "``" not in shown.stdout and "python -m" not in shown.stdout
