@@ -256,7 +256,7 @@ def test_report_renders_a_merged_file_as_the_ranks_page(divergent, tmp_path):
                          "--out", str(tmp_path), "--site", "https://example.org/walkthrough"])
     assert result.returncode == 0, result.stderr
     page = (tmp_path / "rank_divergent-cpu-cold-ranks.html").read_text()
-    assert "Ranks diverge" in page and "rank 1: compiled 0/1" in page
+    assert "Ranks diverge" in page and "rank 1 compiled 0/1 (1 compile), which rank 0 did not" in page
     # As the single-rank page: steps link to their chapters on the given site and to torch's source lines.
     assert 'href="https://example.org/walkthrough/chapters/02-frame-evaluation.html"' in page
     assert "github.com/pytorch/pytorch/blob/" in page
