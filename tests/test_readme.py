@@ -43,6 +43,8 @@ def test_requirements_and_install_lines_match_the_project():
     assert python == ">=3.11" and "**Python 3.11 or newer.**" in _section("Requirements")
     assert f"{SUPPORTED[0]} to {SUPPORTED[-1]}" in _section("Requirements")
     assert set(re.findall(r"torch==([\d.]+)", README)) == {REFERENCE_TORCH}  # every pin is the reference
+    named = re.findall(r"reference torch \(([\d.]+)\)|torch ([\d.]+), the reference", README)
+    assert named and {version for pair in named for version in pair if version} == {REFERENCE_TORCH}
     assert "numpy" in PYPROJECT["project"]["dependencies"]  # torch warns on every import without it
     extras = set(PYPROJECT["project"]["optional-dependencies"])
     for named in re.findall(r"\[([a-z,]+)\]'", README):  # '.[docs,page]', 'torch-compile-walkthrough[docs]'
