@@ -254,7 +254,7 @@ def test_a_personal_page_opens_with_findings_and_its_timeline_zooms(browser, tmp
     page.close()
 
 
-@pytest.mark.parametrize("chapter", ["04-guards", "10-scheduling"])
+@pytest.mark.parametrize("chapter", ["04-guards", "10-scheduling", "14-caches"])
 def test_chapter_tables_fit_the_text_column_at_1400_px(site, server, browser, chapter):
     """A table on a chapter page (the compile counts, "Your lines behind each kernel") stays inside the
     article column: it scrolls sideways in it rather than spilling under the contents or squeezing its code."""

@@ -35,7 +35,7 @@ def test_a_checkout_comes_first_then_the_wheel_s_copy(tmp_path):
 def test_the_wheel_carries_conf_and_every_page_example_and_recording():
     files = set(site_files(ROOT))
     assert "conf.py" in files and "docs/index.md" in files and "docs/walkthrough.lock.json" in files
-    for folder in ("chapters", "examples", "_traces", "_measure", "_toolbox", "_static", "verify"):
+    for folder in ("chapters", "examples", "_traces", "_measure", "_toolbox", "_outputs", "_static", "verify"):
         assert any(f.startswith(f"docs/{folder}/") for f in files), folder
     tracked = {p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").rglob("*.md")}
     assert tracked <= files

@@ -40,7 +40,7 @@ class KeyLines(logging.Handler):
                 # Values are shown, not compared: addresses and unprintable bytes are left out.
                 value = re.sub(r" at 0x[0-9a-f]+", "", value)
                 value = value if value.isprintable() else "(bytes)"
-                parts.append((part_hash, part, value[:100] + ("…" if len(value) > 100 else "")))
+                parts.append((part_hash, part, value[:60] + ("…" if len(value) > 60 else "")))
         self.keys["fx_graph" if found.group(1) == "FX graph" else "aotautograd"] = (found.group(2), parts)
 
 
@@ -88,15 +88,15 @@ def main() -> None:
             folded.setdefault(group, []).append(part)
             if len(folded[group]) > 1:
                 continue
-        rows.append([part, first[part][0][:10], third.get(part, ("—", ""))[0][:10], first[part][1],
-                     third.get(part, ("", "—"))[1]])
+        value, later = first[part][1], third.get(part, ("", "—"))[1]
+        rows.append([part, first[part][0][:10], third.get(part, ("—", ""))[0][:10],
+                     value if later == value else f"{value} → {later}"])
     for group, parts in folded.items():  # a group of many entries is one row: how many, how many differ
         row = next(row for row in rows if row[0] == parts[0])
         moved = sum(name in differ for name in parts)
         row[:] = [f"{group}[…]", f"{len(parts)} hashes", f"{moved} differ" if moved else "all the same",
-                  f"{len(parts)} settings", ""]
-    table = {"columns": ["part of the key", "hash, process 1", "hash, process 3", "value, process 1",
-                         "value, process 3"],
+                  f"{len(parts)} settings"]
+    table = {"columns": ["part of the key", "hash, process 1", "hash, process 3", "value (1 → 3 where it differs)"],
              "rows": rows, "marked": [index for index, row in enumerate(rows) if row[0] in differ or "differ" in row[2]]}
     outcomes = {"columns": ["process", "default dtype", "FX graph cache", "AOTAutograd cache"],
                 "rows": [[label, dtype, r["outcome"]["fx_graph"], r["outcome"]["aotautograd"]]
