@@ -148,11 +148,12 @@ def _stage_totals(spans: list[Span]) -> tuple[dict[str, int], dict[str, int]]:
         calls[span.stage] += 1
         parent = by_id.get(span.parent) if span.parent else None
         inside_same_stage = False
-        while parent is not None:
+        walked = 0  # a trace built in memory is not checked as a file is (tracefile/checked.py): no cycle loops
+        while parent is not None and walked <= len(by_id):
             if parent.stage == span.stage:
                 inside_same_stage = True
                 break
-            parent = by_id.get(parent.parent) if parent.parent else None
+            parent, walked = (by_id.get(parent.parent) if parent.parent else None), walked + 1
         if not inside_same_stage:
             time_ns[span.stage] += span.duration_ns
     order = sorted(calls, key=lambda stage: STAGE_ORDER.get(stage, len(STAGE_ORDER)))

@@ -253,7 +253,7 @@ def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
         raise MergeError(f"{path}: not a merged multi-rank trace (no {RANKS_KEY} metadata)")
     meta = raw["otherData"][RANKS_KEY]
     version = meta.get("format_version") if isinstance(meta, dict) else None
-    if not checked.is_int(version):
+    if not checked.is_int(version) or version < 1:
         raise MergeError(f"{path}: merged format {version!r} is not a format version (a whole number)")
     if version > FORMAT_VERSION:
         raise MergeError(f"{path}: merged format {version} is newer than this tool reads ({FORMAT_VERSION})")

@@ -45,8 +45,9 @@ ORDER_SLACK_NS = 1_000_000
 MAX_REGION_US = 400 * 86_400 * 1_000_000  # a complete event's duration: more than 400 days is damage
 BAD_TIME = "record with a timestamp not finite or outside the run"
 BAD_RANK = "record with a rank out of range"
-OUT_OF_ORDER = "record out of time order"
-REPEATED = "repeated record"  # the same timed region again, and what follows it: a log with a copy of itself
+OUT_OF_ORDER = "record out of time order (the log read in time order)"
+# the same timed region again, and what follows it: a log with a copy of itself (concatenated twice), read once
+REPEATED = "repeated record (a copy of the log inside it, left out)"
 TOO_DEEP = f"record of a region nested more than {MAX_NESTING} deep"
 _UNKNOWN = "unknown"
 _NOT_LOGGED = "name not in the log"

@@ -151,6 +151,10 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
     """A log file, or every log in a directory; raises LogError when nothing in it can be read. ``run``: of a
     rank with several logs, the run-th by when it starts (1: the earliest); default the latest."""
     if not path.exists():
+        try:  # a loop of symbolic links, or a directory on the way that cannot be searched, says so
+            open_input(path, "log").close()
+        except ReadError as error:
+            raise LogError(str(error)) from None
         raise LogError(f"{path}: no such file or directory")
     if path.is_dir():
         found = find_logs(path)

@@ -109,7 +109,7 @@ def from_chrome(raw: Any, path: str, dropped: Dropped | None = None) -> Trace:
     if not isinstance(info, dict):
         raise TraceFileError(f"{path}: not a trace written by this tool (no {TOOL_KEY} metadata)")
     version = info.get("format_version")
-    if not checked.is_int(version):
+    if not checked.is_int(version) or version < 1:
         raise TraceFileError(f"{path}: trace format {version!r} is not a format version (a whole number)")
     if version > FORMAT_VERSION:
         raise TraceFileError(

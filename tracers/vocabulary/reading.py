@@ -10,7 +10,7 @@ from typing import BinaryIO
 
 # A trace or merged file is parsed whole (json.loads): one larger than this is refused with its size, not read
 # into memory. The biggest real ones are a few tens of MB (8 ranks of a long run, merged); logs are streamed.
-MAX_JSON_BYTES = 1 << 30
+MAX_JSON_BYTES = 1_000_000_000
 # A source file a log names is parsed for its function names only; real modules are far below this.
 MAX_SOURCE_BYTES = 8 << 20
 SOURCE_SUFFIXES = (".py",)
@@ -52,6 +52,8 @@ def open_input(path: Path, what: str = "file") -> BinaryIO:
         if not stat.S_ISREG(mode):
             raise _not_regular(path, mode, what)
         handle = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except ReadError:
+        raise
     except OSError as error:
         raise ReadError(f"{path}: {_why(error)}") from None
     try:
