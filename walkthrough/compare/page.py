@@ -11,7 +11,7 @@ from tracers.report.text import duration, esc
 from walkthrough.releases.changes import render_findings
 from walkthrough.verify import Finding, Report
 
-from .model import Comparison, Entry, StageChanges, TimedRow
+from .model import MOVED_SHARE, Comparison, Entry, StageChanges, TimedRow
 from .summary import change_text, graph_text, spread_note, stage_title
 
 
@@ -120,7 +120,9 @@ def render_changes(comparison: Comparison, links: PageLinks) -> str:
              f'torch {esc(a.release)} and {esc(b.release)}: '
              f'{comparison.compared_entries} entries in all. Places link to torch\'s source at each commit.</p>')
     if not comparison.changes:
-        return f'{intro}{note}<p class="wt-muted">No stage moved.</p>'
+        return ('<h4>What changed in torch where the time moved</h4>' + note +
+                '<p class="wt-muted">No stage\'s time or behaviour moved (same calls, and every time change within '
+                f'the run-to-run spread or under {MOVED_SHARE:.0%}), so no entries of the walkthrough are listed.</p>')
     return intro + note + "".join(_stage_changes(stage, comparison, links, report) for stage in comparison.changes)
 
 

@@ -6,7 +6,7 @@ from tracers.analysis.spread import Timing
 from tracers.terminal.style import Style, format_duration
 from tracers.tracefile.stages import STAGE_BY_ID
 
-from .model import Comparison, GraphCode, TimedRow
+from .model import MOVED_SHARE, Comparison, GraphCode, TimedRow
 
 TOP = 10  # functions and graphs listed; the page has them all
 TOP_ENTRIES = 5  # what-changed entries listed per stage
@@ -87,7 +87,8 @@ def render(comparison: Comparison, style: Style, written: list[str] = ()) -> str
     if comparison.changes_note:
         lines.append(style.dim(f"  ({comparison.changes_note})"))
     if not comparison.changes:
-        lines.append("  no stage moved" if not comparison.changes_note else "  none to show")
+        lines.append(f"  no stage moved (same calls; every time change within the spread or under {MOVED_SHARE:.0%})"
+                     if not comparison.changes_note else "  none to show")
     for stage in comparison.changes:
         lines.append(f"  {style.bold(stage_title(stage.stage))} ({stage.why}): {len(stage.entries)} changed, "
                      f"{stage.unchanged} the same")
