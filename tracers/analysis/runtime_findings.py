@@ -87,10 +87,14 @@ def _cause(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | Non
 def _not_repaid(function: FunctionSpeed) -> Finding:
     saved = function.saved_ns or 0.0
     payback = function.payback_calls
-    what = (f"compiling `{function.name}` does not pay back within the run: {function.speedup:.2f}× faster per call "
-            f"({per_call(function.compiled_ns or 0)} vs {per_call(function.eager_ns or 0)}) saves {per_call(saved)} "
-            f"a call; its compile cost {function.compile_ns / 1e9:.2f} s, repaid after {payback:,} calls, and the run "
-            f"made {function.calls:,}")
+    times = f"{per_call(function.compiled_ns or 0)} vs {per_call(function.eager_ns or 0)}"
+    if payback is None:  # no faster, though within the margin of "slower": nothing to repay the compile with
+        what = (f"compiling `{function.name}` gains nothing: {times} per call compiled vs eager (within "
+                f"{SLOWER - 1:.0%}), so its {function.compile_ns / 1e9:.2f} s compile is never repaid")
+    else:
+        what = (f"compiling `{function.name}` does not pay back within the run: {function.speedup:.2f}× faster per "
+                f"call ({times}) saves {per_call(saved)} a call; its compile cost {function.compile_ns / 1e9:.2f} s, "
+                f"repaid after {payback:,} calls, and the run made {function.calls:,}")
     return Finding("never-pays-back", what, function.calls, function.compile_ids, 0.0, user_line=_site(function),
                    advice="Worth it for longer runs only; a warm cache (--cache warm) cuts the compile.",
                    explained=MEASURED)

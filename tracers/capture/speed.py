@@ -129,7 +129,7 @@ class CallTimer:
                 if probe is not None and probe.count != before:
                     calls.compiling.append(index)
                     calls.compile_ids.extend(i for i in probe.compile_ids[before:probe.count] if i)
-                if profiling or (window is not None and window.after_call(calls, index, took)):
+                if window is not None and (window.after_call(calls, index, took) or profiling):
                     calls.profiled.append(index)
 
         setattr(timed, _MARK, True)
