@@ -91,6 +91,9 @@ def test_render_marks_ran_lines_with_count_and_gutter_and_escapes_the_legend(exc
     assert "wt-hits" not in plain and "wt-ran" not in plain
     note = render_excerpt(excerpt, RanLines("recorded with torch 9: lines not marked"))
     assert "wt-hits" not in note and '<div class="wt-ran-legend wt-ran-none">recorded with torch 9' in note
+    # A count is a line event: where counts are shown, the page says why a line can read 4× for two runs.
+    assert html.count('class="wt-ran-note"') == 1 and "line events" in html
+    assert "wt-ran-note" not in note and "wt-ran-note" not in render_excerpt(excerpt, RanLines("none ran", {}, True))
 
 
 # -- the personal page -------------------------------------------------------------------------------------
@@ -170,6 +173,7 @@ def test_personal_page_lists_the_ran_lines_of_hooked_functions_in_the_installed_
     assert result.returncode == 0, result.stderr
     page = (tmp_path / "ran-cpu-cold.html").read_text()
     assert "<h2>Lines that ran</h2>" in page and 'data-target="torch._dynamo.convert_frame:_compile"' in page
+    assert "Counts are line events" in page  # a statement over several lines can count its first line twice a run
 
 
 def test_personal_page_of_a_trace_from_another_commit_says_why_not(recorded, tmp_path):
