@@ -10,6 +10,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = [
     [str(HERE / "tracer_overhead.py")],
     [str(HERE / "calls_served.py")],
+    [str(HERE / "speed.py")],
     [str(HERE / "page_scale.py")],
     [str(HERE / "deep_mode.py")],
     [str(HERE / "by_code.py")],
