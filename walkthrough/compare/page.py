@@ -61,12 +61,16 @@ def render_stages(comparison: Comparison, links: PageLinks) -> str:
             f'<p class="wt-note">{esc(spread_note(comparison))}</p>')
 
 
+def _calls(row: TimedRow, comparison: Comparison) -> str:
+    return "" if row is comparison.tracing else f"{row.a_calls} / {row.b_calls}"  # the total has no calls
+
+
 def render_code(comparison: Comparison) -> str:
     if not comparison.code:
         return '<p class="wt-muted">Dynamo traced none of your functions under either release.</p>'
     a, b = comparison.a.release, comparison.b.release
     rows = "".join(f'<tr><td><code>{esc(row.key)}</code></td>{_timing(row, "a")}{_timing(row, "b")}'
-                   f'{_change(row, a, b)}<td class="wt-num">{row.a_calls} / {row.b_calls}</td></tr>'
+                   f'{_change(row, a, b)}<td class="wt-num">{_calls(row, comparison)}</td></tr>'
                    for row in (comparison.tracing, *comparison.code))
     return (f'<h4>Compile time by your functions</h4><table class="wt-by-code-table"><thead><tr>'
             f'<th>function traced (time with what Dynamo inlined)</th><th>torch {esc(a)}</th><th>torch {esc(b)}</th>'
