@@ -117,7 +117,8 @@ def test_trace_round_trips_through_the_file(graph_breaks, tmp_path):
     ('{"traceEvents": []}', "not a trace written by this tool"),
     ('[1, 2]', "not a trace written by this tool"),
     ('{"traceEvents": [], "otherData": {"torch_compile_walkthrough": {"format_version": 99}}}', "newer"),
-    ('{"traceEvents": [{"ph": "X"}], "otherData": {"torch_compile_walkthrough": {"format_version": 1}}}', "damaged"),
+    ('{"traceEvents": [], "otherData": {"torch_compile_walkthrough": {"format_version": "1"}}}', "not a format version"),
+    ('{"traceEvents": {}, "otherData": {"torch_compile_walkthrough": {"format_version": 1}}}', "damaged"),
 ])
 def test_bad_trace_files_give_one_clear_reason(tmp_path, content, message):
     path = tmp_path / "bad.json"
@@ -125,6 +126,22 @@ def test_bad_trace_files_give_one_clear_reason(tmp_path, content, message):
     with pytest.raises(TraceFileError, match=message) as raised:
         load(path)
     assert "\n" not in str(raised.value)
+
+
+def test_what_a_trace_file_holds_that_cannot_be_used_is_left_out_and_counted(tmp_path):
+    """A span without its fields, a span that is its own parent: read as a partial trace, each counted."""
+    from tracers.tracefile.checked import Dropped
+
+    path = tmp_path / "odd.json"
+    span = {"ph": "X", "ts": 0, "dur": 5, "args": {"id": 1, "parent": 1, "target": "m:f", "stage": "frame",
+                                                   "thread_id": 1, "depth": 0}}
+    path.write_text(json.dumps({"traceEvents": [{"ph": "X"}, span],
+                                "otherData": {"torch_compile_walkthrough": {"format_version": 1}}}))
+    dropped = Dropped()
+    trace = load(path, dropped)
+    assert [(s.id, s.parent, s.duration_ns) for s in trace.spans] == [(1, None, 5000)]
+    assert trace.info.torch_version == "unknown"
+    assert dropped["spans without their fields"] == 1 and dropped["parent links cut (a cycle, or nested too deep)"] == 1
 
 
 def test_partial_trace_of_a_failed_run_is_valid_json(tmp_path):

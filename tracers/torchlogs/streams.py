@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -24,8 +25,9 @@ class Notes(Protocol):
 class LogLines:
     """The lines of an open log, each at most MAX_LINE_BYTES (the rest of a longer one skipped, the line counted)."""
 
-    def __init__(self, stream: BinaryIO, raw: BinaryIO, name: str, notes: Notes | None):
+    def __init__(self, stream: BinaryIO, raw: BinaryIO, name: str, notes: Notes | None, bounded: bool = True):
         self._stream, self._raw, self._name, self._notes = stream, raw, name, notes
+        self._bounded = bounded
 
     def __enter__(self) -> LogLines:
         return self
@@ -35,6 +37,10 @@ class LogLines:
         self._raw.close()  # a GzipFile leaves the file it reads open
 
     def __iter__(self):  # noqa: ANN204 - an iterator of bytes lines
+        # no line can be longer than a file that small: the stream's own line iterator, at C speed
+        return self._bounded_lines() if self._bounded else iter(self._stream)
+
+    def _bounded_lines(self):  # noqa: ANN202 - a generator of bytes lines
         readline = self._stream.readline
         number = 0
         while True:
@@ -60,8 +66,12 @@ def open_log(path: Path, notes: Notes | None = None) -> LogLines:
     raw = open_input(path, "log")
     try:
         stream: BinaryIO = raw
+        # a plain file no longer than a line may be is read by the stream's own line iterator (a gzip's size,
+        # unpacked, is unknown: its lines are bounded one by one)
+        bounded = os.fstat(raw.fileno()).st_size > MAX_LINE_BYTES
         if raw.peek(2)[:2] == GZIP_MAGIC:  # type: ignore[attr-defined]  (a BufferedReader)
             stream = gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[assignment]
+            bounded = True
         elif path.name.endswith(".gz") and notes is not None:
             notes.note(NOT_GZIP, path.name)
         if stream.peek(3)[:3] == BOM:  # type: ignore[attr-defined]
@@ -69,4 +79,4 @@ def open_log(path: Path, notes: Notes | None = None) -> LogLines:
     except BaseException:
         raw.close()
         raise
-    return LogLines(stream, raw, path.name, notes)
+    return LogLines(stream, raw, path.name, notes, bounded)
