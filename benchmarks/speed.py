@@ -132,6 +132,10 @@ def main() -> int:
         "|---|---|---|---|---|---|",
         *rows,
         "",
+        "- Under load (two cores shared with other jobs) a block's mean includes every preemption, the median of "
+        "single calls does not: a tiny call's reference then reads several times high. Re-run on a quiet machine "
+        "before reading the tiny case's ratio.",
+        "",
         "- Cost: the whole trace command on the tiny helper's script (20,000 calls), cold, the three alternating.",
         "",
         "| option | wall time (median) | against plain |",
