@@ -13,6 +13,7 @@ import pytest
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.chrome import load
 from tracers.tracefile.events import Trace
+from tracers.tracefile.names import TraceName
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
@@ -46,7 +47,7 @@ def run_trace(script: Path | str, out: Path, *options: str, script_args: tuple[s
     result = run_python(["-m", "tracers", "trace", "--out", str(out), *options, str(script), *script_args], env=env)
     device = next((options[i + 1] for i, o in enumerate(options) if o == "--device"), "cpu")
     cache = next((options[i + 1] for i, o in enumerate(options) if o == "--cache"), "cold")
-    path = out / f"{Path(script).stem}-{device}-{cache}.json"
+    path = out / TraceName(Path(script).stem, device, cache).file_name
     return CliRun(result.returncode, result.stdout, result.stderr, path if path.exists() else None)
 
 

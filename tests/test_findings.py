@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis.findings import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, findings, headline
+from tracers.analysis.findings import (BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, compile_seconds,
+                                       findings, headline)
 from tracers.terminal.summary import Style, render
 from tracers.report.options import Links, RenderOptions
 from tracers.report.page import render_page
@@ -22,7 +23,11 @@ PROGRAMS = Path(__file__).resolve().parent / "programs" / "findings"
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Each program traced once, through the command line, with aot_eager (no C++ compile)."""
     out = tmp_path_factory.mktemp("findings")
-    return {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page") for name in ("library_break", "sweep", "served")}
+    found = {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
+             for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential")}
+    # The fix the DDP finding gives, run as the user would apply it: its trace must have a graph.
+    found["ddp_inner"] = run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page", script_args=("inner",))
+    return found
 
 
 def test_breaks_in_library_code_are_one_finding_at_the_users_line(runs):
@@ -57,7 +62,8 @@ def test_a_recompile_sweep_is_one_finding_with_the_limit_it_hit(runs):
     finding = problems[0]
     assert finding.events == trace.info.totals_check["torch"]["recompiles"] == 3  # torch's count: 0/1, 0/2, 0/3
     assert finding.compile_ids == ("0/1", "0/2", "0/3")
-    assert "identity of `act`" in finding.what and "recompile limit (3) refused" in finding.what
+    assert "a different object was passed as `act` (Dynamo guards on its identity)" in finding.what
+    assert "recompile limit (3) refused" in finding.what
     assert finding.graphs_added == 2 and finding.explained == LIMIT
     assert "recompile_limit" in finding.hint  # torch's hint, beside our advice on identity guards
     assert "`act`" in finding.advice
@@ -81,7 +87,7 @@ def test_calls_served_count_the_compiling_call(runs):
     summary = render(trace, run.facts(), Style(False))
     assert re.search(r"^  0/0 .* 50 calls$", summary, re.M) and re.search(r"^  0/1 .* 1 call$", summary, re.M)
     page = render_page(trace, options=RenderOptions(parts=("counts",)))
-    assert re.search(r'<tr data-compile="0/0">(<td>[^<]*</td>){6}<td>50</td>', page)  # the page's row too
+    assert re.search(r'<tr data-compile="0/0">(<td[^>]*>[^<]*</td>){6}<td[^>]*>50</td>', page)  # the page's row too
     [finding] = findings(trace)
     assert finding.kind == "recompile" and finding.explained == SHAPES and "size of `x`" in finding.what
 
@@ -118,7 +124,7 @@ def test_the_site_examples_findings_agree_with_torchs_counts():
         found = findings(trace)
         breaks = sum(f.events for f in found if f.kind in ("graph-break", "ddp-split"))
         assert breaks == torch_counted["graph_breaks"], path.name
-        recompiled = sum(f.events for f in found if f.kind in ("recompile", "recompile-limit"))
+        recompiled = sum(f.events if f.kind in ("recompile", "recompile-limit") else f.recompiles for f in found)
         assert recompiled == torch_counted["recompiles"], path.name
         checked += 1
     assert checked >= 15
@@ -204,3 +210,105 @@ def test_graphs_compiled_before_the_block_are_not_counted_as_its_own():
     assert double.__globals__ is globals() and not any(
         getattr(value, "__tracers_counted__", False) for name, value in globals().items()
         if name.startswith("__compiled_fn"))  # every wrapper taken out when the block ended
+
+
+def _texts(finding) -> list[str]:  # noqa: ANN001 - a Finding: every text a user reads of it
+    return [finding.what, finding.where or "", finding.fix or "", finding.hint or "", finding.hint_note or "",
+            finding.events_text, finding.cost, *finding.parts]
+
+
+@pytest.mark.parametrize("name", ["library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential"])
+def test_costs_add_up_and_speak_the_users_names(runs, name):
+    """No compile counted twice: the findings' costs never exceed the run's compile time; no Dynamo-internal name."""
+    run = runs[name]
+    assert run.returncode == 0, run.stderr
+    found = findings(run.trace(), run.facts())
+    assert sum(finding.cost_s for finding in found) <= compile_seconds(run.facts()) + 1e-9
+    for finding in found:
+        for text in _texts(finding):
+            assert "___" not in text and "L['" not in text and "G['" not in text, text
+    assert "of the run's" in headline(found, run.facts()) or not [f for f in found if not f.informational]
+
+
+def test_a_print_of_item_is_one_finding_at_its_line(runs):
+    """``print("loss", loss.item())`` in the compiled step: the .item() break, the print break and the recompile of
+    the code after it on the float .item() returned are one finding, at that line, costing their compiles."""
+    run = runs["item_print"]
+    trace, facts = run.trace(), run.facts()
+    found = findings(trace, facts)
+    at_36 = [finding for finding in found if finding.user_line and finding.user_line.line == 36]
+    assert len(at_36) == 1
+    [finding] = at_36
+    assert finding.user_line.code == 'print("loss", loss.item())' and finding.library_line is None
+    assert finding.events == 3 and finding.recompiles == 1  # torch counts 3 breaks there, and 1 recompile
+    assert any("the rest of `train_step` after line 36 recompiled" in part
+               and "the number `loss.item()` returned (line 36)" in part for part in finding.parts)
+    compiles = {compile.compile_id: compile for compile in facts.compiles}
+    resumed = [cid for cid in finding.compile_ids if (compiles[cid].frame or "").startswith(
+        "torch_dynamo_resume_in_train_step_at_36")]
+    assert len(resumed) == 3  # two resume functions after the line's two breaks, and one recompile of the first
+    assert finding.cost_s >= sum(compiles[cid].time_ns for cid in resumed) / 1e9 - 1e-9
+    assert "move it out of the compiled function" in finding.fix
+
+
+def test_a_changing_sequence_length_is_a_recompile_costing_that_compile(runs):
+    run = runs["item_print"]
+    found = findings(run.trace(), run.facts())
+    [recompile] = [finding for finding in found if finding.kind == "recompile"]
+    compiles = {compile.compile_id: compile for compile in run.facts().compiles}
+    assert recompile.compile_ids == ("0/1",)
+    assert recompile.cost_s == pytest.approx(compiles["0/1"].time_ns / 1e9, rel=1e-9)  # the whole recompile
+    assert recompile.parts == ("0/1: the size of `tokens` changed (dimension 1: 16 before, now 24)",)
+    # Lengths 24 and 32 both ran on the dynamic version: automatic dynamic, said so, with how to skip the static one.
+    assert compiles["0/1"].calls == 2 and "compiled it as dynamic; version 0/1 served 2 calls" in recompile.what
+    assert "mark_dynamic" in recompile.fix and recompile.explained == SHAPES
+
+
+def test_torchs_hint_naming_a_setting_it_lacks_is_corrected(runs):
+    """torch 2.13's backward() hint says torch._dynamo.trace_autograd_ops: the setting is in torch._dynamo.config."""
+    found = findings(runs["item_print"].trace(), runs["item_print"].facts())
+    [backward] = [finding for finding in found if finding.user_line and finding.user_line.line == 33]
+    assert backward.hint == "Set torch._dynamo.config.trace_autograd_ops=True"
+    assert "torch._dynamo.trace_autograd_ops, which this torch does not have" in backward.hint_note
+    import torch._dynamo.config
+
+    assert hasattr(torch._dynamo.config, "trace_autograd_ops") and not hasattr(torch._dynamo, "trace_autograd_ops")
+
+
+def test_a_changing_crop_list_says_automatic_dynamic_not_tensors(runs):
+    run = runs["crop"]
+    [finding] = [finding for finding in findings(run.trace(), run.facts()) if not finding.informational]
+    assert "the value of `crop[0]` changed, then Dynamo compiled it as dynamic; version 0/1 served 5 calls" in finding.what
+    assert "Nothing to fix" in finding.fix and "dynamic=True" in finding.fix and "tensor" not in finding.fix
+
+
+def test_a_counting_attribute_is_named_with_what_to_do(runs):
+    run = runs["counter"]
+    [finding] = [finding for finding in findings(run.trace(), run.facts()) if not finding.informational]
+    assert finding.what.startswith("`Scaled.forward` recompiled 4 times: the value of `self.calls` changed")
+    assert finding.user_line.code == "self.calls += 1"
+    assert "register_buffer" in finding.fix and "allow_unspec_int_on_nn_module" in finding.hint  # ours, and torch's
+    assert finding.parts[0] == "0/1: the value of `self.calls` changed (it was 0 when the version before was compiled)"
+
+
+def test_ddp_over_sequential_says_nothing_was_compiled_first(runs):
+    run = runs["ddp_sequential"]
+    assert run.facts().graph_count == 0
+    first = findings(run.trace(), run.facts())[0]
+    assert first.kind == "nothing-compiled" and first.what.startswith("torch.compile produced no graph")
+    assert "DDP(torch.compile(model))" in first.fix and first.explained == DISTRIBUTED
+    summary = render(run.trace(), run.facts(), Style(False))
+    assert summary.index("torch.compile produced no graph") < summary.index("Stage tree")
+    # The fix, applied: the module inside DDP compiled gets its graph and no finding says nothing was compiled.
+    inner = runs["ddp_inner"]
+    assert inner.returncode == 0, inner.stderr
+    assert inner.facts().graph_count >= 1
+    assert all(finding.kind != "nothing-compiled" for finding in findings(inner.trace(), inner.facts()))
+
+
+def test_the_summary_ends_with_a_recap_of_the_findings(runs):
+    run = runs["item_print"]
+    summary = render(run.trace(), run.facts(), Style(False), written=["x.json"])
+    recap = summary[summary.rindex("Findings, in short"):summary.index("Written x.json")]
+    assert recap.count("\n  ") == len([f for f in findings(run.trace(), run.facts()) if not f.informational])
+    assert "item_print.py:36" in recap

@@ -16,6 +16,7 @@ from .conftest import ROOT
 
 # What each example must show. CUDA-only stages are proven by the traces recorded on the GPU machine.
 MLP_INDUCTOR_CPU = {
+    "torch._inductor.cpu_vec_isa:VecISA.check_build",
     "torch:compile",
     "torch._dynamo.eval_frame:_optimize",
     "torch._dynamo.eval_frame:_TorchDynamoContext.__call__",

@@ -43,13 +43,14 @@ def compile_table(facts: TraceFacts) -> dict[str, object]:
 
 def findings_of(trace) -> list[tuple]:
     """The findings, without their costs and the informational ones (a dominant stage: times differ run to
-    run) and without a recompile's "called from"
+    run) and without a recompile's (or a limit's) "called from"
     line: torch's own dynamo_start stack leaves out the calling frame in a plain run (tlparse shows the same),
     while the live tracer's hook frames shift what torch skips so that it keeps it."""
     from tracers.analysis.findings import findings
 
     return sorted((f.kind, f.events, f.compile_ids, f.graphs_added, f.graph_break_id,
-                   None if f.kind == "recompile" else f.where) for f in findings(trace) if not f.informational)
+                   None if f.kind in ("recompile", "recompile-limit") else f.where)
+                  for f in findings(trace) if not f.informational)
 
 
 def _from_log(logs: Path, out: Path):
@@ -135,7 +136,7 @@ def test_real_rank_logs_are_merged_and_their_divergence_found(tmp_path: Path) ->
     report = run_python(["-m", "tracers", "report", str(logs), "--out", str(tmp_path / "out")])
     assert report.returncode == 0, report.stderr
     assert "Ranks diverge" in report.stderr and "first at compile 0/1" in report.stderr
-    assert "rank 1: compiled 0/1" in report.stderr and "Traceback" not in report.stderr
+    assert "rank 1 compiled 0/1" in report.stderr and "Traceback" not in report.stderr
     page = Path(report.stdout.strip())
     assert (tmp_path / "out" / "logs-ranks.json").exists() and page.exists()
     assert "Read from torch's own TORCH_TRACE logs" in page.read_text(encoding="utf-8")

@@ -77,6 +77,8 @@ def _parser() -> argparse.ArgumentParser:
     add_session_arguments(trace)
     trace.add_argument("--out", default="traces", metavar="DIR", help="directory for the trace (default: traces)")
     trace.add_argument("--quiet", action="store_true", help="print only the trace's path, no summary")
+    trace.add_argument("--tree", action="store_true",
+                       help="print the whole stage tree (a long one is cut to its outer levels; the page has it all)")
     trace.add_argument("--keep-paths", action="store_true",
                        help="keep absolute paths in the trace (by default the working dir, site-packages, "
                             "temp dir, Python prefix and home become ./ <site-packages> <tmp> <python> ~)")
@@ -241,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_trace(TraceOptions(
                 script=options.script, args=options.args, module=module is not None, **asdict(session),
                 out=options.out, quiet=options.quiet, open_page=options.open, site=options.site, page=options.page,
-                keep_paths=options.keep_paths, nproc=options.nproc,
+                keep_paths=options.keep_paths, nproc=options.nproc, tree=options.tree,
             ))
         except UsageError as error:
             print(f"trace: {error}", file=sys.stderr)

@@ -130,7 +130,8 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
             elsewhere = (f"{children.compiled} of its child processes compiled (below)"
                          if children is not None and children.compiled and not trace.spans else None)
             base, _ = chapter_site(options.site, trace.info.torch_version)  # the findings link their chapters there
-            print(render(trace, facts, style_for(sys.stderr), written, elsewhere, page_urls(base)), file=sys.stderr)
+            print(render(trace, facts, style_for(sys.stderr), written, elsewhere, page_urls(base), options.tree),
+                  file=sys.stderr)
             if rank_of(trace.info) is not None:
                 print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
                       f"python -m tracers merge {options.out}", file=sys.stderr)

@@ -11,6 +11,7 @@ _LOCATION = re.compile(r"^(.*):(\d+)$")
 # Scrubbed traces write these placeholders for machine paths (tracefile/scrub.py); raw paths name the directories.
 _LIBRARY_MARKS = ("<site-packages>", "<python>", "<frozen", "<string>", "/site-packages/", "/dist-packages/",
                   "/lib/python3")
+_USER_PLACEHOLDERS = ("<tmp>/",)  # tracefile/scrub.py's stand-in for the temp dir, where scripts often are
 _PACKAGE = Path(__file__).resolve().parents[1]
 # The tracer's own files (it runs the script, so its frames sit at the bottom of every traceback).
 _OWN = frozenset(path.relative_to(_PACKAGE.parent).as_posix() for path in _PACKAGE.rglob("*.py"))
@@ -40,7 +41,9 @@ def is_own(path: str) -> bool:
 
 def is_library(path: str) -> bool:
     """Not the user's: a package, the standard library, torch, or this tracer."""
-    return any(mark in path for mark in _LIBRARY_MARKS) or path.startswith("<") or is_own(path)
+    # Python's own pseudo-files (``<frozen …>``, ``<string>``) are no user's; a scrubbed ``<tmp>/…`` path is.
+    pseudo = path.startswith("<") and not path.startswith(_USER_PLACEHOLDERS)
+    return any(mark in path for mark in _LIBRARY_MARKS) or pseudo or is_own(path)
 
 
 def traceback_lines(text: str) -> list[SourceLine]:

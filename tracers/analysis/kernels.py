@@ -10,6 +10,9 @@ from tracers.tracefile.events import Trace
 from .code_comments import GRAPHS, calls, node_lines
 
 RECORD = "kernel_origins"  # capture/kernel_origins.py files one per kernel written
+# Work that happens inside the first kernel's codegen once per process, not because of that kernel: the CPU's
+# vector instruction sets are learnt by compiling a test program for each (torch/_inductor/cpu_vec_isa.py).
+ONE_TIME_TARGETS = frozenset({"torch._inductor.cpu_vec_isa:VecISA.check_build"})
 _CACHE_HITS = ("fx_graph_cache_hit", "fx_graph_bundled_cache_hit", "aotautograd_cache_hit")
 
 
@@ -42,6 +45,7 @@ class Kernel:
     # "codegen": read where Inductor wrote it; "output code": from the comments of code a cache supplied (or a
     # torch that does not name its kernels to the tracer), which name Triton kernels and extern calls only.
     source: str = "codegen"
+    one_time_ns: int = 0  # one-time setup that ran inside its codegen (left out of codegen_ns)
 
     @property
     def lines(self) -> tuple[UserLine, ...]:
@@ -63,6 +67,11 @@ class KernelMap:
     # Compiles whose Inductor output came from a cache: no codegen ran, so no kernel could be tied to a line.
     from_cache: tuple[str, ...]
 
+    @property
+    def one_time_ns(self) -> int:
+        """One-time setup that ran inside some kernel's codegen (the CPU's vector-ISA check), in all."""
+        return sum(kernel.one_time_ns for kernel in self.kernels)
+
     def by_line(self) -> tuple[LineKernels, ...]:
         found: dict[UserLine, list[Kernel]] = {}
         for kernel in self.kernels:
@@ -77,6 +86,7 @@ class KernelMap:
 
 def kernel_map(trace: Trace) -> KernelMap:
     durations = {span.id: span.duration_ns for span in trace.spans}
+    one_time = _one_time_within(trace)
     merged: dict[tuple[str, str], dict] = {}
     frames: dict[int, UserLine] = {}  # each frame is written once, by the first record that uses it
     for artifact in sorted((a for a in trace.artifacts if a.name == RECORD), key=lambda a: a.id):
@@ -98,16 +108,31 @@ def kernel_map(trace: Trace) -> KernelMap:
     kernels = []
     for (compile_id, name), entry in merged.items():
         # No codegen step seen (a template kernel is written outside codegen_node): unknown, not zero.
+        setup = sum(one_time.get(span_id, 0) for span_id in entry["spans"])
         codegen = None if entry["extern"] or not entry["spans"] else \
-            sum(durations.get(span_id, 0) for span_id in entry["spans"])
+            sum(durations.get(span_id, 0) for span_id in entry["spans"]) - setup
         kernels.append(Kernel(compile_id, name, entry["extern"], tuple(entry["nodes"]), tuple(entry["ops"]),
-                              tuple(entry["stacks"]), codegen, entry["written"]))
+                              tuple(entry["stacks"]), codegen, entry["written"], one_time_ns=setup))
     with_kernels = {kernel.compile_id for kernel in kernels}
     kernels += _from_comments(trace, with_kernels)
     kernels.sort(key=lambda kernel: sort_key(kernel.compile_id))  # stable: written order within a compile
     cached = {artifact.compile_id or "?" for artifact in trace.artifacts
               if artifact.kind == "cache" and artifact.name in _CACHE_HITS}
     return KernelMap(tuple(kernels), tuple(sorted(cached - with_kernels, key=sort_key)))
+
+
+def _one_time_within(trace: Trace) -> dict[int, int]:
+    """Per span, the one-time setup (ONE_TIME_TARGETS) that ran inside it, at any depth."""
+    parents = {span.id: span.parent for span in trace.spans}
+    inside: dict[int, int] = {}
+    for span in trace.spans:
+        if span.target in ONE_TIME_TARGETS:
+            parent, seen = span.parent, set()
+            while parent is not None and parent not in seen:  # a damaged trace may link a span to itself
+                seen.add(parent)
+                inside[parent] = inside.get(parent, 0) + span.duration_ns
+                parent = parents.get(parent)
+    return inside
 
 
 def _frame(item: object, frames: dict[int, UserLine]) -> UserLine | None:

@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tracers.tracefile.events import HINT_NAMES
+
+from .hint_names import wrong_names
 from .record_filter import RecordFilter
 from .recorder import Recorder
 
@@ -151,9 +154,11 @@ class RecordTranslator:
     """Turns torch's structured-trace records into artifact fields: one place for what is kept and how,
     whether the records arrive in-process (ArtifactCollector) or are read back from a TORCH_TRACE log."""
 
-    def __init__(self, keep_code: bool = True, dropped: Counter[str] | None = None):
+    def __init__(self, keep_code: bool = True, dropped: Counter[str] | None = None, check_hints: bool = False):
         self.keep_code = keep_code
         self.dropped: Counter[str] = Counter() if dropped is None else dropped
+        # Live only: a log read back later was written by another torch than the one reading it.
+        self.check_hints = check_hints
         self._strings: dict[int, str] = {}  # torch interns file names in ``str`` records
 
     def know_strings(self, table: dict[str, int]) -> None:
@@ -192,6 +197,10 @@ class RecordTranslator:
             # Each symbol record carries the whole Python stack that created it: kilobytes apiece.
             details.pop("stack", None)
             details.pop("user_stack", None)
+        if kind in ("break", "recompile") and payload and self.check_hints:
+            wrong = wrong_names(payload)
+            if wrong:
+                details[HINT_NAMES] = wrong
         if not keep_payload or (kind in CODE_KINDS and not self.keep_code):
             payload = None
         if metadata.get("attempt"):
@@ -222,7 +231,7 @@ class ArtifactCollector(logging.Handler):
         self.recorder = recorder
         self.keep_code = keep_code
         self.dropped: Counter[str] = Counter()
-        self._translator = RecordTranslator(keep_code, self.dropped)
+        self._translator = RecordTranslator(keep_code, self.dropped, check_hints=True)
         self._logger: logging.Logger | None = None
         self._old_level = logging.NOTSET
         self._filter = RecordFilter(keeps, self.dropped, self._alone)  # records we would drop are never built

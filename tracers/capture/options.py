@@ -186,6 +186,7 @@ class TraceOptions:
     profile: bool = False  # a torch.profiler pass over steady-state calls
     keep_paths: bool = False  # write this machine's absolute paths as they are
     nproc: int | None = None  # launch the script on this many local ranks (torchrun) and merge their traces
+    tree: bool = False  # print the whole stage tree, however long
 
     @property
     def run_name(self) -> str:

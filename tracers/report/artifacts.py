@@ -10,6 +10,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
+from tracers.analysis.guard_failures import parse_failure
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import DECOMPILED as KIND_DECOMPILED
 from tracers.tracefile.compile_identity import sort_key
@@ -91,6 +92,9 @@ def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) 
         body = _transformed_code(artifact, max_chars)
     elif text:
         body = _code_block(text, _lexer(artifact, is_metadata), max_chars)
+        reasons = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
+        if reasons and isinstance(reasons[0], str):  # torch lists every earlier version's failure: say the newest
+            body = f'<p class="wt-note">Against the version before: {esc(parse_failure(reasons[0]).sentence)}.</p>{body}'
     elif artifact.payload_size:
         body = '<p class="wt-note">Not kept in this trace (recorded with --no-code).</p>'
     else:

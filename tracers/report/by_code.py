@@ -142,6 +142,11 @@ def _kernels(kernels: KernelMap) -> str:
         parts.append('<p class="wt-note">Each kernel Inductor wrote (C++ or Triton), and each extern call its '
                      'wrapper makes, with the FX nodes it computes and the lines of your code they came from '
                      '(the nodes\' stack traces). Codegen time is the time of the codegen steps that wrote it.</p>')
+        if kernels.one_time_ns:
+            parts.append(f'<p class="wt-note">Left out of the codegen times below: {esc(duration(kernels.one_time_ns))} '
+                         'of one-time setup inside the first kernel\'s codegen, where Inductor learns which vector '
+                         'instructions the CPU has by compiling a test program for each (once per process): it '
+                         'belongs to no line of yours.</p>')
         parts.append(_kernel_table(kernels.kernels[:MAX_KERNELS]))
         parts.append(_line_table(kernels))
     return "".join(parts)

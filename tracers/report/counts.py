@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tracers.analysis.trace_facts import TraceFacts
+from tracers.analysis.guard_failures import parse_failure
+from tracers.analysis.trace_facts import Recompile, TraceFacts
 from tracers.tracefile.events import RunInfo
 
 from .palette import stage_title
@@ -44,14 +45,14 @@ def render_counts(facts: TraceFacts, info: RunInfo) -> str:
         if compile_facts.skipped:
             skipped = ", ".join(stage_title(stage) for stage in compile_facts.skipped)
             notes.append(f"Compile {compile_facts.compile_id}: a cache hit skipped {skipped}.")
-    reasons = [f"Graph break ({brk.compile_id or '?'}) at {brk.location}: {brk.reason}"
-               + (" (not resumable: the whole frame ran eagerly; torch does not count it)" if brk.frame_skipped else "")
-               for brk in facts.graph_breaks]
-    reasons += [f"Recompile {rec.compile_id or '?'}: {'; '.join(rec.reasons) or 'no reason recorded'}"
-                for rec in facts.recompiles]
-    shown = "".join(f"<li>{esc(reason)}</li>" for reason in reasons[:MAX_REASONS])
-    if len(reasons) > MAX_REASONS:
-        shown += f'<li class="wt-muted">and {len(reasons) - MAX_REASONS} more (see the artifacts)</li>'
+    breaks = [f"Graph break ({brk.compile_id or '?'}) at {brk.location}: {brk.reason}"
+              + (" (not resumable: the whole frame ran eagerly; torch does not count it)" if brk.frame_skipped else "")
+              for brk in facts.graph_breaks]
+    # Each recompile once, against the version it failed (torch lists every earlier version's failure again).
+    items_html = [f"<li>{esc(reason)}</li>" for reason in breaks] + [_recompile_item(rec) for rec in facts.recompiles]
+    shown = "".join(items_html[:MAX_REASONS])
+    if len(items_html) > MAX_REASONS:
+        shown += f'<li class="wt-muted">and {len(items_html) - MAX_REASONS} more (see the artifacts)</li>'
     return (f'<div class="wt-trace-counts"><ul class="wt-count-list">{items}</ul>'
             + "".join(f'<p class="wt-note">{esc(note)}</p>' for note in notes)
             + render_compiles(facts) + (f'<ul class="wt-reasons">{shown}</ul>' if shown else "") + "</div>")
@@ -65,6 +66,16 @@ def _totals_check_notes(check: dict | None) -> list[str]:
     return [f"Tracer fault: {mismatch} (please report it)." for mismatch in check["mismatches"]]
 
 
+def _recompile_item(recompile: Recompile) -> str:
+    if not recompile.reasons:
+        return f"<li>Recompile {esc(recompile.compile_id or '?')}: no reason recorded</li>"
+    failure = parse_failure(recompile.reasons[0])
+    return (f"<li>Recompile {esc(recompile.compile_id or '?')}: {esc(failure.sentence)}"
+            f'<details class="wt-finding-raw"><summary>as torch logged it ({len(recompile.reasons)} version'
+            f'{"s" if len(recompile.reasons) != 1 else ""} checked)</summary>'
+            f"<pre>{esc(chr(10).join(recompile.reasons))}</pre></details></li>")
+
+
 def render_compiles(facts: TraceFacts) -> str:
     """One row per compile id: which code, called from where, what came out, the calls its compiled code served
     (the compiling one included) and how long it took."""
@@ -72,10 +83,12 @@ def render_compiles(facts: TraceFacts) -> str:
         return ""
     names = ("compile", "code", "called from", "graphs", "ops", "guards", "calls served", "time", "caches")
     rows = []
+    failed: dict[str, str] = {}
     for compile_facts in facts.compiles:
         outcome = [f"{event.cache} cache {event.outcome}" for event in compile_facts.cache]
         if compile_facts.fail_reason:
-            outcome.append(f"failed: {compile_facts.fail_reason}")
+            outcome.append("failed (below)")
+            failed[compile_facts.compile_id] = compile_facts.fail_reason
         rows.append((compile_facts.compile_id, compile_facts.frame or "", compile_facts.user_frame or "",
                      compile_facts.graphs, "" if compile_facts.op_count is None else compile_facts.op_count,
                      "" if compile_facts.guard_count is None else compile_facts.guard_count,
@@ -83,7 +96,14 @@ def render_compiles(facts: TraceFacts) -> str:
                      duration(compile_facts.time_ns), "; ".join(outcome)))
     # A column nothing filled in (a cold run has no cache outcomes) only takes room.
     shown = [index for index in range(len(names)) if any(row[index] != "" for row in rows)]
-    head = "".join(f'<th class="wt-col-{names[i].replace(" ", "-")}">{names[i]}</th>' for i in shown)
-    body = "".join(f'<tr data-compile="{esc(row[0])}">' + "".join(f"<td>{esc(row[i])}</td>" for i in shown)
-                   + "</tr>" for row in rows)
-    return f'<table class="wt-compiles"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+    column = [f'wt-col-{names[i].replace(" ", "-")}' for i in shown]
+    head = "".join(f'<th class="{css}">{names[i]}</th>' for css, i in zip(column, shown))
+    body = []
+    for row in rows:
+        body.append(f'<tr data-compile="{esc(row[0])}">'
+                    + "".join(f'<td class="{css}">{esc(row[i])}</td>' for css, i in zip(column, shown)) + "</tr>")
+        if row[0] in failed:  # torch's failure text is long: its own row, folded, so the columns keep their width
+            first = failed[row[0]].strip().splitlines()[0] if failed[row[0]].strip() else "failed"
+            body.append(f'<tr class="wt-compile-failed"><td></td><td colspan="{len(shown) - 1}"><details><summary>'
+                        f'failed: {esc(first)}</summary><pre>{esc(failed[row[0]])}</pre></details></td></tr>')
+    return f'<table class="wt-compiles"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'

@@ -19,13 +19,34 @@ def render_findings(found: list[Finding], facts: TraceFacts, links: Links) -> st
 
 
 def _item(finding: Finding, links: Links) -> str:
-    rows = [("where", _where(finding)), ("events", esc(finding.events_text)), ("fix", esc(finding.fix or "")),
-            ("torch says", _torch(finding)), ("explained in", _explained(finding, links))]
+    rows = [("where", _where(finding)), ("what happened", _parts(finding)), ("events", esc(finding.events_text)),
+            ("fix", esc(finding.fix or "")), ("torch says", _torch(finding)), ("note", esc(finding.hint_note or "")),
+            ("torch's text", _detail(finding)), ("explained in", _explained(finding, links))]
     details = "".join(f"<dt>{label}</dt><dd>{value}</dd>" for label, value in rows if value)
-    cost = f' <span class="wt-finding-cost">{esc(finding.cost)}</span>' if finding.cost else ""
+    cost = (f' <span class="wt-finding-cost" title="{esc(_COST_TITLE)}">{esc(finding.cost)}</span>'
+            if finding.cost else "")
     classes = "wt-finding" + (" wt-finding-note" if finding.informational else "")
     return (f'<li class="{classes}" data-kind="{esc(finding.kind)}"><div class="wt-finding-what">'
             f'{esc(finding.what)}{cost}</div><dl class="wt-finding-details">{details}</dl></li>')
+
+
+_COST_TITLE = ("Compile time this cause brought about: each compile's time is counted in one finding at most, "
+               "whole where the cause is why the compile exists (a recompile, the code after a break), else the "
+               "part a restart threw away. So the costs never add up to more than the run's compile time.")
+
+
+def _parts(finding: Finding) -> str:
+    if not finding.parts:
+        return ""
+    return '<ul class="wt-finding-parts">' + "".join(f"<li>{esc(part)}</li>" for part in finding.parts) + "</ul>"
+
+
+def _detail(finding: Finding) -> str:
+    """torch's own words (guard failures), folded: the finding says them as a sentence above."""
+    if not finding.detail:
+        return ""
+    return (f'<details class="wt-finding-raw"><summary>as torch logged it</summary>'
+            f'<pre>{esc(finding.detail)}</pre></details>')
 
 
 def _where(finding: Finding) -> str:

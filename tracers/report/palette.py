@@ -18,6 +18,7 @@ STAGE_COLOURS: dict[str, str] = {
     "lowering": "#edc948",
     "autotune": "#b6992d",
     "scheduling": "#e15759",
+    "cpu_isa": "#7f8fa6",
     "cpp": "#2f6690",
     "triton": "#86bc86",
     "wrapper": "#d4a6c8",

@@ -62,6 +62,10 @@ def _kernel_lines(kernels: KernelMap, style: Style, width: int) -> list[str]:
     if externs:
         lines.append(style.dim(f"  and {len(externs)} extern call{'s' if len(externs) != 1 else ''} of the wrapper "
                                f"({', '.join(sorted({k.name.rsplit('.', 1)[-1] for k in externs})[:6])})"))
+    if kernels.one_time_ns:
+        lines.append(style.dim(f"  one-time, not any line's: {duration(kernels.one_time_ns)} inside the first kernel's "
+                               "codegen learning the CPU's vector instructions (a test program compiled per ISA, "
+                               "once per process)"))
     for compile_id in kernels.from_cache:
         lines.append(style.yellow(f"  {compile_id:<8}warm: Inductor's output came from the cache, no codegen ran; "
                                   "lines read from the output code's comments (none for C++ kernels)"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from tracers.analysis.findings import Finding, headline
+from tracers.analysis.findings import Finding, format_seconds, headline
 from tracers.analysis.trace_facts import TraceFacts
 
 PageUrl = Callable[[str], "str | None"]  # a docs path (``chapters/05-graph-breaks#section``) -> its URL, if built
@@ -27,10 +27,27 @@ def render_findings(found: list[Finding], facts: TraceFacts, bold: Callable[[str
         number += 1
         lines.append(f"  {number}. {finding.what}" + (f" — {finding.cost}" if finding.cost else ""))
         lines.extend(_detail("where", _where(finding), width))
+        for part in finding.parts:
+            lines.extend(_detail("·", part, width))
         lines.extend(_detail("events", finding.events_text, width))
         lines.extend(_detail("fix", finding.fix, width))
         lines.extend(_detail("torch", _torch_says(finding), width))
+        lines.extend(_detail("note", finding.hint_note, width))
         lines.extend(_detail("why", _explained(finding, page_url), width))
+    return lines
+
+
+def render_recap(found: list[Finding], bold: Callable[[str], str] = str, width: int = 100) -> list[str]:
+    """The findings once more, one line each, where a long summary ends (the list above has scrolled away)."""
+    problems = _problems(found)
+    if not problems:
+        return []
+    lines = [bold("Findings, in short")]
+    for number, finding in enumerate(problems, 1):
+        cost = format_seconds(finding.cost_s) if finding.cost_s >= 0.0005 else "—"
+        where = f"{finding.user_line.short if finding.user_line else finding.where}  " if finding.where else ""
+        text = f"  {number}. {cost:>8}  {where}{finding.what}"
+        lines.append(text if len(text) <= width else text[: width - 1] + "…")
     return lines
 
 

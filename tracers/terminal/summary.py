@@ -8,18 +8,29 @@ from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
 from tracers.analysis.findings import findings
+from tracers.analysis.frames import parse_location
+from tracers.analysis.guard_failures import parse_failure
 from tracers.analysis.trace_facts import TraceFacts, TreeNode
 
 from . import by_code, runtime
-from .findings import PageUrl, render_findings
+from .findings import PageUrl, render_findings, render_recap
 from .style import Style, format_duration, style_for
 
 __all__ = ["Style", "format_duration", "render", "style_for", "written_lines"]
 
 _WIDTH = 100
+_TREE_LINES = 30  # a longer stage tree is cut to its outer levels unless asked for (--tree); the page has it all
+_TREE_DEPTH = 4
 
 
-def _tree_lines(nodes: list[TreeNode], style: Style, prefix: str = "", root: bool = True) -> Iterator[str]:
+def _walk(nodes: list[TreeNode]) -> Iterator[TreeNode]:
+    for node in nodes:
+        yield node
+        yield from _walk(node.children)
+
+
+def _tree_lines(nodes: list[TreeNode], style: Style, prefix: str = "", root: bool = True,
+                depth: int | None = None) -> Iterator[str]:
     for index, node in enumerate(nodes):
         last = index == len(nodes) - 1
         connector = "" if root else ("└─ " if last else "├─ ")
@@ -32,11 +43,13 @@ def _tree_lines(nodes: list[TreeNode], style: Style, prefix: str = "", root: boo
         line = f"  {left:<58}{format_duration(node.total_ns):>10} {node.calls:>4}×  {style.dim(f'{node.stage:<10}')}"
         yield line + ("  " + "  ".join(notes) if notes else "")
         child_prefix = prefix if root else prefix + ("   " if last else "│  ")
-        yield from _tree_lines(node.children, style, child_prefix, root=False)
+        if depth is None or depth > 1:
+            yield from _tree_lines(node.children, style, child_prefix, root=False,
+                                   depth=None if depth is None else depth - 1)
 
 
 def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | None = None,
-           elsewhere: str | None = None, page_url: PageUrl | None = None) -> str:
+           elsewhere: str | None = None, page_url: PageUrl | None = None, full_tree: bool = False) -> str:
     """``elsewhere``: what the run's other processes compiled, when it has some (this one may have compiled nothing);
     ``page_url``: where the walkthrough's chapters are, for the findings' links."""
     info = trace.info
@@ -54,15 +67,24 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                                + ", ".join(item.split(" (", 1)[0] for item in info.from_log.get("cannot_give", []))))
 
     lines.append("")
+    found = findings(trace, facts) if trace.spans else []
     if trace.spans:
-        lines.extend(render_findings(findings(trace, facts), facts, style.bold, style.dim, page_url, _WIDTH))
+        lines.extend(render_findings(found, facts, style.bold, style.dim, page_url, _WIDTH))
         lines.append("")
     if not trace.spans:
         lines.append(f"  Nothing was compiled in this process; {elsewhere}" if elsewhere else
                      "  Nothing was compiled: the script never reached torch.compile's pipeline.")
     else:
-        lines.append(style.bold("Stage tree") + style.dim("  (total time, calls, stage)"))
-        lines.extend(_tree_lines(facts.roots, style))
+        tree = list(_tree_lines(facts.roots, style))
+        shown = tree if full_tree or len(tree) <= _TREE_LINES else list(_tree_lines(facts.roots, style, depth=_TREE_DEPTH))
+        raised = any(node.errors for node in _walk(facts.roots))
+        lines.append(style.bold("Stage tree") + style.dim(
+            "  (total time, calls, stage" + ("; raised: calls that ended in an exception, e.g. Dynamo's Unsupported "
+                                             "at a graph break, caught inside torch" if raised else "") + ")"))
+        lines.extend(shown)
+        if len(shown) < len(tree):
+            lines.append(style.dim(f"  … {len(tree) - len(shown)} deeper lines: --tree prints them all; the page "
+                                   "folds them"))
         lines.append("")
         lines.append(style.bold("Time per stage") + style.dim("  (outermost calls only)"))
         for stage_id, ns in facts.stage_time_ns.items():
@@ -103,10 +125,12 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                  f"{style.bold('Cache')} " + _cache_line(facts))
     for graph_break in facts.graph_breaks:
         skipped = " (not resumable: the whole frame ran eagerly)" if graph_break.frame_skipped else ""
-        lines.append(f"  break  [{graph_break.compile_id}] {graph_break.location}: {_clip(graph_break.reason + skipped)}")
+        place = parse_location(graph_break.location)
+        where = place.short if place else graph_break.location
+        lines.append(f"  break  [{graph_break.compile_id}] {where}: {_clip(graph_break.reason + skipped)}")
     for recompile in facts.recompiles:
-        reasons = "; ".join(recompile.reasons) or "?"
-        lines.append(f"  recompile [{recompile.compile_id}] {_clip(reasons)}")
+        said = parse_failure(recompile.reasons[0]).sentence if recompile.reasons else "?"
+        lines.append(f"  recompile [{recompile.compile_id}] {_clip(said)}")
 
     lines.extend(_totals_check_lines(info.totals_check, style))
 
@@ -131,6 +155,9 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
             lines.append(f"  {name}: {why}")
     for warning in info.warnings:
         lines.append(style.yellow(f"warning: {warning}"))
+    recap = render_recap(found, style.bold, _WIDTH)
+    if recap:
+        lines += ["", *recap]
     lines.extend(written_lines(written, style))
     return "\n".join(lines)
 

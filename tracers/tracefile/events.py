@@ -14,6 +14,9 @@ MAX_NESTING = 256
 MAX_RANKS = 1 << 17
 
 DECOMPILED = "decompiled"  # the artifact kind of Dynamo's rewritten code as Python (capture/decompiled.py)
+# Artifact metadata: the torch names a hint in it gives that the running torch lacks, each with the setting meant
+# (or None); found live (capture/hint_names.py), used to correct the hint in the findings.
+HINT_NAMES = "hint_names"
 
 
 @dataclass(slots=True)

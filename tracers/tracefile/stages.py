@@ -123,6 +123,13 @@ STAGES: tuple[Stage, ...] = (
         "torch._inductor.debug:set_kernel_post_grad_provenance_tracing",
     ),
     _stage(
+        # Once per process (cached): the first use of the CPU's vector ISA (a C++ kernel's codegen, or a cache key)
+        # compiles a test program per ISA to learn what the CPU supports. Its own stage, so that one-time cost is
+        # neither put on a kernel's user line nor read as codegen that a cache hit should have skipped.
+        "cpu_isa", "CPU vector-ISA check", "chapters/11-cpp-codegen",
+        "torch._inductor.cpu_vec_isa:VecISA.check_build",
+    ),
+    _stage(
         "cpp", "C++ codegen", "chapters/11-cpp-codegen",
         "torch._inductor.codegen.cpp:CppScheduling.codegen_node",
     ),

@@ -1,0 +1,173 @@
+"""Graph breaks grouped by the user's line that causes them, with what they brought about: the code after the break
+compiled as resume functions, and their recompiles on values the line computed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tracers.tracefile import compile_identity
+from tracers.tracefile.events import Artifact, Trace
+
+from .finding import BREAKS, Finding, Ledger
+from .frames import SourceLine, parse_location, short, traceback_lines, user_and_library
+from .guard_failures import GuardFailure
+from .trace_facts import FRAME_SKIPPED, CompileFacts
+from .user_names import frame_words, resume_place
+
+_HINT = re.compile(r"^\s*Hint:\s*(.+)$", re.M)
+_EXPLANATION = re.compile(r"^\s*Explanation:\s*(.+)$", re.M)
+_GB_LINK = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
+
+
+def first_match(pattern: re.Pattern[str], text: str) -> str | None:
+    match = pattern.search(text)
+    return match.group(1).strip() if match else None
+
+
+def unique_ids(compile_ids) -> tuple[str, ...]:  # noqa: ANN001 - any iterable of ids (None skipped)
+    return tuple(sorted({compile_id for compile_id in compile_ids if compile_id is not None},
+                        key=compile_identity.sort_key))
+
+
+def _function(frame: str | None) -> str:
+    """The code name a resume function made in ``frame`` carries: ``forward`` of ``Tiny.forward (m.py:3)``."""
+    place = resume_place(short(frame or ""))
+    return place[0] if place else short(frame or "").rsplit(".", 1)[-1]
+
+
+@dataclass
+class BreakGroup:
+    """The graph breaks one user line causes (or one library place, where no user line is known)."""
+
+    artifacts: list[Artifact]
+    user: SourceLine | None
+    library: SourceLine | None
+    skipped: bool  # Dynamo could not resume: the whole frame ran eagerly
+    places: set[tuple[str, int]] = field(default_factory=set)  # (function, line) its resume functions continue after
+    merged: dict[str, GuardFailure] = field(default_factory=dict)  # its resume functions' recompiles, by compile id
+    created: list[str] = field(default_factory=list)  # the resume functions' first compiles
+    cost_s: float = 0.0
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return unique_ids(artifact.compile_id for artifact in self.artifacts)
+
+    def continues(self, frame: str | None) -> bool:
+        """Whether ``frame`` is a resume function Dynamo made after one of these breaks."""
+        place = resume_place(short(frame or ""))
+        return place is not None and place in self.places
+
+    def claim_created(self, compiles: dict[str, CompileFacts], ledger: Ledger) -> None:
+        """The compiles that exist only because of these breaks: the code after them, and its recompiles on the
+        values the line computed."""
+        for compile_id, facts in compiles.items():
+            first_version = compile_identity.torch_id(compile_id).endswith("/0")
+            if first_version and self.continues(facts.frame) and not ledger.counted(compile_id):
+                self.created.append(compile_id)
+                self.cost_s += ledger.whole(compile_id)
+        for compile_id in self.merged:
+            self.cost_s += ledger.whole(compile_id)
+
+    def claim_waste(self, compiles: dict[str, CompileFacts], ledger: Ledger) -> None:
+        """In the compiles where the breaks happened: all of one that produced no graph, else the restart."""
+        for compile_id in self.ids:
+            facts = compiles.get(compile_id)
+            if facts is None or ledger.counted(compile_id):
+                continue
+            self.cost_s += ledger.whole(compile_id) if facts.graphs == 0 else ledger.restart(compile_id)
+
+    def finding(self, trace: Trace, compiles: dict[str, CompileFacts]) -> Finding:
+        payload = next((artifact.payload for artifact in self.artifacts if artifact.payload), "") or ""
+        titles = list(dict.fromkeys(_title(artifact) for artifact in self.artifacts))
+        ids = unique_ids((*self.ids, *self.created, *self.merged))
+        count = len(self.artifacts)
+        link = _GB_LINK.search(payload)
+        hint, explanation = first_match(_HINT, payload), first_match(_EXPLANATION, payload)
+        no_graph = tuple(compile_id for compile_id in self.ids if compile_id in compiles
+                         and not compiles[compile_id].graphs)
+        graphs = sum(compiles[compile_id].graphs for compile_id in (*self.created, *self.merged)
+                     if compile_id in compiles)
+        parts = [f"{_title(artifact)}: graph break in compile {artifact.compile_id}" for artifact in self.artifacts] \
+            if len(titles) > 1 or self.merged else []
+        for compile_id, failure in self.merged.items():
+            frame = compiles[compile_id].frame if compile_id in compiles else None
+            parts.append(f"{frame_words(frame)} recompiled (compile {compile_id}): {failure.sentence}")
+        if self.skipped:
+            eager = sum(trace.info.calls_eager.get(compile_id, 0) for compile_id in self.ids) or None
+            what = f"Dynamo could not resume after a graph break ({titles[0]}) and ran the whole frame eagerly"
+            kind = "frame-skipped"
+        else:
+            eager = None
+            kind = "graph-break"
+            what = f"{count} graph break{'s' if count != 1 else ''}: {'; '.join(titles)}"
+            if self.merged:
+                what += (f", and {len(self.merged)} recompile{'s' if len(self.merged) != 1 else ''} of the code after "
+                         "it on a value the line computed")
+        advice = None if hint else ("Move the unsupported call out of the compiled region, or wrap the function that "
+                                    "makes it in torch.compiler.disable.")
+        if (len(titles) > 1 or self.merged) and self.library is None:  # the user's own line breaks, not a library
+            advice = ("One line causes all of these: move it out of the compiled function (for a print or a "
+                      ".item(), return the tensor and use it after the call), so no break and no value crosses it.")
+        return Finding(
+            kind=kind, what=what, events=count, recompiles=len(self.merged), compile_ids=ids, cost_s=self.cost_s,
+            user_line=self.user, library_line=self.library, graphs_added=graphs, no_graph=no_graph,
+            eager_calls=eager, eager_note=trace.info.calls_note if self.skipped else None,
+            explanation=explanation, hint=hint, torch_link=link.group(1) if link else None,
+            graph_break_id=link.group(2).upper() if link else None, advice=advice, explained=BREAKS,
+            parts=tuple(parts), cost_counts=_cost_counts(self),
+            detail="\n\n".join(failure.raw for failure in self.merged.values()))
+
+
+def _cost_counts(group: BreakGroup) -> str:
+    said = []
+    if group.created:
+        said.append("the code after it compiled")
+    if group.merged:
+        said.append("its recompiles")
+    said.append("traced work thrown away")
+    return ", ".join(said)
+
+
+def _title(artifact: Artifact) -> str:
+    meta = artifact.metadata
+    return str(meta.get("title") or meta.get("reason") or "?")
+
+
+def group_breaks(trace: Trace, compiles: dict[str, CompileFacts]) -> list[BreakGroup]:
+    """One group per user line (a library place where torch's traceback shows no line of the user's)."""
+    groups: dict[tuple, BreakGroup] = {}
+    for artifact in trace.artifacts:
+        if artifact.kind != "break":
+            continue
+        location = str(artifact.metadata.get("location", "?"))
+        frames = traceback_lines(artifact.payload or "")
+        user, library = user_and_library(frames, location)
+        skipped = FRAME_SKIPPED in (artifact.payload or "")
+        key = ("user", user.path, user.line, skipped) if user else ("at", location, _title(artifact), skipped)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = BreakGroup([], user, library, skipped)
+        group.artifacts.append(artifact)
+        group.places.update((frame.function, frame.line) for frame in frames)
+        happened = parse_location(location)
+        facts = compiles.get(artifact.compile_id or "")
+        if happened is not None and facts is not None:
+            group.places.add((_function(facts.frame), happened.line))
+    return list(groups.values())
+
+
+def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFailure],
+                           compiles: dict[str, CompileFacts]) -> set[str]:
+    """Recompiles of a resume function on a value the break's line computed (``print(loss.item())``'s float) are
+    that line's doing: they join its group. Returns their compile ids."""
+    merged: set[str] = set()
+    for compile_id, failure in failures.items():
+        facts = compiles.get(compile_id)
+        if facts is None or not failure.on_stack:
+            continue
+        home = next((index for index, group in enumerate(groups) if group.continues(facts.frame)), None)
+        if home is not None:
+            groups[home].merged[compile_id] = failure
+            merged.add(compile_id)
+    return merged

@@ -1,0 +1,175 @@
+"""Findings about the run as a whole: nothing compiled at all, compiles thrown away or repeated that no break or
+recompile explains, warm-run cache misses, and what is worth knowing (DDP's intended splits, a dominant stage)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from tracers.tracefile.events import Trace
+from tracers.tracefile.stages import STAGE_BY_ID
+
+from .finding import CACHES, DISTRIBUTED, RESTARTS, Explained, Finding, Ledger, format_seconds
+from .frames import short
+from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
+from .user_names import frame_words
+
+# Checked: DDP(torch.compile(module)) gets its graph where torch.compile(DDP(torch.nn.Sequential(...))) gets none
+# (tests/programs/findings/ddp_sequential.py and its variant in tests/test_findings.py).
+_DDP_FIX = ("Compile the module DDP wraps instead, DDP(torch.compile(model)); or wrap a module whose forward is your "
+            "own code, so Dynamo compiles it as a frame of its own after DDP's forward breaks (chapter 19's example).")
+
+
+def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, CompileFacts],
+                     breaks: list[Finding]) -> list[Finding]:
+    """torch.compile ran but produced no graph at all: everything ran eager, whatever else the findings say."""
+    frame_compiles = facts.frame_compiles
+    if not frame_compiles or facts.graph_count:
+        return []
+    names = [short(compile_facts.frame or "?") for compile_facts in frame_compiles]
+    ddp = any(name.startswith("DistributedDataParallel.") for name in names)
+    frames = list(dict.fromkeys(frame_words(name) for name in names))
+    why = "; ".join(dict.fromkeys(finding.what for finding in breaks)) if breaks else \
+        "Dynamo traced the frames and found no tensor work to compile"
+    seconds = sum(compile_facts.time_ns for compile_facts in frame_compiles) / 1e9
+    what = (f"torch.compile produced no graph: {len(frame_compiles)} compile{'s' if len(frame_compiles) != 1 else ''} "
+            f"({format_seconds(seconds)}) and every call ran eager")
+    if ddp:
+        what += " — DDP's forward broke the graph and nothing after it was compiled"
+    return [Finding(
+        kind="nothing-compiled", what=what, events=len(frame_compiles),
+        compile_ids=tuple(compile_facts.compile_id for compile_facts in frame_compiles), cost_s=0.0,
+        parts=(f"frames compiled: {', '.join(frames[:4])}" + (" …" if len(frames) > 4 else ""), f"why: {why}"),
+        advice=_DDP_FIX if ddp else "See the graph breaks below: each one sent its frame back to eager.",
+        explained=DISTRIBUTED if ddp else RESTARTS)]
+
+
+def _placed(frame: str | None) -> str:
+    """``the rest of `__init__` after line 105 (contextlib.py:105)``: the frame in the user's words, with its place."""
+    place = f" ({frame.split(' (', 1)[1]}" if frame and " (" in frame else ""
+    return frame_words(frame) + place
+
+
+def mostly_eager(trace: Trace, facts: TraceFacts) -> list[Finding]:
+    """Most calls of the compiled code ran eager (counted where Python can count them: 3.12 and newer)."""
+    served = sum((trace.info.calls_served or {}).values())
+    eager = sum((trace.info.calls_eager or {}).values())
+    if not facts.graph_count or eager <= served:
+        return []
+    return [Finding(
+        kind="mostly-eager", what=f"Most calls of the compiled code ran eager: {eager} eager, {served} served by "
+                                  "compiled graphs", events=eager, compile_ids=tuple(sorted(trace.info.calls_eager)),
+        cost_s=0.0, eager_calls=eager, advice="See the findings that name eager calls: a break Dynamo could not "
+                                              "resume from, or a recompile limit.", explained=RESTARTS)]
+
+
+def thrown_away(compiles: dict[str, CompileFacts], ledger: Ledger) -> list[Finding]:
+    """Compiles that produced no graph, and restarts, that no other finding explains."""
+    empty = [facts for facts in compiles.values()
+             if not ledger.counted(facts.compile_id) and facts.graphs == 0 and "/" in facts.compile_id
+             and not facts.fail_reason and facts.time_ns]
+    out = []
+    if empty:
+        cost = sum(ledger.whole(facts.compile_id) for facts in empty)
+        # Named with their places: a generated "__init__" alone says little.
+        frames = "; ".join(list(dict.fromkeys(_placed(facts.frame) for facts in empty))[:3])
+        out.append(Finding(
+            kind="thrown-away", what=f"{len(empty)} compile{'s' if len(empty) != 1 else ''} traced a frame and produced "
+                                     f"no graph ({frames})", events=len(empty),
+            compile_ids=tuple(facts.compile_id for facts in empty), cost_s=cost, cost_counts="those compiles",
+            advice="Dynamo traced these frames and found no tensor work to compile; if they are called often, "
+                   "keep them out of the compiled region (torch.compiler.disable).", explained=RESTARTS))
+    restarted = [facts for facts in compiles.values()
+                 if not ledger.counted(facts.compile_id) and facts.graphs and facts.restart_ns]
+    if restarted:
+        cost = sum(ledger.restart(facts.compile_id) for facts in restarted)
+        reason = next((reason for facts in restarted for reason in facts.restarts), "")
+        out.append(Finding(
+            kind="thrown-away", what=f"Dynamo restarted {len(restarted)} compile{'s' if len(restarted) != 1 else ''} "
+                                     f"and threw the traced work away ({short(reason.splitlines()[0]) if reason else '?'})",
+            events=len(restarted), compile_ids=tuple(facts.compile_id for facts in restarted), cost_s=cost,
+            cost_counts="the tracing thrown away",
+            advice="A restart retraces the frame from its first instruction with what the failed attempt learnt.",
+            explained=RESTARTS))
+    return out
+
+
+def cache_misses(trace: Trace, compiles: dict[str, CompileFacts], ledger: Ledger) -> list[Finding]:
+    if trace.info.cache_mode != "warm":
+        return []
+    missed = [compile_facts for compile_facts in compiles.values()
+              if any(event.outcome == "miss" for event in compile_facts.cache)]
+    if not missed:
+        return []
+    caches = sorted({event.cache for compile_facts in missed for event in compile_facts.cache if event.outcome == "miss"})
+    return [Finding(
+        kind="cache-miss", what=f"A warm run missed the {' and '.join(caches)} cache in {len(missed)} "
+                                f"compile{'s' if len(missed) != 1 else ''}: they compiled from scratch",
+        events=len(missed), compile_ids=tuple(compile_facts.compile_id for compile_facts in missed),
+        cost_s=sum(ledger.whole(compile_facts.compile_id) for compile_facts in missed), cost_counts="those compiles",
+        advice="A miss on a warm run means the cache key changed: another torch or config, changed code, new input "
+               "shapes, or another cache dir (TORCHINDUCTOR_CACHE_DIR).", explained=CACHES)]
+
+
+def ddp_splits(trace: Trace) -> list[Finding]:
+    """DDPOptimizer's graph breaks at bucket boundaries: torch counts them as breaks, but they are meant."""
+    splits = [artifact for artifact in trace.artifacts if artifact.name == DDP_SPLIT_CHILD]
+    if not splits:
+        return []
+    ids = tuple(sorted({artifact.compile_id for artifact in splits if artifact.compile_id}))
+    return [Finding(
+        kind="ddp-split", what=f"DDPOptimizer split the graph at {len(splits)} bucket boundar"
+                               f"{'ies' if len(splits) != 1 else 'y'} (torch counts each as a graph break; they are "
+                               "intended: each bucket's all-reduce can start while the backward goes on)",
+        events=len(splits), compile_ids=ids, cost_s=0.0, explained=DISTRIBUTED, informational=True)]
+
+
+_STAGE_ADVICE = {
+    "bytecode": "Dynamo traces every inlined call again in each frame it compiles: compile the repeated block (each "
+                "layer) instead of the whole model (regional compilation), so it is traced once and reused.",
+}
+# What a stage's time is on a device, where its title alone would mislead.
+_ONE_TIME = ("once per process, not for any kernel of yours: Inductor compiles a test program for each vector "
+             "instruction set to learn what the CPU supports; later compiles in the process reuse the answer")
+_STAGE_WORDS = {
+    ("load", "cpu"): "on the CPU this is the C++ compiler building each generated kernel; a warm run loads them "
+                     "from the cache instead",
+    ("cpu_isa", "cpu"): _ONE_TIME,
+    ("cpu_isa", "cuda"): _ONE_TIME,
+}
+
+
+def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
+    """A stage whose own time (its calls minus the other stages' calls inside them) is most of the run's compile time
+    (every compile, backward included): worth knowing, not waste."""
+    whole_ns = sum(compile_facts.time_ns for compile_facts in facts.compiles)
+    if whole_ns < 1e9:
+        return []
+    own = _own_stage_time(trace)
+    inner = {stage: ns for stage, ns in own.items() if stage not in ("entry", "frame", "user")}
+    if not inner:
+        return []
+    stage, ns = max(inner.items(), key=lambda item: item[1])
+    ns = min(ns, whole_ns)
+    if ns < whole_ns / 2:
+        return []
+    known = STAGE_BY_ID.get(stage)
+    title = known.title if known else stage
+    words = _STAGE_WORDS.get((stage, trace.info.device))
+    return [Finding(
+        kind="slow-stage", what=f"{title} took {format_seconds(ns / 1e9)} of the run's {format_seconds(whole_ns / 1e9)} "
+                                f"of compile ({ns / whole_ns:.0%}; its own time, not the steps of other stages it "
+                                f"called){f': {words}' if words else ''}",
+        events=facts.stage_calls.get(stage, 0), compile_ids=(), cost_s=0.0, advice=_STAGE_ADVICE.get(stage),
+        explained=Explained(known.chapter, known.title) if known else None, informational=True)]
+
+
+def _own_stage_time(trace: Trace) -> dict[str, int]:
+    """Per stage, the time when the innermost open step was one of its own (each span's time minus its children's)."""
+    children_ns: dict[int, int] = defaultdict(int)
+    for span in trace.spans:
+        if span.parent is not None:
+            children_ns[span.parent] += span.duration_ns
+    own: dict[str, int] = defaultdict(int)
+    for span in trace.spans:
+        own[span.stage] += max(span.duration_ns - children_ns.get(span.id, 0), 0)
+    return dict(own)
