@@ -62,7 +62,9 @@ def check(model: str, steps: int, out: Path, timeout: float) -> list[str]:
         return lines + ["no trace written: see traced.log", ""]
     trace = load(traces[0])
     speed = runtime(trace)
-    steps_fn = [function for function in (speed.functions if speed else ()) if function.name == "train_step"]
+    # The step is a closure (``gpt2.<locals>.train_step``): matched by its own name.
+    steps_fn = [function for function in (speed.functions if speed else ())
+                if function.name.rsplit(".", 1)[-1] == "train_step"]
     if not steps_fn:
         return lines + [f"no train_step timed: {speed}", ""]
     step = steps_fn[0]
