@@ -13,7 +13,7 @@ from .finding import (BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, 
 from .guard_failures import parse_failure
 from .recompiles import recompile_findings
 from .trace_facts import TraceFacts, analyze
-from .waste import cache_misses, ddp_splits, dominant_stage, mostly_eager, nothing_compiled, thrown_away
+from .waste import cache_misses, ddp_splits, dominant_stage, nothing_compiled, thrown_away
 
 __all__ = ["BREAKS", "CACHES", "DISTRIBUTED", "LIMIT", "RECOMPILES", "RESTARTS", "SHAPES", "Explained", "Finding",
            "compile_seconds", "findings", "format_seconds", "headline"]
@@ -36,7 +36,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     for group in groups:
         group.claim_waste(compiles, ledger)
     breaks = [group.finding(trace, compiles) for group in groups]
-    found += breaks + thrown_away(compiles, ledger) + cache_misses(trace, compiles, ledger) + mostly_eager(trace, facts)
+    found += breaks + thrown_away(compiles, ledger) + cache_misses(trace, compiles, ledger)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
     from .runtime_findings import runtime_findings  # --vs-eager's; it builds on this module's Finding
 

@@ -14,7 +14,8 @@ _TORCH_HINT = re.compile(r"\(HINT: (.*?)\)\s*$", re.M)
 _TENSOR = re.compile(r"tensor '([^']+)' (\w+) mismatch(?: at index (\d+))?\.?\s*(?:expected ([^,]+), actual (\S+))?")
 _OBJ_ID = re.compile(r"___check_obj_id\(\s*([^,]+),")
 _TYPE_ID = re.compile(r"___check_type_id\(\s*([^,]+),")
-_COMPARE = re.compile(r"^([A-Za-z_][\w.\[\]'()]*?)\s*(==|!=|<=|>=|<|>|is not|is)\s*(.+?)\s*$")
+# ``is`` needs spaces around it: ``len(self.state[list(…`` holds "is" inside a name.
+_COMPARE = re.compile(r"^([A-Za-z_][\w.\[\]'()]*?)\s*(==|!=|<=|>=|<|>|\sis\s+not\s|\sis\s)\s*(.+?)\s*$")
 
 KINDS = ("identity", "size", "dtype", "device", "requires_grad", "type", "value", "backend", "other")
 _TENSOR_KINDS = {"size": "size", "stride": "size", "dimensionality": "size", "dtype": "dtype", "device": "device",

@@ -39,6 +39,9 @@ _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats 
               "compiles a new version (and once the recompile limit is reached, calls run eager). Keep it out of "
               "forward (count outside the compiled call), or keep it in a tensor buffer (register_buffer) updated in "
               "place.")
+_NOT_YOURS = ("The guard is in `{frame}` ({file}), which your line calls, not in your code: state it reads changed "
+              "after the version before was compiled. Once is expected when such state fills on the first call (an "
+              "optimizer's first step creates its state); if it repeats, see torch's guard below.")
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
             "dynamic), and that version served every later call. To skip the first, static version: {how}.")
 _DYNAMIC_HOW = {"size": "torch._dynamo.mark_dynamic(tensor, dim) before the first call, or torch.compile(..., "
@@ -114,6 +117,11 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explained = SHAPES
     elif kind == "value" and subject.startswith("self."):
         advice = _ATTRIBUTE.format(name=subject)
+    line = _line(trace, first, ids[0])
+    elsewhere = _frame_file(compiles, ids[0])
+    if not dynamic and len(compiled) == 1 and elsewhere and line is not None and line.short.split(":")[0] != elsewhere:
+        # The guard is in code the user calls (a library's), not theirs: said so, and not told to rewrite it.
+        advice = _NOT_YOURS.format(frame=frame, file=elsewhere)
     eager, explanation, hint = None, None, first.torch_hint
     cost = sum(ledger.whole(compile_id) for compile_id in ids)
     if limit is not None:
@@ -130,12 +138,19 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     parts = tuple(f"{compile_id}: {failure.sentence}" for compile_id, failure in group.failures)
     return Finding(
         kind="recompile-limit" if limit is not None else "recompile", what=what, events=len(group.failures),
-        compile_ids=ids, cost_s=cost, user_line=_line(trace, first, ids[0]),
+        compile_ids=ids, cost_s=cost, user_line=line,
         graphs_added=sum(compiles[compile_id].graphs for compile_id in ids if compile_id in compiles),
         eager_calls=eager, eager_note=trace.info.calls_note if limit is not None else None,
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts="the recompiles' whole compiles, backward included",
         detail="\n\n".join(failure.raw for _, failure in group.failures[:3]))
+
+
+def _frame_file(compiles: dict[str, CompileFacts], compile_id: str) -> str | None:
+    """``sgd.py`` of ``SGD.step (sgd.py:105)``: the file of the frame that recompiled."""
+    frame = compiles[compile_id].frame if compile_id in compiles else None
+    match = re.search(r"\(([^():]+):\d+\)", frame or "")
+    return match.group(1) if match else None
 
 
 def _line(trace: Trace, failure: GuardFailure, compile_id: str) -> SourceLine | None:

@@ -49,19 +49,6 @@ def _placed(frame: str | None) -> str:
     return frame_words(frame) + place
 
 
-def mostly_eager(trace: Trace, facts: TraceFacts) -> list[Finding]:
-    """Most calls of the compiled code ran eager (counted where Python can count them: 3.12 and newer)."""
-    served = sum((trace.info.calls_served or {}).values())
-    eager = sum((trace.info.calls_eager or {}).values())
-    if not facts.graph_count or eager <= served:
-        return []
-    return [Finding(
-        kind="mostly-eager", what=f"Most calls of the compiled code ran eager: {eager} eager, {served} served by "
-                                  "compiled graphs", events=eager, compile_ids=tuple(sorted(trace.info.calls_eager)),
-        cost_s=0.0, eager_calls=eager, advice="See the findings that name eager calls: a break Dynamo could not "
-                                              "resume from, or a recompile limit.", explained=RESTARTS)]
-
-
 def thrown_away(compiles: dict[str, CompileFacts], ledger: Ledger) -> list[Finding]:
     """Compiles that produced no graph, and restarts, that no other finding explains."""
     empty = [facts for facts in compiles.values()
