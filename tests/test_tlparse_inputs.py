@@ -285,7 +285,7 @@ def test_two_logs_of_a_rank_say_which_is_read_and_run_picks_the_other(tmp_path: 
 
 def test_a_collective_order_difference_names_the_collective_and_the_ranks() -> None:
     loaded, result, text, page = _ranks(COLLECTIVE_DIVERGENCE)
-    assert [log.rank for log in loaded.logs] == [0, 1] and loaded.foreign == ("coll_div.py",)
+    assert [log.rank for log in loaded.logs] == [0, 1] and loaded.foreign == ("README.md", "coll_div.py")
     [schedule] = [d for d in result.divergence.differences if d.aspect == "collective schedule"]
     said = "collective 2 is none (the sequence ended) on rank 0 and all_reduce_ on rank 1 (compile 0/0)"
     assert said in schedule.said and said in page and "collective schedule: collective schedules differ" in text

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tracers.analysis.guard_failures import parse_failure
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Trace
@@ -210,7 +211,9 @@ def _presence(absent: list[tuple[str, tuple[int, ...]]], ranks: tuple[int, ...],
         missing = tuple(rank for rank in ranks if rank not in having)
         count = f"{len(ids)} compile{'s' if len(ids) != 1 else ''}"
         said = f"{ranks_text(having)} compiled {ids_text(ids)} ({count}), which {ranks_text(missing)} did not"
-        reasons = [f"{cid} on {ranks_text(group)}: recompiling because {'; '.join(value)}" for cid in ids
+        # Against the version it failed only (torch lists every earlier version's failure), in words.
+        reasons = [f"{cid} on {ranks_text(group)}: recompiled because {parse_failure(value[0]).sentence}"
+                   for cid in ids
                    for group, value in _group({rank: per_rank[rank][cid].recompile_reasons for rank in having})
                    if value]
         groups = ((having, f"compiled {ids_text(ids)}"), (missing, f"did not compile {'it' if len(ids) == 1 else 'them'}"))
