@@ -288,4 +288,4 @@ def test_the_chapter_shows_each_run_with_a_tab_per_device(tmp_path_factory):
     assert page.count("Not recorded yet") == len(stems) - len(cuda)  # a device without a recording says so
     line = next(n for n, text in enumerate((DISTRIBUTED / "rank_divergent.py").read_text().splitlines(), 1)
                 if "loss = step(" in text)
-    assert "rank 1: compiled 0/1" in page and f"rank_divergent.py:{line}" in page
+    assert "rank 1 compiled 0/1" in page and f"rank_divergent.py:{line}" in page

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .wording import ranks_text
 
@@ -49,3 +50,17 @@ class Divergence:
     @property
     def first(self) -> Difference | None:
         return self.differences[0] if self.differences else None
+
+
+def group_ranks(values: dict[int, Any]) -> list[tuple[tuple[int, ...], Any]]:
+    """Ranks with equal values together, the largest group first (the majority is usually right)."""
+    groups: list[tuple[list[int], Any]] = []
+    for rank, value in sorted(values.items()):
+        for members, known in groups:
+            if known == value:
+                members.append(rank)
+                break
+        else:
+            groups.append(([rank], value))
+    groups.sort(key=lambda group: (-len(group[0]), group[0]))
+    return [(tuple(members), value) for members, value in groups]

@@ -14,7 +14,7 @@ from tracers.tracefile.events import Artifact, Trace
 
 from . import logged
 from .collectives import Collective, collectives_in
-from .difference import Difference, Divergence
+from .difference import Difference, Divergence, group_ranks
 from .wording import collective_words, guard_words, ids_text, input_words, ranks_text
 
 __all__ = ["Difference", "Divergence", "compare", "signatures", "user_line"]
@@ -162,7 +162,7 @@ def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None
             values = {rank: read(per_rank[rank][cid]) for rank in ranks}
             if aspect == "guards" and not all(values.values()):
                 continue  # a rank whose log holds no guards for it: nothing to compare, not a difference
-            grouped = _group(values)
+            grouped = group_ranks(values)
             if len(grouped) > 1:
                 described = tuple((group, _describe(value, [v for g, v in grouped if g != group]))
                                   for group, value in grouped)
@@ -214,7 +214,7 @@ def _presence(absent: list[tuple[str, tuple[int, ...]]], ranks: tuple[int, ...],
         # Against the version it failed only (torch lists every earlier version's failure), in words.
         reasons = [f"{cid} on {ranks_text(group)}: recompiled because {parse_failure(value[0]).sentence}"
                    for cid in ids
-                   for group, value in _group({rank: per_rank[rank][cid].recompile_reasons for rank in having})
+                   for group, value in group_ranks({rank: per_rank[rank][cid].recompile_reasons for rank in having})
                    if value]
         groups = ((having, f"compiled {ids_text(ids)}"), (missing, f"did not compile {'it' if len(ids) == 1 else 'them'}"))
         found.append(Difference(PRESENCE, ids[0], groups, line_of(ids[0]), PRESENCE_WHY, said, tuple(reasons)))
@@ -229,17 +229,3 @@ def _compared(traces: dict[int, Trace]) -> tuple[str, ...]:
                                            (logged.ESTIMATES, "Inductor's runtime estimates and output metadata"),
                                            ("inductor_output_code", "waits in the output code"))
                  if name in names)
-
-
-def _group(values: dict[int, object]) -> list[tuple[tuple[int, ...], object]]:
-    """Ranks with equal values together, the largest group first (the majority is usually right)."""
-    groups: list[tuple[list[int], object]] = []
-    for rank, value in values.items():
-        for members, known in groups:
-            if known == value:
-                members.append(rank)
-                break
-        else:
-            groups.append(([rank], value))
-    groups.sort(key=lambda group: (-len(group[0]), group[0]))
-    return [(tuple(members), value) for members, value in groups]

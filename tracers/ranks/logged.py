@@ -13,7 +13,7 @@ from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
 
-from .difference import Difference, Estimate
+from .difference import Difference, Estimate, group_ranks
 from .wording import by_ranks, ranks_text
 
 SCHEDULE = "inductor_collective_schedule"  # the collectives Inductor scheduled in a graph, in order
@@ -60,20 +60,6 @@ def _payloads(trace: Trace, name: str) -> list[tuple[str, Any]]:
     return found
 
 
-def _groups(values: dict[int, Any]) -> list[tuple[tuple[int, ...], Any]]:
-    """Ranks with equal values together, the largest group first."""
-    groups: list[tuple[list[int], Any]] = []
-    for rank, value in sorted(values.items()):
-        for members, known in groups:
-            if known == value:
-                members.append(rank)
-                break
-        else:
-            groups.append(([rank], value))
-    groups.sort(key=lambda group: (-len(group[0]), group[0]))
-    return [(tuple(members), value) for members, value in groups]
-
-
 def _first_index(sequences: Sequence[Sequence[Any]]) -> int:
     """Where the sequences first differ (the shortest's length when one is a prefix of another)."""
     for index in range(min(len(seq) for seq in sequences)):
@@ -90,7 +76,7 @@ def _listed(items: Sequence[str]) -> str:
 def _sequence_difference(aspect: str, per_rank: dict[int, list[tuple[str, str]]], what: str, unit: str,
                          why: str, line_of: Callable[[str], str | None]) -> Difference | None:
     """Ranks whose (compile id, item) sequences differ: grouped, and the first place they part, in words."""
-    groups = _groups({rank: [item for _, item in seq] for rank, seq in per_rank.items()})
+    groups = group_ranks({rank: [item for _, item in seq] for rank, seq in per_rank.items()})
     if len(groups) < 2:
         return None
     index = _first_index([value for _, value in groups])
@@ -124,7 +110,7 @@ def cache_patterns(facts: dict[int, TraceFacts], line_of: Callable[[str], str | 
                                  CACHE_WHY, line_of)
     if found is None:
         return None
-    counts = _groups({rank: _hit_miss(seq) for rank, seq in per_rank.items()})
+    counts = group_ranks({rank: _hit_miss(seq) for rank, seq in per_rank.items()})
     return Difference(found.aspect, found.compile_id,
                       tuple((ranks, value) for ranks, value in counts), found.line, found.why, found.said,
                       found.detail)
@@ -185,7 +171,7 @@ def estimates(traces: dict[int, Trace]) -> tuple[tuple[Estimate, ...], str | Non
         return (), None
     graphs = {rank: frozenset(by_id) for rank, by_id in per_rank.items()}
     if len(per_rank) < len(traces) or len(set(graphs.values())) > 1:
-        groups = _groups({rank: graphs.get(rank, frozenset()) for rank in traces})
+        groups = group_ranks({rank: graphs.get(rank, frozenset()) for rank in traces})
         return (), ("Inductor's runtime estimates are not compared: the ranks have different graphs ("
                     + "; ".join(f"{ranks_text(ranks)}: {len(ids)} graph{'s' if len(ids) != 1 else ''} with estimates"
                                 for ranks, ids in groups) + ")")
@@ -199,10 +185,10 @@ def estimate_difference(found: tuple[Estimate, ...], line_of: Callable[[str], st
     if not differing:
         return None
     worst = max(differing, key=lambda estimate: estimate.spread_ns)
-    groups = _groups({rank: _ms(ns) for rank, ns in worst.by_rank})
+    groups = group_ranks({rank: _ms(ns) for rank, ns in worst.by_rank})
     said = (f"Inductor's runtime estimate of graph {worst.compile_id} is " + by_ranks(groups)
             + f" ({_ms(worst.spread_ns)} apart)")
-    detail = tuple(f"{e.compile_id}: " + by_ranks(_groups({rank: _ms(ns) for rank, ns in e.by_rank}))
+    detail = tuple(f"{e.compile_id}: " + by_ranks(group_ranks({rank: _ms(ns) for rank, ns in e.by_rank}))
                    for e in differing)
     return Difference("runtime estimates", worst.compile_id, tuple(groups), line_of(worst.compile_id),
                       ESTIMATE_WHY, said, detail)
