@@ -9,25 +9,13 @@ from dataclasses import dataclass, field
 from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
 
-from .finding import BREAKS, Finding, Ledger
+from .finding import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
 from .frames import SourceLine, parse_location, short, traceback_lines, user_and_library
 from .guard_failures import GuardFailure
 from .trace_facts import FRAME_SKIPPED, CompileFacts
 from .user_names import frame_words, resume_place
 
-_HINT = re.compile(r"^\s*Hint:\s*(.+)$", re.M)
-_EXPLANATION = re.compile(r"^\s*Explanation:\s*(.+)$", re.M)
 _GB_LINK = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
-
-
-def first_match(pattern: re.Pattern[str], text: str) -> str | None:
-    match = pattern.search(text)
-    return match.group(1).strip() if match else None
-
-
-def unique_ids(compile_ids) -> tuple[str, ...]:  # noqa: ANN001 - any iterable of ids (None skipped)
-    return tuple(sorted({compile_id for compile_id in compile_ids if compile_id is not None},
-                        key=compile_identity.sort_key))
 
 
 def _function(frame: str | None) -> str:
@@ -83,7 +71,7 @@ class BreakGroup:
         ids = unique_ids((*self.ids, *self.created, *self.merged))
         count = len(self.artifacts)
         link = _GB_LINK.search(payload)
-        hint, explanation = first_match(_HINT, payload), first_match(_EXPLANATION, payload)
+        hint, explanation = first_match(HINT, payload), first_match(EXPLANATION, payload)
         no_graph = tuple(compile_id for compile_id in self.ids if compile_id in compiles
                          and not compiles[compile_id].graphs)
         graphs = sum(compiles[compile_id].graphs for compile_id in (*self.created, *self.merged)

@@ -4,7 +4,10 @@ counts every compile's time at most once across all findings."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from tracers.tracefile import compile_identity
 
 from .frames import SourceLine
 from .trace_facts import CompileFacts
@@ -106,6 +109,22 @@ class Finding:
     def __str__(self) -> str:
         where = f" at {self.where}" if self.where else ""
         return f"{self.what}{where}" + (f" — {self.cost}" if self.cost else "")
+
+
+# torch's own words inside a graph break's or a failed compile's text.
+HINT = re.compile(r"^\s*Hint:\s*(.+)$", re.M)
+EXPLANATION = re.compile(r"^\s*Explanation:\s*(.+)$", re.M)
+
+
+def first_match(pattern: re.Pattern[str], text: str) -> str | None:
+    match = pattern.search(text)
+    return match.group(1).strip() if match else None
+
+
+def unique_ids(compile_ids: Iterable[str | None]) -> tuple[str, ...]:
+    """Each compile id once, in torch's order."""
+    return tuple(sorted({compile_id for compile_id in compile_ids if compile_id is not None},
+                        key=compile_identity.sort_key))
 
 
 def format_seconds(seconds: float) -> str:

@@ -8,15 +8,12 @@ from dataclasses import dataclass
 
 from tracers.tracefile.events import Trace
 
-from .breaks import first_match, unique_ids
-from .finding import LIMIT, RECOMPILES, SHAPES, Finding, Ledger
+from .finding import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
 from .frames import SourceLine, short
 from .guard_failures import GuardFailure, made_dynamic
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
 
-_HINT = re.compile(r"^\s*Hint:\s*(.+)$", re.M)
-_EXPLANATION = re.compile(r"^\s*Explanation:\s*(.+)$", re.M)
 _LIMIT = re.compile(r"recompile[_ ]limit|cache[_ ]size[_ ]limit", re.I)
 _LIMIT_VALUE = re.compile(r"currently set to (\d+)")
 
@@ -77,8 +74,8 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
                                              "its guards run eager", events=1, compile_ids=(compile_id,),
                 cost_s=ledger.whole(compile_id), cost_counts="the refused compile",
                 eager_calls=trace.info.calls_eager.get(compile_id), eager_note=trace.info.calls_note,
-                explanation=first_match(_EXPLANATION, limit.fail_reason or ""),
-                hint=first_match(_HINT, limit.fail_reason or ""), explained=LIMIT))
+                explanation=first_match(EXPLANATION, limit.fail_reason or ""),
+                hint=first_match(HINT, limit.fail_reason or ""), explained=LIMIT))
     return out
 
 
@@ -132,8 +129,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         refused = f"the recompile limit{f' ({cap.group(1)})' if cap else ''} refused a new version"
         what = f"{what}; then {refused}: calls no version accepts run eager" if compiled else \
             f"`{frame}`: {changed}, and {refused}: calls no version accepts run eager"
-        explanation = first_match(_EXPLANATION, limit.fail_reason or "")
-        hint = first_match(_HINT, limit.fail_reason or "") or hint
+        explanation = first_match(EXPLANATION, limit.fail_reason or "")
+        hint = first_match(HINT, limit.fail_reason or "") or hint
         explained = LIMIT
     parts = tuple(f"{compile_id}: {failure.sentence}" for compile_id, failure in group.failures)
     return Finding(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracers.analysis.runtime import FunctionProfile, FunctionSpeed, Runtime, runtime
+from tracers.analysis.runtime import FunctionProfile, FunctionSpeed, runtime
 from tracers.analysis.runtime_findings import per_call
 from tracers.tracefile.events import Trace
 
