@@ -10,6 +10,7 @@ from tracers.terminal.style import Style
 from tracers.tracefile import compile_identity
 
 from .merge import MergedRun
+from .wording import GROUP_FROM, ranks_text
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,14 @@ def shared_findings(run: MergedRun) -> list[SharedFinding]:
 
 
 def who(run: MergedRun, shared: SharedFinding) -> str:
-    return "every process" if shared.everywhere else ", ".join(run.names[rank] for rank in shared.ranks)
+    return "every process" if shared.everywhere else names_text(run, shared.ranks)
+
+
+def names_text(run: MergedRun, ranks: tuple[int, ...] | list[int]) -> str:
+    """``ranks 0–4, 6, 7`` when they are all ranks of the job and more than two, else their names one by one."""
+    if len(ranks) > 2 and all(run.names[rank] == f"rank {rank}" for rank in ranks):
+        return ranks_text(ranks)
+    return ", ".join(run.names[rank] for rank in ranks)
 
 
 def findings_lines(run: MergedRun, style: Style) -> list[str]:
@@ -70,7 +78,13 @@ def compile_lines(run: MergedRun, style: Style) -> list[str]:
         return []
     lines = [style.bold("Compiles") + style.dim("  (per process: graphs produced, calls their code served)")]
     for compile_id in sorted(rows, key=compile_identity.sort_key):
-        cells = "  ".join(f"{run.names[rank]}: {cell}" for rank, cell in sorted(rows[compile_id].items()))
+        by_cell: dict[str, list[int]] = defaultdict(list)
+        for rank, cell in sorted(rows[compile_id].items()):
+            by_cell[cell].append(rank)
+        if len(run.present) >= GROUP_FROM:  # the processes that agree, said once
+            cells = "  ".join(f"{names_text(run, ranks)}: {cell}" for cell, ranks in by_cell.items())
+        else:
+            cells = "  ".join(f"{run.names[rank]}: {cell}" for rank, cell in sorted(rows[compile_id].items()))
         lines.append(f"  {compile_id:<8}{_clip(frames[compile_id], 32):<33} {cells}")
     return lines
 

@@ -13,7 +13,7 @@ from tracers.tracefile.events import Span
 
 from .divergence import Divergence
 from .findings import shared_findings, who
-from .summary import RankReport
+from .summary import COUNTS, RankReport
 
 BAND_ROWS = 3  # nesting levels drawn per rank: the outer steps, enough to see who compiles when
 ROW, GAP, WIDTH = 10, 2, 1000
@@ -139,27 +139,37 @@ def _estimates(divergence: Divergence, esc) -> str:  # noqa: ANN001
         + "".join(f"<td>{ns / 1e6:.3f} ms</td>" for _, ns in e.by_rank)
         + f"<td>{e.spread_ns / 1e6:.3f} ms</td></tr>" for e in divergence.estimates)
     return (f'<details class="wt-rank-estimates"><summary>Inductor\'s runtime estimates per graph</summary>'
-            f'<table class="wt-compiles"><tr><th>graph</th>{head}<th>spread</th></tr>{rows}</table></details>')
+            f'<div class="wt-rank-scroll"><table class="wt-compiles"><tr><th>graph</th>{head}<th>spread</th></tr>'
+            f'{rows}</table></div></details>')
 
 
 def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
     if not result.rows:
         return '<p class="wt-flag">No rank left a trace.</p>'
-    head = "".join(f'<th>{esc(row.name or f"rank {row.rank}")}</th>' for row in result.rows)
-    body = [f'<tr><th scope="row">ended</th>{"".join(f"<td>{esc(row.ended)}</td>" for row in result.rows)}</tr>']
-    for label, field in (("frame compiles", "compiles"), ("graphs", "graphs"), ("graph breaks", "graph_breaks"),
-                         ("recompiles", "recompiles"), ("cache hits", "cache_hits"), ("cache misses", "cache_misses")):
-        cells = "".join(f"<td>{getattr(row, field)}</td>" for row in result.rows)
+    columns = result.columns()
+    head = "".join(f"<th>{esc(column.label)}</th>" for column in columns)
+    ended = "".join(f"<td>{esc(column.value('ended'))}</td>" for column in columns)
+    body = [f'<tr><th scope="row">ended</th>{ended}</tr>']
+    for label, field in COUNTS:
+        cells = "".join(f"<td>{column.value(field)}</td>" for column in columns)
         body.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
     for stage in result.stages:
         slowest = result.slowest(stage)
-        cells = "".join(
-            "<td>—</td>" if stage not in row.stage_time_ns else
-            f'<td{" class=wt-rank-slowest" if row.rank == slowest else ""}>'
-            f'{esc(duration(row.stage_time_ns[stage]))}</td>' for row in result.rows)
+        cells = "".join(_time_cell(column.times(stage), column.has(slowest), duration, esc) for column in columns)
         body.append(f'<tr><th scope="row">{esc(stage_title(stage))}</th>{cells}</tr>')
-    return (f'<table class="wt-compiles wt-rank-table"><tr><th></th>{head}</tr>{"".join(body)}</table>'
-            '<p class="wt-note">Stage times count outermost calls; the slowest rank per stage is in bold.</p>')
+    grouped = (" A column of several ranks (they agree on every count) gives their shortest–longest time."
+               if len(columns) < len(result.rows) else "")
+    return (f'<div class="wt-rank-scroll"><table class="wt-compiles wt-rank-table"><tr><th></th>{head}</tr>'
+            f'{"".join(body)}</table></div>'
+            f'<p class="wt-note">Stage times count outermost calls; the slowest rank per stage is in bold.{grouped}</p>')
+
+
+def _time_cell(times: tuple[int, int] | None, slowest: bool, duration, esc) -> str:  # noqa: ANN001
+    """One column's time in a stage: a rank's, or a group's shortest–longest; bold where the slowest rank is."""
+    if times is None:
+        return "<td>—</td>"
+    low, high = duration(times[0]), duration(times[1])
+    return f'<td{" class=wt-rank-slowest" if slowest else ""}>{esc(high if low == high else f"{low}–{high}")}</td>'
 
 
 def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001

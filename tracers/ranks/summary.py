@@ -13,6 +13,10 @@ from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 from .divergence import Divergence, compare
 from .findings import compile_lines, findings_lines
 from .merge import Marker, MergedRun
+from .wording import GROUP_FROM, ranks_text
+
+COUNTS = (("frame compiles", "compiles"), ("graphs", "graphs"), ("graph breaks", "graph_breaks"),
+          ("recompiles", "recompiles"), ("cache hits", "cache_hits"), ("cache misses", "cache_misses"))
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,26 @@ class RankRow:
 
 
 @dataclass(frozen=True)
+class Column:
+    """One column of the side-by-side table: one rank, or ranks that agree on every count (their stage times
+    said as a range)."""
+
+    label: str
+    rows: tuple[RankRow, ...]
+
+    def value(self, field: str) -> object:
+        return getattr(self.rows[0], field)
+
+    def times(self, stage: str) -> tuple[int, int] | None:
+        """The shortest and longest time the column's ranks spent in ``stage`` (None: none ran it)."""
+        times = [row.stage_time_ns[stage] for row in self.rows if stage in row.stage_time_ns]
+        return (min(times), max(times)) if times else None
+
+    def has(self, rank: int | None) -> bool:
+        return any(row.rank == rank for row in self.rows)
+
+
+@dataclass(frozen=True)
 class RankReport:
     run: MergedRun
     rows: tuple[RankRow, ...]
@@ -43,6 +67,26 @@ class RankReport:
         """The rank that spent longest in ``stage`` (only when at least two ranks ran it)."""
         times = [(row.stage_time_ns[stage], row.rank) for row in self.rows if stage in row.stage_time_ns]
         return max(times)[1] if len(times) > 1 else None
+
+    def columns(self) -> list[Column]:
+        """The table's columns: one per rank, or, from GROUP_FROM ranks on, one per group of ranks whose counts,
+        ending and stages agree (``ranks 0–4, 6, 7`` beside ``rank 5``), in order of their first rank."""
+        if len(self.rows) < GROUP_FROM:
+            return [Column(row.name or f"rank {row.rank}", (row,)) for row in self.rows]
+        groups: dict[tuple, list[RankRow]] = {}
+        for row in self.rows:
+            key = (row.ended, row.totals_fault, frozenset(row.stage_time_ns),
+                   *(getattr(row, field) for _, field in COUNTS))
+            groups.setdefault(key, []).append(row)
+        columns = []
+        for rows in groups.values():
+            if len(rows) == 1:
+                columns.append(Column(rows[0].name or f"rank {rows[0].rank}", tuple(rows)))
+            elif all(not row.name or row.name == f"rank {row.rank}" for row in rows):
+                columns.append(Column(ranks_text([row.rank for row in rows]), tuple(rows)))
+            else:
+                columns.append(Column(", ".join(row.name or f"rank {row.rank}" for row in rows), tuple(rows)))
+        return columns
 
     @property
     def stages(self) -> list[str]:
@@ -138,7 +182,7 @@ def _divergence_lines(divergence: Divergence, style: Style) -> list[str]:
     first = divergence.first
     if first is None:
         compared = "".join(f", {what}" for what in divergence.compared)
-        return [style.green(f"No divergence: ranks {', '.join(map(str, divergence.ranks))} compiled the same "
+        return [style.green(f"No divergence: {ranks_text(divergence.ranks)} compiled the same "
                             f"graphs with the same inputs, guards, collectives and cache outcomes{compared}"),
                 *_notes(divergence, style)]
     where = f"compile {first.compile_id}, " if first.compile_id else ""
@@ -171,30 +215,43 @@ def _table_lines(result: RankReport, style: Style) -> list[str]:
     rows = result.rows
     if not rows:
         return [style.yellow("No rank left a trace." if result.run.kind == "ranks" else "No process left a trace.")]
-    width = max(12, *(len(row.ended) + 2 for row in rows), *(len(row.name) + 2 for row in rows))
+    columns = result.columns()
+    stage_values = {stage: _stage_values(result, columns, stage) for stage in result.stages}
+    width = max(12, *(len(row.ended) + 2 for row in rows), *(len(column.label) + 2 for column in columns),
+                *(len(value) + 2 for values in stage_values.values() for value in values))
     width = min(width, 28)
-    header = f"  {'':<30}" + "".join(f"{_clip(row.name or f'rank {row.rank}', width - 1):>{width}}" for row in rows)
+    header = f"  {'':<30}" + "".join(f"{_clip(column.label, width - 1):>{width}}" for column in columns)
     lines = [style.bold("Per process" if result.run.kind == "processes" else "Per rank"), header]
 
     def line(label: str, values: list[str]) -> str:
         return f"  {label:<30}" + "".join(f"{_clip(value, width - 1):>{width}}" for value in values)
 
-    lines.append(line("ended", [row.ended.split(":", 1)[0] for row in rows]))
-    for label, field in (("frame compiles", "compiles"), ("graphs", "graphs"), ("graph breaks", "graph_breaks"),
-                         ("recompiles", "recompiles"), ("cache hits", "cache_hits"),
-                         ("cache misses", "cache_misses")):
-        lines.append(line(label, [str(getattr(row, field)) for row in rows]))
+    lines.append(line("ended", [str(column.value("ended")).split(":", 1)[0] for column in columns]))
+    for label, field in COUNTS:
+        lines.append(line(label, [str(column.value(field)) for column in columns]))
     lines.append("")
-    lines.append(style.bold("Time per stage") + style.dim("  (outermost calls; * the slowest rank)"))
+    grouped = "; a column of ranks: their shortest–longest" if len(columns) < len(rows) else ""
+    lines.append(style.bold("Time per stage") + style.dim(f"  (outermost calls; * the slowest rank{grouped})"))
     for stage in result.stages:
-        slowest = result.slowest(stage)
         title = STAGE_BY_ID[stage].title if stage in STAGE_BY_ID else stage
-        values = []
-        for row in rows:
-            ns = row.stage_time_ns.get(stage)
-            values.append("—" if ns is None else format_duration(ns) + ("*" if row.rank == slowest else " "))
-        lines.append(line(title, values))
+        lines.append(line(title, stage_values[stage]))
     return lines
+
+
+def _stage_values(result: RankReport, columns: list[Column], stage: str) -> list[str]:
+    """Each column's time in ``stage``: one rank's time, or a group's shortest–longest; * marks the slowest rank's."""
+    slowest = result.slowest(stage)
+    values = []
+    for column in columns:
+        times = column.times(stage)
+        mark = "*" if column.has(slowest) else " "
+        if times is None:
+            values.append("—")
+        elif times[0] == times[1] or format_duration(times[0]) == format_duration(times[1]):
+            values.append(format_duration(times[1]) + mark)
+        else:
+            values.append(f"{format_duration(times[0])}–{format_duration(times[1])}{mark}")
+    return values
 
 
 def _clip(text: str, width: int = 90) -> str:

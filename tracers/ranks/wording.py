@@ -25,12 +25,22 @@ _CONTAINERS = frozenset({"L", "G", "_modules", "_parameters", "_buffers", "kwarg
 _PLACEHOLDER_PARTS = (("_modules_", "."), ("_parameters_", "."), ("_buffers_", "."))
 
 
+# From this many processes on, the ones that agree are said once (``ranks 0–4, 6, 7: …``), in the per-rank table
+# and the compile rows: eight columns fit neither a page nor a terminal; two or three are clearer each on its own.
+GROUP_FROM = 5
+
+
 def ranks_text(ranks: Sequence[int]) -> str:
-    """``rank 1``, ``ranks 0, 2``, ``ranks 0–4`` (a run of three or more)."""
+    """``rank 1``, ``ranks 0, 2``, ``ranks 0–4``, ``ranks 0–4, 6, 7`` (each run of three or more as a range)."""
     ranks = sorted(ranks)
-    if len(ranks) > 2 and ranks[-1] - ranks[0] == len(ranks) - 1:
-        return f"ranks {ranks[0]}–{ranks[-1]}"
-    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(map(str, ranks))
+    runs: list[list[int]] = []
+    for rank in ranks:
+        if runs and rank == runs[-1][-1] + 1:
+            runs[-1].append(rank)
+        else:
+            runs.append([rank])
+    parts = [f"{run[0]}–{run[-1]}" if len(run) > 2 else ", ".join(map(str, run)) for run in runs]
+    return ("rank " if len(ranks) == 1 else "ranks ") + ", ".join(parts)
 
 
 def ids_text(compile_ids: Iterable[str]) -> str:
