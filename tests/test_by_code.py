@@ -168,3 +168,34 @@ def test_a_warm_run_and_a_recorded_cuda_trace_read_lines_from_the_output_code_co
     assert fused and all(kernel.name.startswith("triton_") for kernel in fused)
     assert [line.label for line in fused[0].lines] == ["mlp.py:14"]
     assert {"add", "relu"} <= set(fused[0].nodes)
+
+
+def test_the_cpu_isa_check_is_one_time_not_the_first_kernels(mlp_cold):
+    """The first C++ kernel's codegen learns the CPU's vector instruction sets once per process: that time is its
+    own stage and is left out of the kernel's codegen time, which belongs to a user line."""
+    from tracers.analysis.kernels import ONE_TIME_TARGETS, kernel_map
+    from tracers.terminal.by_code import render as render_by_code
+
+    trace = mlp_cold.trace()
+    checks = [span for span in trace.spans if span.target in ONE_TIME_TARGETS]
+    assert checks and {span.stage for span in checks} == {"cpu_isa"}
+    kernels = kernel_map(trace)
+    assert kernels.one_time_ns == sum(span.duration_ns for span in checks)
+    [first] = [kernel for kernel in kernels.generated if kernel.one_time_ns]
+    spans = {span.id: span for span in trace.spans}
+    written = sum(span.duration_ns for span in trace.spans
+                  if span.target.endswith("CppScheduling.codegen_node") and span.compile_id == first.compile_id
+                  and any(check.parent == span.id or _inside(check, span.id, spans) for check in checks))
+    assert first.codegen_ns == written - first.one_time_ns
+    assert any("one-time, not any line's" in line for line in render_by_code(trace, Style(False)))
+
+
+def _inside(span, ancestor: int, spans: dict) -> bool:  # noqa: ANN001 - a Span
+    seen = set()
+    parent = span.parent
+    while parent is not None and parent not in seen:
+        if parent == ancestor:
+            return True
+        seen.add(parent)
+        parent = spans[parent].parent if parent in spans else None
+    return False
