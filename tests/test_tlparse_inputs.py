@@ -9,9 +9,16 @@ from pathlib import Path
 
 import pytest
 
+from tracers.analysis.failures import compile_failures, failed_text
+from tracers.analysis.finding import Ledger
+from tracers.analysis.findings import findings
 from tracers.analysis.trace_facts import analyze
+from tracers.capture.artifacts import DEBUG_PAYLOAD_CHARS, RecordTranslator
 from tracers.ranks.page import render_ranks
 from tracers.ranks.summary import render, report
+from tracers.report.fragment import render_fragment, render_header
+from tracers.report.options import PAGE_ARTIFACTS, RenderOptions
+from tracers.terminal import summary
 from tracers.terminal.style import Style
 from tracers.torchlogs.command import merged_run
 from tracers.torchlogs.load import LogError, load_logs
@@ -75,6 +82,20 @@ def test_parse_compilation_metrics() -> None:
         assert {"dynamo_output_graph", "compilation_metrics"} <= _artifacts(trace, cid)
 
 
+@pytest.mark.parametrize("name", ["comp_metrics.log", "artifacts.log"])
+def test_compile_times_from_metrics_where_no_region_is_timed(name: str) -> None:
+    """Logs without torch's timed regions: each compile's time and frame come from its compilation_metrics
+    (entire_frame_compile_time_s in these), and the summary lists findings, never "Nothing was compiled"."""
+    _, trace, facts = _single(name)
+    assert not trace.spans and facts.compiles
+    metrics = {a.compile_id: a.metadata for a in trace.artifacts if a.name == "compilation_metrics"}
+    for compile_facts in facts.compiles:
+        assert compile_facts.time_ns == round(metrics[compile_facts.compile_id]["entire_frame_compile_time_s"] * 1e9)
+        assert compile_facts.frame and not compile_facts.frame.startswith("?")
+    text = summary.render(trace, facts, PLAIN)
+    assert "Nothing was compiled" not in text and "Findings" in text and " 0 µs" not in text
+
+
 def test_parse_compilation_failures() -> None:
     """tlparse: compile 0/0 with its graph and metrics; the failure is in the metrics record."""
     _, trace, facts = _single("comp_failure.log")
@@ -82,12 +103,53 @@ def test_parse_compilation_failures() -> None:
     assert facts.compiles[0].fail_reason and "broken backend" in facts.compiles[0].fail_reason
 
 
+def test_a_failed_compile_is_a_finding_and_the_header_says_it_failed() -> None:
+    """The backend raised (BackendCompilerFailed): one finding names the exception, torch's reason and the user's
+    line that called the compiled function, costed at the whole compile; no restart is made of Dynamo's time
+    before the failure; both headers say the compile failed."""
+    _, trace, facts = _single("comp_failure.log")
+    [failed] = findings(trace, facts)
+    assert failed.kind == "compile-failed" and "BackendCompilerFailed" in failed.what and "`fn`" in failed.what
+    assert failed.where == "test_misc.py:10765" and failed.compile_ids == ("0/0",)
+    assert any("RuntimeError: broken backend" in part for part in failed.parts)
+    assert failed.cost_s == facts.compiles[0].time_ns / 1e9 > 0
+    text = summary.render(trace, facts, PLAIN)
+    header = text.splitlines()[0]
+    assert header.endswith("compile 0/0 failed (BackendCompilerFailed)") and "— ok" not in header
+    assert "restarted" not in text
+    assert "compile 0/0 failed (BackendCompilerFailed)" in render_header(trace)
+
+
+def test_dynamo_declining_a_frame_is_no_compile_failure() -> None:
+    """fail_type Unsupported (a graph break Dynamo could not resume from, the recompile limit) is said by the
+    break and limit findings: no compile-failed finding, no failure in the header."""
+    _, trace, facts = _single("comp_failure.log")
+    facts.compiles[0].fail_type = "Unsupported"
+    assert not failed_text(facts)
+    assert not compile_failures(facts, Ledger({c.compile_id: c for c in facts.compiles}))
+
+
 def test_parse_artifact() -> None:
-    """tlparse lists fx_graph_cache_hash under 0/0. Out of scope for now: the record is counted as not kept (the
-    trace's dropped records say so) and the compile itself is read."""
+    """tlparse lists fx_graph_cache_hash under 0/0: so does our page, folded, beside the compile's metrics."""
     _, trace, facts = _single("artifacts.log")
-    assert trace.info.dropped_records.get("fx_graph_cache_hash", 0) >= 1
+    assert "fx_graph_cache_hash" in _artifacts(trace, "0/0") and "fx_graph_cache_hash" not in trace.info.dropped_records
     assert [c.compile_id for c in facts.compiles] == ["0/0"]
+    page = render_fragment(trace, facts, options=RenderOptions(artifacts=PAGE_ARTIFACTS))
+    compile_section = page.split('data-compile="0/0"')[-1]
+    for name in ("fx_graph_cache_hash", "compilation_metrics"):
+        assert f'<details class="wt-artifact"' in compile_section and f">{name}</code>" in compile_section
+
+
+def test_debugging_records_are_kept_from_logs_only_and_bounded() -> None:
+    """fx_graph_runnable and the like are kept when read from a log (written already), cut at DEBUG_PAYLOAD_CHARS
+    with their whole size recorded; in-process the translator still drops them (torch would build them)."""
+    live, from_log = RecordTranslator(), RecordTranslator(from_log=True)
+    metadata = {"artifact": {"name": "fx_graph_runnable", "encoding": "string"}, "frame_id": 0, "frame_compile_id": 0}
+    payload = "x = 1\n" * DEBUG_PAYLOAD_CHARS
+    assert live.translate(metadata, payload) is None and live.dropped["fx_graph_runnable"] == 1
+    kept = from_log.translate(metadata, payload)
+    assert kept is not None and kept.kind == "debug" and kept.payload_size == len(payload)
+    assert kept.payload is not None and len(kept.payload) < DEBUG_PAYLOAD_CHARS + 100 and "cut at" in kept.payload
 
 
 def test_parse_chromium_event() -> None:
@@ -121,13 +183,16 @@ def test_export_report(name: str) -> None:
     "inductor_provenance_jit_log.txt", "inductor_provenance_jit_debug_handle_log.txt",
     "inductor_provenance_extended_log.txt"])
 def test_provenance_tracking(name: str) -> None:
-    """tlparse -i maps output code lines to FX nodes: out of scope. We read each log without damage and keep the
-    output code it maps (``inductor_provenance_long_log.txt`` is absent: stored upstream as an unreadable blob)."""
+    """tlparse -i maps output code lines to FX nodes (its highlighting is out of scope). We read each log without
+    damage and keep the output code and the provenance records, listed on the page
+    (``inductor_provenance_long_log.txt`` is absent: stored upstream as an unreadable blob)."""
     loaded, trace, _ = _single(name)
     assert not loaded.logs[0].problems.counts.get("corrupt line") and trace.spans
     names = {artifact.name for artifact in trace.artifacts}
-    # the JIT logs' output code is kept; AOTInductor's logs have none, only the mapping records, counted as not kept
-    assert "inductor_output_code" in names or trace.info.dropped_records.get("inductor_provenance_tracking_node_mappings")
+    provenance = {"inductor_provenance_tracking_node_mappings", "inductor_triton_kernel_to_post_grad_nodes"}
+    assert names & provenance and not set(trace.info.dropped_records) & provenance
+    # the JIT logs' output code is kept (AOTInductor's logs, and the extended one, have none)
+    assert "inductor_output_code" in names or "aot" in name or "extended" in name
 
 
 # -- rank directories ------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from tracers.tracefile.events import HINT_NAMES, Trace
 from .breaks import group_breaks, merge_stack_recompiles
 from .finding import (BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger,
                       format_seconds)
+from .failures import compile_failures
 from .guard_failures import parse_failure
 from .recompiles import recompile_findings
 from .trace_facts import TraceFacts, analyze
@@ -36,7 +37,8 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     for group in groups:
         group.claim_waste(compiles, ledger)
     breaks = [group.finding(trace, compiles) for group in groups]
-    found += breaks + thrown_away(compiles, ledger) + cache_misses(trace, compiles, ledger)
+    found += breaks + compile_failures(facts, ledger) + thrown_away(compiles, ledger) + \
+        cache_misses(trace, compiles, ledger)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
     from .runtime_findings import runtime_findings  # --vs-eager's; it builds on this module's Finding
 

@@ -71,6 +71,9 @@ class CompileFacts:
     op_count: int | None = None
     guard_count: int | None = None
     fail_reason: str | None = None
+    fail_type: str | None = None  # the exception that ended the compile (compilation_metrics' fail_type)
+    fail_line: str | None = None  # ``file.py:12``: the user's line torch names for the failure, where it names one
+    suppress_errors: bool | None = None  # torch's config.suppress_errors then: a failed frame ran eager, not raised
     cache: list[CacheEvent] = field(default_factory=list)
     skipped: tuple[str, ...] = ()
     time_ns: int = 0
@@ -184,6 +187,33 @@ def _last_attempts(trace: Trace) -> dict[str | None, int]:
     return last
 
 
+def _metrics_ns(meta: dict) -> int:
+    """A compile's whole time from its compilation_metrics record (0 where it gives none): ``duration_us`` or
+    ``end_time_us - start_time_us`` (newer torch), ``entire_frame_compile_time_s`` (older), else Dynamo's cumulative
+    compile time."""
+    def number(key: str) -> float | None:
+        value = meta.get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else None
+
+    duration_us, start_us, end_us = number("duration_us"), number("start_time_us"), number("end_time_us")
+    if duration_us is None and start_us is not None and end_us is not None and end_us >= start_us:
+        duration_us = end_us - start_us
+    if duration_us is not None:
+        return round(duration_us * 1e3)
+    seconds = number("entire_frame_compile_time_s")
+    if seconds is not None:
+        return round(seconds * 1e9)
+    cumulative_us = number("dynamo_cumulative_compile_time_us")
+    return round(cumulative_us * 1e3) if cumulative_us is not None else 0
+
+
+def _metrics_frame(meta: dict) -> str:
+    """``fn (test_misc.py:9549)``: the compiled frame as compilation_metrics names it."""
+    filename = str(meta.get("co_filename") or "?").rsplit("/", 1)[-1]
+    line = meta.get("co_firstlineno")
+    return f"{meta['co_name']} ({filename}:{line})" if line is not None else f"{meta['co_name']} ({filename})"
+
+
 FRAME_SKIPPED = "Failed to handle graph break gracefully"  # torch/_dynamo/symbolic_convert.py's wording
 
 
@@ -212,6 +242,8 @@ def analyze(trace: Trace) -> TraceFacts:
     recompiles: list[Recompile] = []
     cache_counts: dict[str, Counter[str]] = {cache: Counter() for cache in CACHE_SKIPS}
     last_attempt = _last_attempts(trace)
+    metric_times: dict[str, int] = {}  # compile id -> the compile's time as compilation_metrics gives it
+    metric_frames: dict[str, str] = {}
     for artifact in trace.artifacts:
         facts = compile_facts(artifact.compile_id) if artifact.compile_id else None
         if artifact.name in GRAPH_RECORDS and facts:
@@ -233,7 +265,16 @@ def analyze(trace: Trace) -> TraceFacts:
         elif artifact.kind == "metrics" and facts:
             facts.op_count = artifact.metadata.get("graph_op_count", facts.op_count)
             facts.guard_count = artifact.metadata.get("guard_count", facts.guard_count)
-            facts.fail_reason = artifact.metadata.get("fail_reason") or facts.fail_reason
+            meta = artifact.metadata
+            facts.fail_reason = meta.get("fail_reason") or facts.fail_reason
+            facts.fail_type = meta.get("fail_type") or facts.fail_type
+            if meta.get("fail_user_frame_filename") and meta.get("fail_user_frame_lineno") is not None:
+                facts.fail_line = f"{meta['fail_user_frame_filename']}:{meta['fail_user_frame_lineno']}"
+            if meta.get("config_suppress_errors") is not None:
+                facts.suppress_errors = bool(meta["config_suppress_errors"])
+            metric_times[facts.compile_id] = _metrics_ns(meta) or metric_times.get(facts.compile_id, 0)
+            if meta.get("co_name"):
+                metric_frames.setdefault(facts.compile_id, _metrics_frame(meta))
             facts.restarts = tuple(str(reason) for reason in artifact.metadata.get("restart_reasons") or ()) \
                 or facts.restarts
             facts.restart_ns = round(float(artifact.metadata.get("dynamo_time_before_restart_s") or 0) * 1e9) \
@@ -260,6 +301,13 @@ def analyze(trace: Trace) -> TraceFacts:
                 skipped.update(stage for stage in CACHE_SKIPS[event.cache]
                                if stage not in facts.stages and stage not in not_expected)
         facts.skipped = tuple(sorted(skipped, key=lambda stage: STAGE_ORDER.get(stage, 99)))
+
+    # A log without torch's timed regions (an older torch's, or one cut to its records) still has each compile's
+    # metrics: their time stands in for the spans' where no span covers the compile, and their frame names it.
+    for compile_id, facts in compiles.items():
+        if not facts.stages:
+            facts.time_ns = facts.time_ns or metric_times.get(compile_id, 0)
+            facts.frame = facts.frame or metric_frames.get(compile_id)
 
     for compile_id, calls in (trace.info.calls_served or {}).items():
         if compile_id in compiles:

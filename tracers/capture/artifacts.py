@@ -60,6 +60,20 @@ KEPT: dict[str, tuple[str, bool]] = {
     "guard_added": ("shapes", False),
 }
 
+# Kept only from a TORCH_TRACE log read back (written already: nothing for torch to build): the debugging records
+# tlparse lists per compile. In-process they stay filtered out, unbuilt (torch would print fx_graph_runnable's whole
+# program at every compile). Their text is cut at DEBUG_PAYLOAD_CHARS: the log keeps the whole of it.
+LOG_KEPT: dict[str, tuple[str, bool]] = {
+    "fx_graph_cache_hash": ("debug", True),
+    "aotautograd_cache_hash": ("debug", True),
+    "fx_graph_runnable": ("debug", True),
+    "inductor_provenance_tracking_node_mappings": ("debug", True),
+    "inductor_provenance_tracking_kernel_stack_traces": ("debug", True),
+    "inductor_triton_kernel_to_post_grad_nodes": ("debug", True),
+    "inductor_post_to_pre_grad_nodes": ("debug", True),
+}
+DEBUG_PAYLOAD_CHARS = 64_000
+
 # Fields of compilation_metrics worth keeping: what was compiled, how big, and why it stopped.
 _METRIC_FIELDS = (
     "compile_id", "co_name", "co_filename", "co_firstlineno", "cache_size", "accumulated_cache_size",
@@ -68,7 +82,9 @@ _METRIC_FIELDS = (
     "non_compliant_ops", "compliant_custom_ops", "restart_reasons", "dynamo_time_before_restart_s",
     "has_guarded_code", "recompile_reason", "is_forward", "entire_frame_compile_time_s",
     "backend_compile_time_s", "inductor_compile_time_s", "code_gen_time_s", "remote_cache_time_saved_s",
-    "triton_version", "cuda_version",
+    "triton_version", "cuda_version", "config_suppress_errors",
+    # the compile's time, for logs without torch's timed regions (newer torch: start/end/duration; older: *_s above)
+    "start_time_us", "end_time_us", "duration_us", "dynamo_cumulative_compile_time_us",
     "structured_logging_overhead_s",  # what torch spent producing the records this tracer reads
 )
 
@@ -154,8 +170,10 @@ class RecordTranslator:
     """Turns torch's structured-trace records into artifact fields: one place for what is kept and how,
     whether the records arrive in-process (ArtifactCollector) or are read back from a TORCH_TRACE log."""
 
-    def __init__(self, keep_code: bool = True, dropped: Counter[str] | None = None, check_hints: bool = False):
+    def __init__(self, keep_code: bool = True, dropped: Counter[str] | None = None, check_hints: bool = False,
+                 from_log: bool = False):
         self.keep_code = keep_code
+        self.from_log = from_log  # records read back from a log: LOG_KEPT's are kept too
         self.dropped: Counter[str] = Counter() if dropped is None else dropped
         # Live only: a log read back later was written by another torch than the one reading it.
         self.check_hints = check_hints
@@ -172,7 +190,8 @@ class RecordTranslator:
             text, index = metadata["str"]
             self._strings[index] = text
             return None
-        kept = KEPT.get(name) or (("bytecode", True) if name.endswith(_BYTECODE_SUFFIXES) else None)
+        kept = KEPT.get(name) or (LOG_KEPT.get(name) if self.from_log else None) or \
+            (("bytecode", True) if name.endswith(_BYTECODE_SUFFIXES) else None)
         if kept is None:
             self.dropped[name] += 1
             return None
@@ -191,6 +210,9 @@ class RecordTranslator:
         elif kind == "frame":
             details["user_frame"] = self._user_frame(metadata.get("stack") or details.get("stack") or [])
             details.pop("stack", None)
+        elif kind == "debug" and payload and len(payload) > DEBUG_PAYLOAD_CHARS:
+            payload = (payload[:DEBUG_PAYLOAD_CHARS] + f"\n… cut at {DEBUG_PAYLOAD_CHARS:,} of {len(payload):,} "
+                       "characters: the log has the whole text")
         elif kind == "distributed" and payload:
             payload = _compact_json(payload)  # torch indents it a value a line: several times the size
         elif kind == "shapes":

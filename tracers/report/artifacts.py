@@ -51,7 +51,9 @@ def selection_problems(traces: list[Trace], wanted: tuple[str, ...], compile_id:
 def _lexer(artifact: Artifact, text_is_metadata: bool) -> Lexer:
     if text_is_metadata:
         return JsonLexer()
-    return PythonLexer() if artifact.kind in _PYTHON_KINDS else TextLexer()
+    if artifact.kind in _PYTHON_KINDS or artifact.name == "fx_graph_runnable":  # a runnable repro: Python
+        return PythonLexer()
+    return JsonLexer() if artifact.metadata.get("encoding") == "json" else TextLexer()
 
 
 def _text(artifact: Artifact) -> tuple[str, bool]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from importlib.resources import files
 
+from tracers.analysis.failures import failed_text
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.analysis.findings import findings
 from tracers.tracefile.events import Trace
@@ -31,8 +32,10 @@ def stylesheet_path() -> str:
     return str(files(__package__).joinpath("static", STYLESHEET))
 
 
-def render_header(trace: Trace, options: RenderOptions = RenderOptions(), links: Links = Links()) -> str:
-    """What was recorded, with which torch (marked when it is not the reference), where and how it ended."""
+def render_header(trace: Trace, options: RenderOptions = RenderOptions(), links: Links = Links(),
+                  trace_facts: TraceFacts | None = None) -> str:
+    """What was recorded, with which torch (marked when it is not the reference), where and how it ended (a compile
+    that failed said so: the script may have gone on, eager)."""
     info = trace.info
     version = check_version(info.torch_version, options.reference_torch, options.expected_torch)
     version_classes = "wt-trace-version" + ("" if version.is_reference else " wt-not-reference")
@@ -48,6 +51,9 @@ def render_header(trace: Trace, options: RenderOptions = RenderOptions(), links:
     if info.status != "ok":
         ended = info.status + (f": {info.error}" if info.error else "")
         facts.append(f'<span class="wt-flag">run ended: {esc(ended)}</span>')
+    failures = failed_text(trace_facts if trace_facts is not None else analyze(trace))
+    if failures:
+        facts.append(f'<span class="wt-flag">{esc(failures)}</span>')
     title = f'<span class="wt-trace-title">{esc(options.title)}</span> ' if options.title else ""
     download = ""
     if links.download_url:
@@ -110,5 +116,6 @@ def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
 def render_fragment(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
                     options: RenderOptions = RenderOptions()) -> str:
     """The whole block, self-contained but for the stylesheet: for pages that link the trace themselves."""
-    return (f'<div class="wt-trace">{render_header(trace, options, links)}'
+    facts = facts if facts is not None else analyze(trace)
+    return (f'<div class="wt-trace">{render_header(trace, options, links, facts)}'
             f'{render_body(trace, facts, links, options)}</div>')

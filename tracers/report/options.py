@@ -14,8 +14,11 @@ PARTS = ("findings", "counts", "runtime", "timeline", "tree", "code", "kernels",
 EMBED_PARTS = ("timeline", "tree", "counts", "artifacts")
 # Artifact kinds a reader can ask for; the recorder also keeps metrics, frame and error records.
 ARTIFACT_KINDS = ("graph", "guards", "break", "recompile", "code", "bytecode", "decompiled", "cache", "shapes", "ir",
-                  "autotune", "cudagraphs")
+                  "autotune", "cudagraphs", "metrics", "debug")
 DEFAULT_ARTIFACTS = ("graph", "guards", "break", "recompile", "code", "decompiled", "autotune", "cudagraphs")
+# A trace's own page also lists each compile's compilation_metrics and, read from a TORCH_TRACE log, the debugging
+# records tlparse shows (fx_graph_cache_hash, fx_graph_runnable, Inductor's provenance mappings, kernel stack traces).
+PAGE_ARTIFACTS = DEFAULT_ARTIFACTS + ("metrics", "debug")
 
 
 def _no_link(_: str) -> str | None:

@@ -24,14 +24,14 @@ def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, si
     analysis when the caller has it already."""
     try:
         from .executed import installed_source
-        from .options import PAGE_PAYLOAD_CHARS, RenderOptions
+        from .options import PAGE_ARTIFACTS, PAGE_PAYLOAD_CHARS, RenderOptions
         from .page import render_page
     except ImportError as error:
         raise ReportUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
     page_dir = out_dir or trace_file.parent
     page_dir.mkdir(parents=True, exist_ok=True)
     page = page_dir / f"{trace_file.stem}.html"
-    options = RenderOptions(title=trace_file.stem, max_total_payload_chars=PAGE_PAYLOAD_CHARS)
+    options = RenderOptions(title=trace_file.stem, max_total_payload_chars=PAGE_PAYLOAD_CHARS, artifacts=PAGE_ARTIFACTS)
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
     html = render_page(trace, facts or analyze(trace), links_for(trace, trace_file, page_dir, site), options, torch)
     page.write_text(html, encoding="utf-8")

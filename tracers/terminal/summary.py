@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
+from tracers.analysis.failures import failed_text
 from tracers.analysis.findings import findings
 from tracers.analysis.frames import parse_location
 from tracers.analysis.guard_failures import parse_failure
@@ -57,6 +58,9 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
     status = {"ok": style.green("ok"), "exit": style.yellow(f"exit {info.exit_code}"),
               "error": style.red("script raised"), "interrupted": style.yellow("interrupted"),
               "terminated": style.yellow("terminated")}.get(info.status, info.status)
+    failures = failed_text(facts)  # the script may have gone on (suppress_errors), the compile did not
+    if failures:
+        status = style.red(failures) if info.status == "ok" else f"{status}, {style.red(failures)}"
     lines.append(style.bold("torch.compile trace") + f" — torch {info.torch_version}, {info.device}"
                  f" ({info.device_name}), cache {info.cache_mode} — {status}")
     if info.error:
@@ -67,14 +71,16 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                                + ", ".join(item.split(" (", 1)[0] for item in info.from_log.get("cannot_give", []))))
 
     lines.append("")
-    found = findings(trace, facts) if trace.spans else []
-    if trace.spans:
+    # A log without timed regions still lists compiles (from their records): findings about them, not "nothing".
+    found = findings(trace, facts) if trace.spans or facts.compiles else []
+    if trace.spans or facts.compiles:
         lines.extend(render_findings(found, facts, style.bold, style.dim, page_url, _WIDTH))
-        lines.append("")
-    if not trace.spans:
+        if trace.spans:  # the compiles' table opens with its own blank line
+            lines.append("")
+    if not trace.spans and not facts.compiles:
         lines.append(f"  Nothing was compiled in this process; {elsewhere}" if elsewhere else
                      "  Nothing was compiled: the script never reached torch.compile's pipeline.")
-    else:
+    elif trace.spans:
         tree = list(_tree_lines(facts.roots, style))
         shown = tree if full_tree or len(tree) <= _TREE_LINES else list(_tree_lines(facts.roots, style, depth=_TREE_DEPTH))
         raised = any(node.errors for node in _walk(facts.roots))

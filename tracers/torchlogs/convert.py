@@ -68,7 +68,7 @@ class LogConverter:
         self.source = source
         self.roots = roots  # directories whose sources may name a frame's class (frames.py)
         self.problems = problems
-        self.translator = RecordTranslator(keep_code)
+        self.translator = RecordTranslator(keep_code, from_log=True)
         self.identity = CompileIdentity()
         self.spans: list[Span] = []
         self.artifacts: list[Artifact] = []
