@@ -92,7 +92,7 @@ def build_release_site(base: Path) -> ReleaseSite | None:
         # Links to chapters this small site leaves out become their text.
         text = re.sub(r"\[([^\]]+)\]\((\d\d-[\w-]+\.md)(#[\w-]*)?\)", r"\1", text)
         (docs / page).write_text(text, encoding="utf-8")
-    for folder in ("verify", "_traces"):
+    for folder in ("verify", "_traces", "_compare"):  # the data the pages read (changes.md shows a comparison)
         shutil.copytree(ROOT / "docs" / folder, docs / folder)
     write_lock(compute_lock(resolver_for(open_source("installed")), scan_docs(docs), stage_hooks()),
                docs / "walkthrough.lock.json")

@@ -5,9 +5,12 @@ from __future__ import annotations
 import inspect
 import json
 import sys
+from pathlib import Path
 
 import torch
 import torch._dynamo.convert_frame as convert_frame
+
+import tracers
 
 from tracers.capture.lines import LineCounter, Watch, torch_relative, watch_for, watches_from_lock
 from tracers.capture.session import TraceSession
@@ -92,5 +95,10 @@ def test_counting_lines_never_hands_the_tracers_own_frames_to_dynamo():
         for _ in range(3):
             compiled(torch.randn(4))
     conversions = [s for s in session.recorder.spans if s.target.endswith("ConvertFrame.__call__")]
-    assert [s.frame.split(" ")[0] for s in conversions] == ["step"]
+    assert "step" in [s.frame.split(" ")[0] for s in conversions]
+    # Other code of the process may be offered to Dynamo too (an audit hook an earlier test left installed runs
+    # inside every import): what matters is that no frame of the tracer itself is.
+    own = {path.name for path in Path(tracers.__file__).parent.rglob("*.py")} - {"__init__.py"}
+    offered = {s.frame.split("(", 1)[1].split(":", 1)[0] for s in conversions if "(" in (s.frame or "")}
+    assert not offered & own, offered
     assert session.trace.executed_lines, "lines were counted"

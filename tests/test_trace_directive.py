@@ -248,9 +248,9 @@ def test_bad_input_is_one_clear_error_naming_page_and_line(tmp_path, page, trace
         broken = tmp_path / "broken.json"
         broken.write_text('{"traceEvents": [')
         traces = {f"cpu/{REFERENCE_TORCH}/broken-cpu-cold.json": broken}
-    elif traces == "damaged":  # valid JSON of the right shape, with a value of the wrong type
+    elif traces == "damaged":  # this tool's trace whose events are gone (a field of the wrong type is left out)
         data = json.loads(MLP[f"cpu/{REFERENCE_TORCH}/mlp-cpu-cold.json"].read_text())
-        next(event for event in data["traceEvents"] if event.get("ph") == "X")["args"]["depth"] = "deep"
+        data["traceEvents"] = {"not": "a list"}
         damaged = tmp_path / "damaged.json"
         damaged.write_text(json.dumps(data))
         traces = {f"cpu/{REFERENCE_TORCH}/damaged-cpu-cold.json": damaged}

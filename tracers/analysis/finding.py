@@ -40,7 +40,7 @@ DISTRIBUTED = Explained("chapters/19-distributed", "Distributed: DDP, FSDP and c
 class Finding:
     """One root cause: what happened, where in the user's code, how many events it groups, what it cost, the fix."""
 
-    kind: str  # nothing-compiled, graph-break, frame-skipped, recompile, recompile-limit, thrown-away, cache-miss, …
+    kind: str  # nothing-compiled, compile-failed, graph-break, frame-skipped, recompile, recompile-limit, thrown-away, …
     what: str  # one line: what happened, in the user's names
     events: int  # the events of its kind it groups (breaks, recompiles, compiles)
     compile_ids: tuple[str, ...]
@@ -107,8 +107,12 @@ class Finding:
         return ", ".join(parts)
 
     def __str__(self) -> str:
+        """One line: what, where, and the cost in seconds (what the cost counts is left to the full renderings)."""
         where = f" at {self.where}" if self.where else ""
-        return f"{self.what}{where}" + (f" — {self.cost}" if self.cost else "")
+        cost = f"{format_seconds(self.cost_s)} of compile" if self.cost_s >= 0.0005 else ""
+        eager = f"{self.eager_calls} call{'s' if self.eager_calls != 1 else ''} ran eager" if self.eager_calls else ""
+        said = ", ".join(part for part in (cost, eager) if part)
+        return f"{self.what}{where}" + (f" — {said}" if said else "")
 
 
 # torch's own words inside a graph break's or a failed compile's text.

@@ -100,10 +100,12 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     compiled = [compile_id for compile_id in ids if limit is None or compile_id != limit.compile_id]
     last = compiles.get(compiled[-1]) if compiled else None
     dynamic = last is not None and made_dynamic(_guards(trace, last.compile_id), first)
-    resumes = {short(compiles[compile_id].frame or "") for compile_id in ids if compile_id in compiles}
-    who = frame_words(next(iter(resumes))) if len(resumes) == 1 else f"`{frame}`"
+    frames = list(dict.fromkeys(short(compiles[compile_id].frame or "") for compile_id in compiled
+                                if compile_id in compiles))
+    who = frame_words(frames[0]) if len(frames) == 1 else f"`{frame}`"
+    where = f" (in {' and in '.join(frame_words(name) for name in frames)})" if len(frames) > 1 else ""
     changed = first.said
-    what = f"{who} recompiled {len(compiled)} time{'s' if len(compiled) != 1 else ''}: {changed}"
+    what = f"{who} recompiled {len(compiled)} time{'s' if len(compiled) != 1 else ''}{where}: {changed}"
     advice = _ADVICE.get(kind, _ADVICE["other"]).format(name=subject)
     explained = SHAPES if kind == "size" else RECOMPILES
     if dynamic:
