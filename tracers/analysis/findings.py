@@ -13,6 +13,7 @@ from .finding import (BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, 
 from .failures import compile_failures
 from .guard_failures import parse_failure
 from .recompiles import recompile_findings
+from .runtime_findings import runtime_findings
 from .trace_facts import TraceFacts, analyze
 from .waste import cache_misses, ddp_splits, dominant_stage, nothing_compiled, thrown_away
 
@@ -40,9 +41,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     found += breaks + compile_failures(facts, ledger) + thrown_away(compiles, ledger) + \
         cache_misses(trace, compiles, ledger)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
-    from .runtime_findings import runtime_findings  # --vs-eager's; it builds on this module's Finding
-
-    problems += runtime_findings(trace)
+    problems += runtime_findings(trace)  # --vs-eager's: they cost no compile time of their own
     every = nothing_compiled(trace, facts, compiles, breaks) + problems + ddp_splits(trace) + dominant_stage(trace, facts)
     return [_checked_hint(finding, _hint_names(trace)) for finding in every]
 

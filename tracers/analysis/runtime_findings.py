@@ -6,7 +6,7 @@ import re
 
 from tracers.tracefile.events import Trace
 
-from .findings import Explained, Finding
+from .finding import Explained, Finding
 from .frames import SourceLine
 from .runtime import FunctionProfile, FunctionSpeed, Runtime, runtime
 
