@@ -52,6 +52,9 @@ class _Group:
     failures: list[tuple[str, GuardFailure]]  # (compile id, its failure against the version before)
 
 
+_PROPAGATES = frozenset({"size", "dtype", "device", "requires_grad"})
+
+
 def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, CompileFacts],
                        failures: dict[str, GuardFailure], merged: set[str], ledger: Ledger) -> list[Finding]:
     """One finding per frame and cause; the recompiles a break's line caused are left to that break (``merged``)."""
@@ -60,7 +63,10 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
         if compile_id in merged:
             continue
         frame = _base_frame(compiles[compile_id].frame if compile_id in compiles else None)
-        key = (frame, failure.subject, failure.kind)
+        # A tensor's size, dtype or device change reaches the frame's resume functions through the values it
+        # made (their `y` is the frame's `x * 2`): one cause, one finding, named by the frame's own failure.
+        subject = "" if failure.kind in _PROPAGATES else failure.subject
+        key = (frame, subject, failure.kind)
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
@@ -94,11 +100,15 @@ def _limits_to_groups(groups: dict[tuple[str, str, str], _Group],
 
 def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: dict[str, CompileFacts],
              limit: CompileFacts | None, ledger: Ledger) -> Finding:
-    frame, subject, kind = key
+    frame, _, kind = key
     ids = unique_ids(compile_id for compile_id, _ in group.failures)
     first = group.failures[0][1]
+    subject = first.subject
     compiled = [compile_id for compile_id in ids if limit is None or compile_id != limit.compile_id]
-    last = compiles.get(compiled[-1]) if compiled else None
+    # Whether the frame that failed first went dynamic: its own latest version (not a resume function's).
+    first_frame = compiles[group.failures[0][0]].frame if group.failures[0][0] in compiles else None
+    own = [compile_id for compile_id in compiled if compile_id in compiles and compiles[compile_id].frame == first_frame]
+    last = compiles.get(own[-1]) if own else None
     dynamic = last is not None and made_dynamic(_guards(trace, last.compile_id), first)
     frames = list(dict.fromkeys(short(compiles[compile_id].frame or "") for compile_id in compiled
                                 if compile_id in compiles))
