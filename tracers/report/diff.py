@@ -1,4 +1,4 @@
-"""The stage diff of two traces as HTML: time per stage side by side, one-sided targets, counts, kernels."""
+"""The stage diff of two traces as HTML: time per stage side by side, one-sided targets, counts, kernels, speed."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from tracers.tracefile.stages import TARGET_BY_NAME
 
 from .options import Links
 from .palette import colour, stage_title
+from .runtime_diff import render_runtime_diff
 from .text import duration, esc, target_label
 
 MAX_KERNELS = 12  # names shown per side; the count says how many there are
@@ -199,5 +200,7 @@ def render_diff(result: TraceDiff, a: Side, b: Side, links: Links = Links(), tit
     parts = (("stages", render_stages(result, a, b, links)), ("targets", render_only(result, a, b, links)),
              ("counts", render_counts(result, a, b)), ("compiles", render_compiles(result, a, b)),
              ("kernels", render_kernels(result, a, b)), ("code", render_code(result, a, b)))
+    if result.runtime is not None:  # a trace recorded without --vs-eager or --profile has no such part to compare
+        parts += (("runtime", render_runtime_diff(result.runtime, (a.name, b.name))),)
     body = "".join(f'<section class="wt-trace-part" data-part="diff-{name}">{html}</section>' for name, html in parts)
     return f'<div class="wt-trace wt-trace-diff">{header}{body}</div>'

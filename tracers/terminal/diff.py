@@ -1,4 +1,4 @@
-"""Two traces compared, as terminal text: time per stage, counts, compiles, compile time by your code, kernels."""
+"""Two traces compared, as terminal text: time per stage, counts, compiles, compile time by your code, speed, kernels."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from tracers.analysis.code_diff import TOP, CodeDiff
 from tracers.analysis.diff import TraceDiff
 from tracers.tracefile.stages import STAGE_BY_ID
 
+from .runtime_diff import render_runtime_diff
 from .style import Style, format_duration
 
 
@@ -38,6 +39,7 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
             lines.append(f"  {'':<10}{b}: {row.b.text if row.b else '—'}")
     if result.code is not None:
         lines.extend(render_code_diff(result.code, style, names))
+    lines.extend(render_runtime_diff(result.runtime, style, names))
     for side, only in ((a, result.only_a), (b, result.only_b)):
         if only:
             lines.append("")
