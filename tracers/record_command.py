@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -13,6 +14,23 @@ from tracers.vocabulary.releases import public_version
 
 EXAMPLES_DIR = Path("docs/examples")
 TRACES_DIR = Path("docs/_traces")
+# An example asks for more than a plain trace with a comment line of its own, e.g. ``# tracers-record: --vs-eager``;
+# only options that change what is measured, never where it goes or what the site expects of the file.
+MARKER = re.compile(r"^# tracers-record:(.*)$", re.MULTILINE)
+DECLARABLE = ("--vs-eager", "--profile")
+
+
+def declared_options(example: str | Path) -> list[str]:
+    """The trace options an example declares with ``# tracers-record: ...`` lines; ValueError for any other option."""
+    try:
+        source = Path(example).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []  # the run itself says what is wrong with the file
+    options = [option for match in MARKER.finditer(source) for option in match[1].split()]
+    unknown = [option for option in options if option not in DECLARABLE]
+    if unknown:
+        raise ValueError(f"{example}: '# tracers-record:' allows {', '.join(DECLARABLE)}, not {' '.join(unknown)}")
+    return list(dict.fromkeys(options))
 
 
 def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache: str = "cold",
@@ -20,7 +38,8 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
     """Trace each example in a fresh process. ``cache="warm"`` first runs the example once untraced with
     an empty cache dir of its own, so the recorded run finds every cache filled. ``lines_lock`` also
     counts executed lines inside the hooked functions and the spans that lock file holds. ``nproc`` runs each
-    example on that many ranks (torchrun), writing a trace per rank and their merge."""
+    example on that many ranks (torchrun), writing a trace per rank and their merge. An example's own
+    ``# tracers-record: --vs-eager --profile`` line adds those options to its trace (``declared_options``)."""
     if not examples:
         # The distributed examples need ranks; the others run as one process.
         folder = EXAMPLES_DIR / "distributed" if nproc else EXAMPLES_DIR
@@ -40,6 +59,12 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
     failures = 0
     for index, example in enumerate(examples, 1):
         print(f"[{index}/{len(examples)}] {example} …", end="", file=sys.stderr, flush=True)
+        try:
+            declared = declared_options(example)
+        except ValueError as error:
+            failures += 1
+            print(f" not recorded: {error}", file=sys.stderr)
+            continue
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="tracers-record-cache-") as cache_dir:
             env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": cache_dir,
@@ -58,7 +83,7 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
                     command += ["--lines", "--lines-lock", lines_lock]
                 if nproc is not None:
                     command += ["--nproc", str(nproc)]
-                command.append(example)
+                command += [*declared, example]
                 result = _run(command, env)
         elapsed = time.monotonic() - started
         if result.returncode == 0:
