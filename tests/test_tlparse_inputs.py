@@ -4,11 +4,13 @@ reads an input, the fact it asserts is in our summary or page, or the test says 
 from __future__ import annotations
 
 import gzip
+import html
 import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_python
 from tracers.analysis.failures import compile_failures, failed_text
 from tracers.analysis.finding import Ledger
 from tracers.analysis.findings import findings
@@ -166,15 +168,38 @@ def test_cache_hit_miss() -> None:
     assert outcomes == [("1/0", "miss"), ("r1:1/0", "hit"), ("r2:1/0", "miss")]
 
 
+# What tlparse --export lists as the log's problem ("failures"), in our words, per input.
+EXPORT_PROBLEMS = {
+    "export.log": "data-dependent Eq((((-u0)//3)) + 5, 0) could not be decided and was taken as False",
+    "export_guard_added.log": "a guard was evaluated, Eq(s0, 3)",
+}
+# Lines that would be false beside an export log: it never meant to compile, and it had a problem.
+FALSE_BESIDE_EXPORT = ("Nothing was compiled", "No problems found", "an older torch, or cut short", "Graphs 0",
+                       "Traceback")
+
+
 @pytest.mark.parametrize("name", ["export.log", "export_guard_added.log"])
-def test_export_report(name: str) -> None:
-    """tlparse --export shows exported_program and symbolic guards: export-only, out of scope. We read the log
-    whole (blank lines skipped, the one payload whose md5 fails counted, as tlparse's own count has it) and
-    list no compile."""
+def test_export_report(name: str, tmp_path: Path) -> None:
+    """tlparse --export shows exported_program and symbolic guards: export's own content is out of scope. We read
+    the log whole (blank lines skipped, the one payload whose md5 fails counted, as tlparse's own count has it),
+    list no compile, and `report` says in one line that the log is torch.export's, what it holds (1 exported
+    program, the problem tlparse lists) and that tlparse --export shows the rest, on the terminal and the page."""
     loaded, _, facts = _single(name)
     counts = loaded.logs[0].problems.counts
     assert counts["damaged payload"] == 1 and counts["blank line"] >= 1 and not counts["corrupt line"]
     assert not facts.compiles
+    result = run_python(["-m", "tracers", "report", str(INPUTS / f"{name}.gz"), "--out", str(tmp_path)])
+    assert result.returncode == 0, result.stderr
+    said = [line.strip() for line in result.stderr.splitlines() if "torch.export" in line]
+    assert len(said) == 1, result.stderr
+    line = said[0]
+    assert line.startswith("This log is from torch.export, not torch.compile: 1 exported program (")
+    assert "1 problem torch.export met: " + EXPORT_PROBLEMS[name] in line
+    assert "export's own content is not analysed here (tlparse --export shows it)" in line
+    assert not [false for false in FALSE_BESIDE_EXPORT if false in result.stderr], result.stderr
+    page = Path(result.stdout.strip()).read_text(encoding="utf-8")
+    assert html.escape(line) in page  # escaped as all a log's text is: the expression holds < and >
+    assert not [false for false in FALSE_BESIDE_EXPORT[:-1] if false in page]  # (Pygments' CSS names Traceback)
 
 
 @pytest.mark.parametrize("name", [

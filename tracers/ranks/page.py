@@ -10,6 +10,7 @@ from tracers.report.options import Links, RenderOptions
 from tracers.report.palette import colour, stage_title
 from tracers.report.text import duration, esc
 from tracers.tracefile.events import Span
+from tracers.vocabulary.exported import export_line, export_of
 
 from .divergence import Divergence
 from .findings import shared_findings, who
@@ -76,8 +77,10 @@ def _from_logs(run, esc) -> str:  # noqa: ANN001 - merge.MergedRun, text.esc
         return ""
     writers = ", ".join(sorted({str(log.get("written_by")) for log in logs}))
     lacks = "; ".join(logs[0].get("cannot_give", []))
+    exports = "".join(f'<p class="wt-note wt-from-export"><code>{esc(log.get("file", "?"))}</code>: '
+                      f'{esc(export_line(export))}</p>' for log in logs if (export := export_of(log)))
     return (f'<p class="wt-note wt-from-log">Read from torch\'s own TORCH_TRACE logs, written by {esc(writers)}. '
-            f'A log does not hold: {esc(lacks)}.</p>')
+            f'A log does not hold: {esc(lacks)}.</p>{exports}')
 
 
 def _count(run) -> str:  # noqa: ANN001 - merge.MergedRun

@@ -8,6 +8,7 @@ from tracers.analysis.failures import failed_text
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.analysis.findings import findings
 from tracers.tracefile.events import Trace
+from tracers.vocabulary.exported import export_line, export_of
 
 from .artifacts import render_artifacts, select
 from .by_code import render_by_code, render_kernels
@@ -78,9 +79,12 @@ def _from_log_note(info) -> str:  # noqa: ANN001 - RunInfo
     damage_note = f" Damage met reading it (skipped): {esc(damage)}." if damage else ""
     missing = log.get("missing_record_kinds") or []
     missing_note = f" It has no {esc(', '.join(missing))} records (an older torch, or cut short)." if missing else ""
+    export = export_of(log)  # a log of export alone says so in the findings' place instead
+    export_note = (f'<p class="wt-from-export">{esc(export_line(export))}</p>'
+                   if export and export.get("with_compiles") else "")
     return (f'<div class="wt-note wt-from-log"><p>Read from torch\'s own TORCH_TRACE log '
             f'<code>{esc(log.get("file", "?"))}</code>, written by {esc(log.get("written_by", "?"))}.'
-            f'{damage_note}{missing_note} A log does not hold:</p><ul>{lacks}</ul></div>')
+            f'{damage_note}{missing_note} A log does not hold:</p><ul>{lacks}</ul>{export_note}</div>')
 
 
 def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
@@ -90,7 +94,8 @@ def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
     rendered = []
     for part in options.parts:
         if part == "findings":
-            html = render_findings(findings(trace, facts), facts, links)
+            html = render_findings(findings(trace, facts), facts, links, export_of(trace.info.from_log),
+                                   compiled=bool(trace.spans or facts.compiles))
         elif part == "timeline":
             html = render_timeline(trace.spans, facts, links, trace.artifacts)
         elif part == "tree":

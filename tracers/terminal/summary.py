@@ -12,6 +12,7 @@ from tracers.analysis.findings import findings
 from tracers.analysis.frames import parse_location
 from tracers.analysis.guard_failures import parse_failure
 from tracers.analysis.trace_facts import TraceFacts, TreeNode
+from tracers.vocabulary.exported import export_line, export_of, no_problems_in_compiles
 
 from . import by_code, runtime
 from .findings import PageUrl, render_findings, render_recap
@@ -70,14 +71,21 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                                f"{info.from_log.get('written_by')}; not in a log: "
                                + ", ".join(item.split(" (", 1)[0] for item in info.from_log.get("cannot_give", []))))
 
-    lines.append("")
+    compiled = bool(trace.spans or facts.compiles)
+    export = export_of(info.from_log)  # a torch.export log's part, said in one line and not analysed
+    if export:
+        lines.append(style.bold("  " + export_line(export)))
+    if compiled or not export:
+        lines.append("")
     # A log without timed regions still lists compiles (from their records): findings about them, not "nothing".
-    found = findings(trace, facts) if trace.spans or facts.compiles else []
-    if trace.spans or facts.compiles:
-        lines.extend(render_findings(found, facts, style.bold, style.dim, page_url, _WIDTH))
+    found = findings(trace, facts) if compiled else []
+    if compiled:
+        # the headline speaks for the compiles only where the log's export part has problems of its own
+        lines.extend(no_problems_in_compiles(line, export) if index == 1 else line for index, line in
+                     enumerate(render_findings(found, facts, style.bold, style.dim, page_url, _WIDTH)))
         if trace.spans:  # the compiles' table opens with its own blank line
             lines.append("")
-    if not trace.spans and not facts.compiles:
+    if not compiled and not export:
         lines.append(f"  Nothing was compiled in this process; {elsewhere}" if elsewhere else
                      "  Nothing was compiled: the script never reached torch.compile's pipeline.")
     elif trace.spans:
@@ -125,10 +133,11 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
     lines.extend(by_code.render(trace, style, _WIDTH))
     lines.extend(runtime.render(trace, style, _WIDTH))  # --vs-eager / --profile
 
-    lines.append("")
-    lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "
-                 f"{facts.totals().graph_breaks}   {style.bold('Recompiles')} {len(facts.recompiles)}   "
-                 f"{style.bold('Cache')} " + _cache_line(facts))
+    if compiled or not export:  # an export log's counts of torch.compile's graphs would all be 0, and say nothing
+        lines.append("")
+        lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "
+                     f"{facts.totals().graph_breaks}   {style.bold('Recompiles')} {len(facts.recompiles)}   "
+                     f"{style.bold('Cache')} " + _cache_line(facts))
     for graph_break in facts.graph_breaks:
         skipped = " (not resumable: the whole frame ran eagerly)" if graph_break.frame_skipped else ""
         place = parse_location(graph_break.location)

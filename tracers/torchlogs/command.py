@@ -13,6 +13,7 @@ from tracers.report.save import ReportUnavailable, open_in_browser, write_report
 from tracers.terminal.summary import render, style_for
 from tracers.tracefile.chrome import load, write_atomic
 from tracers.tracefile.names import logs_merged_file_name
+from tracers.vocabulary.exported import export_line, export_of
 
 from . import frames
 from .load import LoadedLogs, LogError, load_logs
@@ -68,6 +69,10 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
     if loaded.ranked:
         name = path.resolve().name if path.is_dir() else _stem(path)
         print(f"report: {from_log_line(loaded)}", file=sys.stderr)
+        for log in loaded.logs:  # a torch.export log among them (draft_export writes one of its own) says so
+            export = export_of(log.trace.info.from_log)
+            if export:
+                print(f"report: {log.source}: {export_line(export)}", file=sys.stderr)
         run = merged_run(loaded, name)
         target = directory / logs_merged_file_name(name)
         status = write_run(run, target, page=True, quiet=False, site=site)

@@ -17,6 +17,7 @@ from tracers.tracefile.checked import depth_within, is_int, is_number
 from tracers.tracefile.compile_identity import CompileIdentity, plausible
 from tracers.tracefile.events import FORMAT_VERSION, MAX_NESTING, MAX_RANKS, Artifact, RunInfo, Span, Trace
 
+from .export import ExportPart
 from .frames import frame_label
 from .records import CORRUPT, Problems, Record
 from .regions import stage_of, target_of
@@ -35,6 +36,7 @@ CANNOT_GIVE = (
 _FRAME_STARTS = frozenset({"dynamo", "entire_frame_compile"})
 # Record kinds a log of a compiling program has on the reference torch; older releases lack some.
 EXPECTED_KINDS = ("chromium_event", "dynamo_start", "compilation_metrics", "torch_version")
+_COMPILE_KINDS = ("chromium_event", "dynamo_start", "compilation_metrics")  # a log that has none compiled nothing
 # torch stamps its regions with the wall clock, in µs since the epoch: a stamp outside 1970-2100 is damage (and
 # would place the run anywhere from year -29719 on); one more than MAX_REGION_US from the middle of the log's
 # regions is not of this run (a flipped digit) and is left out when the log is finished.
@@ -80,6 +82,7 @@ class LogConverter:
         self._last_ns: int | None = None
         self._frames: dict[str, str] = {}  # trace compile id -> frame label
         self._kinds: Counter[str] = Counter()
+        self.export = ExportPart()  # torch.export's records, counted apart: they are no compile
         self.torch_version, self.torch_sha = _UNKNOWN, ""
         self.rank: int | None = None
         self.pid = 0
@@ -119,6 +122,8 @@ class LogConverter:
                 self.problems.note(BAD_RANK, f"{self.source}:{record.line}")
         if name == "chromium_event":
             return
+        if compile_id_of(metadata) is None:
+            self.export.note(name, metadata)
         if name == "torch_version" and record.payload:
             version = json.loads(record.payload)
             self.torch_version = str(version.get("pytorch_version") or _UNKNOWN)
@@ -268,7 +273,12 @@ class LogConverter:
         for index, artifact in enumerate(self.artifacts):
             if not artifact.ts_ns:  # a record before any timed region: placed at the first one
                 self.artifacts[index] = replace(artifact, ts_ns=first_ns)
-        missing = tuple(kind for kind in EXPECTED_KINDS if not self._kinds[kind]) if self._kinds else ()
+        compiled = any(self._kinds[kind] for kind in _COMPILE_KINDS)
+        export = self.export.as_dict(compiled)
+        # a log of torch.export alone has none of a compile's records by nature: nothing is missing from it
+        export_only = export is not None and not compiled
+        missing = tuple(kind for kind in EXPECTED_KINDS if not self._kinds[kind]) if self._kinds and not export_only \
+            else ()
         info = RunInfo(
             format_version=FORMAT_VERSION, tool_version=TOOL_VERSION, torch_version=self.torch_version,
             torch_git_sha=self.torch_sha, python=_UNKNOWN, platform=_UNKNOWN, device=self.device, device_name=_NOT_LOGGED,
@@ -282,7 +292,7 @@ class LogConverter:
                           f" ({self.torch_sha[:12]})" if self.torch_sha else ""),
                       "cannot_give": list(CANNOT_GIVE), "missing_record_kinds": list(missing),
                       "problems": dict(self.problems.counts), "records": sum(self._kinds.values()),
-                      "pid": self.pid},
+                      "pid": self.pid, **({"export": export} if export else {})},
         )
         trace = Trace(info, self.spans, self.artifacts)
         return Converted(trace, self.rank, missing)
