@@ -24,9 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import publish
+from tracers.torchlogs.records import Problems, read_records
 
 EXAMPLE = ROOT / "docs" / "examples" / "distributed" / "rank_divergent.py"
-_HEADER = re.compile(r"^(?P<prefix>.*?\] )(?P<json>\{.*)$")
 _ID = re.compile(r"^(\d+)/(.*)$")
 
 
@@ -43,17 +43,6 @@ def record_logs(scratch: Path) -> Path:
     return next(logs.glob("dedicated_log_torch_trace_rank_1_*.log"))
 
 
-def _records(text: str) -> list[tuple[str, dict, str | None]]:
-    out: list[tuple[str, dict, str | None]] = []
-    for line in text.split("\n"):
-        if line.startswith("\t") and out:
-            prefix, metadata, payload = out[-1]
-            out[-1] = (prefix, metadata, (payload + "\n" if payload is not None else "") + line[1:])
-        elif (match := _HEADER.match(line)) is not None:
-            out.append((match["prefix"], json.loads(match["json"]), None))
-    return out
-
-
 def _shift_id(value: str, offset: int) -> str:
     match = _ID.match(value)
     return f"{int(match[1]) + offset}/{match[2]}" if match else value
@@ -61,7 +50,7 @@ def _shift_id(value: str, offset: int) -> str:
 
 def scaled_log(base: Path, size: int, rank: int) -> str:
     """The base log's records, repeated with frame ids and times moved on, until ``size`` bytes."""
-    records = _records(base.read_text(encoding="utf-8"))
+    records = [(record.prefix, record.metadata, record.payload) for record in read_records(base, Problems())]
     parts: list[str] = []
     written, copy = 0, 0
     while written < size:
@@ -88,7 +77,7 @@ def scaled_log(base: Path, size: int, rank: int) -> str:
     return "".join(parts)
 
 
-def _timed(code: str, *args: str) -> tuple[float, float, str]:
+def timed(code: str, *args: str) -> tuple[float, float, str]:
     """(wall seconds, the process's own peak RSS in MB, stderr) of ``python -c code args`` in a fresh process."""
     started = time.perf_counter()
     result = subprocess.run([sys.executable, "-c", code + _PEAK, *args], check=False, cwd=ROOT, capture_output=True, text=True,
@@ -126,10 +115,10 @@ def main() -> int:
                 scaled_log(base, size, rank), encoding="utf-8")
         one = ranks / "dedicated_log_torch_trace_rank_0_bench.log"
         log_mb = one.stat().st_size / 1e6
-        _, baseline_mb, _ = _timed(BASELINE)
-        read_wall, read_mb, read_err = _timed(READ_ONE, str(one))
+        _, baseline_mb, _ = timed(BASELINE)
+        read_wall, read_mb, read_err = timed(READ_ONE, str(one))
         read_s, spans, artifacts = read_err.split("read ", 1)[1].split()[:3]
-        merge_wall, merge_mb, _ = _timed(REPORT, str(ranks), "--out", str(scratch / "out"))
+        merge_wall, merge_mb, _ = timed(REPORT, str(ranks), "--out", str(scratch / "out"))
         merged = scratch / "out" / "ranks-ranks.json"
         merged_mb = merged.stat().st_size / 1e6 if merged.exists() else 0.0
     lines = [

@@ -12,6 +12,7 @@ import copy
 import gzip
 import hashlib
 import io
+import itertools
 import json
 import os
 import random
@@ -24,6 +25,8 @@ import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from tracers.torchlogs.records import Problems, read_records
+
 ROOT = Path(__file__).resolve().parent.parent
 # Small real seeds: recorded traces of the site (a single-process trace, one with payloads, a merge of two
 # ranks) and real TORCH_TRACE logs (a single process's, and two ranks' of one run), cut to their first records.
@@ -34,7 +37,6 @@ LOG_SEED = ROOT / "tests" / "data" / "torch-2.11.0" / "graph_breaks-aot_eager.lo
 RANK_SEEDS = tuple(sorted((ROOT / "tests" / "data" / "tlparse" / "graph_exec_order_tests").glob("*.log.gz")))
 LOG_RECORDS = 90  # records kept of each seed log: real, and quick to report hundreds of times
 CASE_SECONDS = 60  # a case still running after this is a hang (a good one takes well under a second)
-_HEADER = re.compile(r"^(?P<prefix>[^{]*\] )(?P<json>\{.*)$")
 # A negative time or count where the page or summary shows one: "-1267 ms", "-2 rank(s)".
 NEGATIVE = re.compile(r"(?<![\w/.:-])-\d[\d,.]*\s?(?:ms|s|µs|us|ns|min|h)\b|(?<![\w/.:-])-\d+ (?:rank|finding|compile"
                       r"|graph|process|log|call|record|span)")
@@ -55,18 +57,6 @@ def deep(levels: int) -> object:
 
 
 # -- the seeds, as data ------------------------------------------------------------------------------------------
-def _records(text: str) -> list[tuple[str, dict, str | None]]:
-    """A log's records: (header prefix, metadata, payload)."""
-    out: list[tuple[str, dict, str | None]] = []
-    for line in text.split("\n"):
-        if line.startswith("\t") and out:
-            prefix, metadata, payload = out[-1]
-            out[-1] = (prefix, metadata, (payload + "\n" if payload is not None else "") + line[1:])
-        elif (match := _HEADER.match(line)) is not None:
-            out.append((match["prefix"], json.loads(match["json"]), None))
-    return out
-
-
 def _text(records: list[tuple[str, dict, str | None]], fix_md5: bool = True) -> str:
     parts = []
     for prefix, metadata, payload in records:
@@ -103,7 +93,9 @@ def dumps(value: object) -> str:
 
 
 def _seed_log(path: Path) -> list[tuple[str, dict, str | None]]:
-    return _records(gzip.open(path, "rt", encoding="utf-8").read())[:LOG_RECORDS]
+    """A real log's first records as (header prefix, metadata, payload), split as ``report`` splits them."""
+    with contextlib.closing(read_records(path, Problems())) as records:
+        return [(record.prefix, record.metadata, record.payload) for record in itertools.islice(records, LOG_RECORDS)]
 
 
 # -- mutations ---------------------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ class Record:
     pid: int
     line: int  # where the record starts in its file (1-based), to name it in messages
     damaged: bool = False  # its payload's md5 differs from the stated one (counted already; kept, as tlparse keeps it)
+    prefix: str = ""  # the line before its JSON (``V1125 … utils.py:2350] ``): to write the record back (benchmarks)
 
 
 @dataclass
@@ -74,14 +75,14 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
 
     Lines are read one at a time, so memory stays bounded by the largest record, not the log."""
     name = path.name
-    pending: tuple[dict[str, Any], int, int] | None = None  # (metadata, pid, first line) of the open record
+    pending: tuple[dict[str, Any], int, int, str] | None = None  # (metadata, pid, first line, prefix) of the open one
     payload: list[str] = []
     line_no = 0
     in_corrupt_record = False  # after a line that was not a readable record, until the next record starts
     crlf, first_crlf, unterminated = 0, 0, 0
 
     def finish(at_end: bool) -> Record | None:
-        metadata, pid, first = pending  # type: ignore[misc]
+        metadata, pid, first, prefix = pending  # type: ignore[misc]
         text = "\n".join(payload) if payload else None
         expected = metadata.get("has_payload")
         if expected is not None and isinstance(expected, str) and len(expected) == 32:
@@ -96,11 +97,11 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
                 if at_end:
                     return None  # cut inside its payload: what is left of it would only mislead
                 # a hand-edited or re-encoded payload: counted, and still read (tlparse reads it too)
-                return Record(metadata, text, pid, first, damaged=True)
+                return Record(metadata, text, pid, first, damaged=True, prefix=prefix)
         elif expected is None and text is not None:
             problems.note(CORRUPT, f"{name}:{first + 1}")  # payload lines under a record that has none
             text = None
-        return Record(metadata, text, pid, first)
+        return Record(metadata, text, pid, first, prefix=prefix)
 
     try:
         with open_log(path, problems) as stream:
@@ -145,7 +146,8 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
                     continue
                 pid = match["pid"]  # type: ignore[index]
                 # a pid of thousands of digits (damage) is past what int() converts: no pid, not a crash
-                pending = (metadata, int(pid) if len(pid) <= 18 else 0, line_no)
+                prefix = text[:match.start("json")]  # type: ignore[union-attr]
+                pending = (metadata, int(pid) if len(pid) <= 18 else 0, line_no, prefix)
     except (OSError, EOFError, zlib.error) as error:  # gzip.BadGzipFile is an OSError
         kind = TRUNCATED if isinstance(error, EOFError) else UNREADABLE
         problems.note(kind, f"{name}:{line_no + 1}" if line_no else name)
