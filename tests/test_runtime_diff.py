@@ -111,3 +111,11 @@ def test_the_html_diff_shows_both_sides_and_escapes_what_the_traces_say(pair):
                       profiles=(replace(block, name=evil, site=evil, lines=(replace(block.lines[0], code=evil),)),))
     html = render_diff(replace(result, runtime=hostile), Side(evil, a.info), Side("B", b.info))
     assert "<script>" not in html and html.count("&lt;script&gt;") >= 5
+
+
+def test_sides_timed_by_different_clocks_are_said_so(pair):
+    a, b = load(pair[0]), load(pair[1])
+    result = diff(a, b)
+    cuda_timed = replace(result, runtime=replace(result.runtime, timer_b="cuda events"))
+    assert "A timed by perf_counter, B by cuda events" in render_text(cuda_timed, Style(False))
+    assert "timed by" not in render_text(result, Style(False))

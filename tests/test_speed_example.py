@@ -111,3 +111,16 @@ def test_the_directive_renders_the_runtime_tables_from_the_recording(sphinx_tool
     assert "Kernel time by your line: <code>Block</code>" in page
     top = block.lines[0]
     assert html_lib.escape(top.line.code, quote=False) in page if top.line else "no user line recorded" in page
+
+
+def test_an_op_called_once_per_line_is_split_among_its_lines_and_said_so():
+    """The block's two Linear layers are one extern record (``addmm`` twice): each line made one call of it."""
+    from tracers.report.runtime import render_runtime
+
+    trace = load(RECORDED)
+    block = next(profile for profile in runtime(trace).profiles if profile.name == "Block")
+    shares = [(line.line.code, share) for line in block.lines if line.line for share in line.kernels
+              if share.name.endswith("addmm")]
+    assert len(shares) == 2 and {code for code, _ in shares} >= {"h = self.up(self.norm(x))"}
+    assert [(share.launches_per_call, share.shared) for _, share in shares] == [(1.0, 2), (1.0, 2)]
+    assert "(its time split evenly among 2 lines)" in render_runtime(trace)

@@ -71,6 +71,7 @@ class KernelShare:
     compile_id: str | None
     ns_per_call: float
     launches_per_call: float
+    shared: int = 1  # the lines its time is split evenly among (the profiler times a kernel, not a line)
 
 
 @dataclass(frozen=True)
@@ -219,9 +220,14 @@ def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap,
             share = timed.total_ns / len(matches)
             lines: Iterable[UserLine | None] = kernel.lines or (None,)
             lines = tuple(lines)
+            launches = timed.count / len(matches) / calls
+            if kernel.extern and len(kernel.nodes) > 1:
+                # One extern record stands for several calls (two addmm, one per Linear): each line made its own
+                # calls, so the launches divide among the lines as the time does. A fused kernel runs once for all.
+                launches /= len(lines)
             for line in lines:
                 by_line.setdefault(line, []).append(KernelShare(
-                    kernel.name, kernel.compile_id, share / len(lines) / calls, timed.count / len(matches) / calls))
+                    kernel.name, kernel.compile_id, share / len(lines) / calls, launches, len(lines)))
     lines = sorted((LineTime(line, sum(share.ns_per_call for share in shares),
                              tuple(sorted(shares, key=lambda share: -share.ns_per_call)))
                     for line, shares in by_line.items()), key=lambda line_time: -line_time.ns_per_call)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from tracers.analysis.runtime import FunctionProfile, FunctionSpeed, LineTime, Runtime, runtime
 from tracers.analysis.runtime_findings import per_call
 from tracers.tracefile.events import Trace
+from tracers.tracefile.runtime import WARMUP_CALLS
 
 from .text import esc
 
@@ -18,8 +19,9 @@ def render_runtime(trace: Trace, speed: Runtime | None = None) -> str:
     parts = ['<div class="wt-by-code wt-runtime"><h3>Speed by your code</h3>',
              f'<p class="wt-note">Each object torch.compile returned, timed per call at its boundaries '
              f'({esc(speed.timer)}): the median steady-state call, leaving out the calls that compiled, the '
-             'warm-up after them and the profiled ones; eager is the script run again in a fresh process with '
-             'compile off, the same calls by order.</p>']
+             f'{WARMUP_CALLS} after each{" and the profiled ones" if speed.profiles else ""}'
+             + ('; eager is the script run again in a fresh process with compile off, the same calls by order.'
+                if speed.eager_status is not None else '.') + '</p>']
     if speed.functions:
         parts.append(_functions(speed.functions))
     parts += [_profile(profile) for profile in speed.profiles]
@@ -56,8 +58,8 @@ def _profile(profile: FunctionProfile) -> str:
     extra = []
     if profile.outside_ns is not None:
         extra.append(f"{per_call(profile.outside_ns)} per call outside the compiled graphs (of "
-                     f"{per_call(profile.call_ns)} profiled): guards, Dynamo's and AOTAutograd's wrappers, eager code "
-                     "at graph breaks")
+                     f"{per_call(profile.call_ns)} a profiled call, which the profiler slows): guards, Dynamo's and "
+                     "AOTAutograd's wrappers, eager code at graph breaks")
     for use in profile.cudagraphs:
         state = f"{use.replays_per_call:g} CUDA graph replays per call" if use.replays_per_call else "no CUDA graphs"
         extra.append(f"[{use.compile_id}] {state}" + (f"; skipped: {'; '.join(use.skipped)}" if use.skipped else ""))
@@ -74,12 +76,17 @@ def _profile(profile: FunctionProfile) -> str:
             + (f'<ul class="wt-lines">{notes}</ul>' if notes else ""))
 
 
+def _split(lines: int) -> str:
+    """Said where a kernel's time is split among lines: the profiler times the kernel, not the lines in it."""
+    return f' <span class="wt-muted">(its time split evenly among {lines} lines)</span>' if lines > 1 else ""
+
+
 def _line_row(line: LineTime, widest: float) -> str:
     where = (f'<code>{esc(line.line.label)}</code> <code>{esc(line.line.code)}</code>' if line.line
              else '<span class="wt-muted">no user line recorded</span>')
     kernels = "".join(f'<li><code>{esc(share.name)}</code> <span class="wt-muted">{esc(share.compile_id or "?")}'
-                      f'</span> {esc(per_call(share.ns_per_call))}, {share.launches_per_call:g}× per call</li>'
-                      for share in line.kernels)
+                      f'</span> {esc(per_call(share.ns_per_call))}, {share.launches_per_call:g}× per call'
+                      f'{_split(share.shared)}</li>' for share in line.kernels)
     count = len(line.kernels)
     bar = (f'<svg class="wt-runtime-bar" viewBox="0 0 100 8" preserveAspectRatio="none" width="160" height="10">'
            f'<rect class="wt-icicle-box" width="{100 * line.ns_per_call / widest:.1f}" height="8"/></svg>')

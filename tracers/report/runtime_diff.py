@@ -18,6 +18,9 @@ def render_runtime_diff(result: RuntimeDiff | None, names: tuple[str, str]) -> s
     untimed = "".join(f'<p class="wt-note">{esc(side)}: traced without <code>--vs-eager</code> or '
                       '<code>--profile</code>.</p>'
                       for side, timed in ((a, result.timed_a), (b, result.timed_b)) if not timed)
+    if result.timed_a and result.timed_b and result.timer_a != result.timer_b:
+        untimed += (f'<p class="wt-note">{esc(a)} timed by {esc(result.timer_a or "?")}, {esc(b)} by '
+                    f'{esc(result.timer_b or "?")}.</p>')
     parts = ['<div class="wt-by-code wt-runtime"><h4>Speed by your code</h4>', untimed]
     if result.functions:
         rows = "".join(_function_rows(row, result, names) for row in result.functions)

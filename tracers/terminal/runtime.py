@@ -5,6 +5,7 @@ from __future__ import annotations
 from tracers.analysis.runtime import FunctionProfile, FunctionSpeed, runtime
 from tracers.analysis.runtime_findings import per_call
 from tracers.tracefile.events import Trace
+from tracers.tracefile.runtime import WARMUP_CALLS
 
 from .style import Style
 
@@ -16,9 +17,10 @@ def render(trace: Trace, style: Style, width: int = 100) -> list[str]:
     speed = runtime(trace)
     if speed is None:
         return []
+    left_out = f"the calls that compiled, the {WARMUP_CALLS} after each" + (" and the profiled ones"
+                                                                             if speed.profiles else "")
     lines = ["", style.bold("Speed by your code") + style.dim(
-        f"  (per call in steady state, median; {speed.timer}; compiling calls and the "
-        f"{'profiled and ' if speed.profiles else ''}warm-up after them left out)")]
+        f"  (median time per steady call, by {speed.timer}; {left_out} left out)")]
     if speed.functions:
         lines.append(style.dim(f"  {'compiled function':<34}{'calls':>8}{'eager':>11}{'compiled':>11}{'speedup':>9}"
                                f"{'compile':>10}  pays back after"))
@@ -61,7 +63,8 @@ def _profile_lines(profile: FunctionProfile, style: Style, width: int) -> list[s
         lines.append(style.dim("  no kernel of this function's compiled graphs was seen (no Inductor kernels?)"))
     if profile.outside_ns is not None:
         lines.append(style.dim(f"  {per_call(profile.outside_ns):>10} outside the compiled graphs per call "
-                               f"(of {per_call(profile.call_ns)} profiled): guards, wrappers, eager code at breaks"))
+                               f"(of {per_call(profile.call_ns)} a profiled call, which the profiler slows): guards, "
+                               "wrappers, eager code at breaks"))
     for use in profile.cudagraphs:
         state = f"{use.replays_per_call:g} CUDA graph replays per call" if use.replays_per_call else "no CUDA graphs"
         skipped = f"; skipped: {'; '.join(use.skipped)}" if use.skipped else ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from tracers.analysis.runtime import FunctionSpeed
 from tracers.analysis.runtime_diff import LineRow, ProfileRow, RuntimeDiff, SpeedRow
 from tracers.analysis.runtime_findings import per_call
+from tracers.tracefile.runtime import WARMUP_CALLS
 
 from .style import Style
 
@@ -19,11 +20,13 @@ def render_runtime_diff(result: RuntimeDiff | None, style: Style, names: tuple[s
         return []
     a, b = names
     lines = ["", style.bold("Speed by your code") + style.dim(
-        "  (per call in steady state, median; the calls that compiled, the warm-up after them and the profiled "
+        f"  (median time per steady call; the calls that compiled, the {WARMUP_CALLS} after each and the profiled "
         "ones left out)")]
     for side, timed in ((a, result.timed_a), (b, result.timed_b)):
         if not timed:
             lines.append(style.yellow(f"  {side}: {NOT_TIMED}"))
+    if result.timed_a and result.timed_b and result.timer_a != result.timer_b:
+        lines.append(style.yellow(f"  {a} timed by {result.timer_a}, {b} by {result.timer_b}"))
     if result.functions:
         lines.append(style.dim(f"  {'compiled function':<{LABEL}}{'':<3}{'calls':>8}{'eager':>11}{'compiled':>11}"
                                f"{'speedup':>9}"))
@@ -73,7 +76,7 @@ def _profile_lines(row: ProfileRow, style: Style, names: tuple[str, str]) -> lis
     for side, profile in ((a, row.a), (b, row.b)):
         if profile is not None and profile.outside_ns is not None:
             lines.append(style.dim(f"  {side}: {per_call(profile.outside_ns)} per call outside the compiled graphs "
-                                   f"(of {per_call(profile.call_ns)} profiled)"))
+                                   f"(of {per_call(profile.call_ns)} a profiled call, which the profiler slows)"))
     return lines
 
 
