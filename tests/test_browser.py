@@ -11,6 +11,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -253,6 +254,38 @@ def test_a_personal_page_opens_with_findings_and_its_timeline_zooms(browser, tmp
     assert width() == full
     assert not errors and all(url.startswith("file:") for url in requests), (errors, requests)
     page.close()
+
+
+# The recorded traces whose pages hold the widest tables: kernels by line, compiles with long frames, many ranks,
+# the --vs-eager/--profile tables, failed guards and recompiles.
+_WIDE_PAGES = ["by_code-cpu-cold", "ddp_python_reducer-cpu-cold-ranks", "speed-cpu-cold", "guards_recompile-cpu-cold",
+               "rank_divergent-cpu-cold-ranks", "compiled_autograd-cpu-cold"]
+
+
+@pytest.mark.parametrize("name", _WIDE_PAGES)
+def test_a_personal_page_s_tables_fit_at_1400_px(browser, tmp_path, name):
+    """The page `trace` writes, at 1,400 px with every fold open: no table reaches past the window (long cells wrap
+    or fold) and the page never scrolls sideways."""
+    recorded = Path(__file__).resolve().parent.parent / "docs" / "_traces" / "cpu" / "2.13.0" / f"{name}.json"
+    # The report command, as a user runs it (a merged ranks file too); no site, so no chapter links.
+    subprocess.run([sys.executable, "-m", "tracers", "report", str(recorded), "--out", str(tmp_path),
+                    "--site", str(tmp_path / "no-site")], check=True, capture_output=True)
+    page_path = tmp_path / f"{name}.html"
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(page_path.resolve().as_uri(), wait_until="load")
+    found = page.evaluate("""() => {
+        document.querySelectorAll('details').forEach(d => { d.open = true; });
+        const edge = window.innerWidth;
+        const tables = [...document.querySelectorAll('table')].filter(t => t.getClientRects().length);
+        return {count: tables.length,
+                wide: tables.filter(t => t.getBoundingClientRect().right > edge + 1)
+                    .map(t => `${t.className || t.parentElement.className}: right ${Math.round(t.getBoundingClientRect().right)} > ${edge}`),
+                page: document.documentElement.scrollWidth - window.innerWidth};
+    }""")
+    page.close()
+    assert found["count"] > 0
+    assert not found["wide"], "\n".join(found["wide"])
+    assert found["page"] <= 0, f"the page scrolls sideways by {found['page']} px"
 
 
 @pytest.mark.parametrize("chapter", ["04-guards", "10-scheduling", "14-caches"])

@@ -27,6 +27,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
              for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential")}
     # The fix the DDP finding gives, run as the user would apply it: its trace must have a graph.
     found["ddp_inner"] = run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page", script_args=("inner",))
+    # Inductor: the one program here with a C++ compile, for the one-time setup inside it.
+    found["first_break"] = run_trace(PROGRAMS / "first_break.py", out, "--no-page")
     return found
 
 
@@ -217,7 +219,8 @@ def _texts(finding) -> list[str]:  # noqa: ANN001 - a Finding: every text a user
             finding.events_text, finding.cost, *finding.parts]
 
 
-@pytest.mark.parametrize("name", ["library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential"])
+@pytest.mark.parametrize("name", ["library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential",
+                                  "first_break"])
 def test_costs_add_up_and_speak_the_users_names(runs, name):
     """No compile counted twice: the findings' costs never exceed the run's compile time; no Dynamo-internal name."""
     run = runs[name]
@@ -312,3 +315,33 @@ def test_the_summary_ends_with_a_recap_of_the_findings(runs):
     recap = summary[summary.rindex("Findings, in short"):summary.index("Written x.json")]
     assert recap.count("\n  ") == len([f for f in findings(run.trace(), run.facts()) if not f.informational])
     assert "item_print.py:36" in recap
+
+
+def test_one_time_setup_is_said_once_and_costed_on_no_line(runs):
+    """The CPU's vector-ISA check (and the C++ header) ran inside the first Inductor compile, here the code after a
+    print: one note says what it was, and the print's finding costs that compile without it."""
+    from tracers.analysis.one_time import one_time
+
+    run = runs["first_break"]
+    assert run.returncode == 0, run.stderr
+    trace, facts = run.trace(), run.facts()
+    setup = one_time(trace)
+    isa = [part for part in setup.parts if part.what == "CPU vector-ISA check"]
+    assert len(isa) == 1 and isa[0].ns > 0
+    isa_spans = [span for span in trace.spans if span.stage == "cpu_isa"]
+    assert isa[0].ns <= sum(span.duration_ns for span in isa_spans)
+    found = findings(trace, facts)
+    notes = [finding for finding in found if finding.kind == "one-time"]
+    assert len(notes) == 1 and notes[0].informational and notes[0].cost_s == 0
+    assert any(part.startswith("CPU vector-ISA check: ") and "once per process" in part for part in notes[0].parts)
+    compiles = {c.compile_id: c for c in facts.compiles}
+    where = isa[0].compile_id
+    assert where in compiles and compiles[where].graphs == 1  # the code after the print: its only graph
+    print_break = next(finding for finding in found if finding.kind == "graph-break")
+    assert where in print_break.compile_ids
+    expected = sum(compiles[i].time_ns - setup.within(i) for i in print_break.compile_ids) / 1e9
+    assert print_break.cost_s == pytest.approx(expected, abs=1e-6)  # the compile it caused, less the setup
+    summary = render(trace, facts, Style(False))
+    assert "One-time setup took" in summary and "CPU vector-ISA check: " in summary
+    # The slow-stage note no longer names the ISA check: the one-time note says it.
+    assert not any(finding.kind == "slow-stage" and "vector-ISA" in finding.what for finding in found)

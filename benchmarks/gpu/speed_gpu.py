@@ -1,15 +1,15 @@
 """Issue 28 on a GPU: ``--vs-eager --profile`` on two training steps, checked against timings made outside the tracer.
 
-For each model (benchmarks/gpu/train_steps.py: timm ResNet-50, HF GPT-2; Inductor, default mode, cold):
-1. ``python -m tracers trace --vs-eager --profile --device cuda`` on the step script (trace, page, summary kept);
-2. the same script, no tracer, compile off (TORCHDYNAMO_DISABLE=1): CUDA events around 20 steady steps;
-3. the same script, no tracer, compiled: CUDA events around 20 steady steps, then torch.profiler's own table.
-Writes OUT/speed_gpu.md (eager and compiled per step, tracer against reference, within 15%?, the findings, the top
-lines by kernel time against the profiler's kernel totals) and everything it read, under OUT (default $OUT, else ./).
-Needs only torch, timm and transformers. Usage (one model per call keeps each under ten minutes):
+For each model (benchmarks/gpu/train_steps.py: timm ResNet-50, HF GPT-2; Inductor, default mode), ROUNDS rounds of
+three fresh processes, in turn: the step script without the tracer and compile off (TORCHDYNAMO_DISABLE=1), CUDA events
+around 20 steady steps and then a pair per step; the same compiled; ``python -m tracers trace --vs-eager`` on it
+(``--profile`` in the last round, whose profiled calls are left out of its timing). The first round compiles cold, the
+later ones find Inductor's cache warm. Each number is the median over the rounds, so one slow process (another job on
+the host, a clock change) moves no result. Writes OUT/speed_gpu-MODELS.md (per round and medians: tracer against
+reference, within 15%?; the findings; the top lines by kernel time against torch.profiler's own kernel totals) and every
+log it read, under OUT (default $OUT, else ./). Needs only torch, timm and transformers. Usage, one model per GPU:
 
-    python benchmarks/gpu/speed_gpu.py --models gpt2
-    python benchmarks/gpu/speed_gpu.py --models resnet50
+    CUDA_VISIBLE_DEVICES=0 taskset -c 0-15 python benchmarks/gpu/speed_gpu.py --models resnet50 --rounds 3
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -37,59 +38,100 @@ def _run(command: list[str], env: dict[str, str], log: Path, timeout: float) -> 
     return result.returncode, result.stdout, time.perf_counter() - began
 
 
-def _reference(model: str, env: dict[str, str], out: Path, name: str, timeout: float) -> float | None:
-    code, stdout, _ = _run([sys.executable, str(STEPS), model], {"SPEED_REFERENCE": "1", **env}, out / f"{name}.log",
-                           timeout)
+def _reference(model: str, env: dict[str, str], log: Path, timeout: float) -> dict[str, float]:
+    code, stdout, _ = _run([sys.executable, str(STEPS), model], {"SPEED_REFERENCE": "1", **env}, log, timeout)
     lines = [line for line in stdout.splitlines() if line.startswith("{")]
-    return json.loads(lines[-1])["ms_per_step"] if code == 0 and lines else None
+    return json.loads(lines[-1]) if code == 0 and lines else {}
 
 
-def check(model: str, steps: int, out: Path, timeout: float) -> list[str]:
-    from tracers.analysis.findings import findings
+def _traced_step(traces: Path):  # noqa: ANN202 - (runtime analysis, the step's timings) or (None, None)
     from tracers.analysis.runtime import runtime
     from tracers.tracefile.chrome import load
 
-    here = out / model
-    here.mkdir(parents=True, exist_ok=True)
-    # No --device cuda: the steps put their models on the GPU themselves, and a CUDA default device adds a
-    # Python-level mode to every eager op (about 19% on ResNet-50's eager step on an H200), which the
-    # reference runs below do not pay.
-    code, _, traced_s = _run([sys.executable, "-m", "tracers", "trace", "--vs-eager", "--profile",
-                              "--out", str(here / "traces"), str(STEPS), model, str(steps)], {}, here / "traced.log",
-                             timeout)
-    eager_ref = _reference(model, OFF, here, "reference-eager", timeout)
-    compiled_ref = _reference(model, {"SPEED_PROFILE": str(here)}, here, "reference-compiled", timeout)
-    lines = [f"## {model}", "", f"traced run (both runs, profile, page): exit {code}, {traced_s:.0f} s", ""]
-    traces = sorted((here / "traces").glob("*-c*-*.json"))
-    if not traces:
-        return lines + ["no trace written: see traced.log", ""]
-    trace = load(traces[0])
+    found = sorted(traces.glob("*-c*-*.json"))
+    if not found:
+        return None, None, None
+    trace = load(found[0])
     speed = runtime(trace)
     # The step is a closure (``gpt2.<locals>.train_step``): matched by its own name.
-    steps_fn = [function for function in (speed.functions if speed else ())
-                if function.name.rsplit(".", 1)[-1] == "train_step"]
-    if not steps_fn:
-        return lines + [f"no train_step timed: {speed}", ""]
-    step = steps_fn[0]
-    lines += ["| per step | tracer (median, CUDA events per call) | reference (CUDA events around 20 steps) | "
+    steps = [function for function in (speed.functions if speed else ())
+             if function.name.rsplit(".", 1)[-1] == "train_step"]
+    return trace, speed, (steps[0] if steps else None)
+
+
+def _ms(value: float | None) -> str:
+    return f"{value:.2f} ms" if value is not None else "—"
+
+
+def _median(values: list[float | None]) -> float | None:
+    known = [value for value in values if value is not None]
+    return statistics.median(known) if known else None
+
+
+def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> list[str]:
+    from tracers.analysis.findings import findings
+
+    here = out / model
+    here.mkdir(parents=True, exist_ok=True)
+    table = ["| round | eager: tracer | eager: reference (mean of 20 / median per step) | compiled: tracer | "
+             "compiled: reference (mean of 20 / median per step) | speedup tracer / reference |",
+             "|---|---|---|---|---|---|"]
+    per_round: list[dict[str, float | None]] = []
+    last = None
+    for number in range(1, rounds + 1):
+        eager_ref = _reference(model, OFF, here / f"reference-eager-{number}.log", timeout)
+        profile = {"SPEED_PROFILE": str(here)} if number == rounds else {}
+        compiled_ref = _reference(model, profile, here / f"reference-compiled-{number}.log", timeout)
+        # No --device cuda: the steps put their models on the GPU themselves, and a CUDA default device adds a
+        # Python-level mode to every eager op, which the reference runs do not pay.
+        options = ["--vs-eager"] + (["--profile"] if number == rounds else [])
+        traces = here / f"traces-{number}"
+        code, _, traced_s = _run([sys.executable, "-m", "tracers", "trace", *options, "--out", str(traces),
+                                  str(STEPS), model, str(steps)], {}, here / f"traced-{number}.log", timeout)
+        trace, speed, step = _traced_step(traces)
+        row = {"eager": step.eager_ns / 1e6 if step and step.eager_ns else None,
+               "compiled": step.compiled_ns / 1e6 if step and step.compiled_ns else None,
+               "eager_ref": eager_ref.get("ms_per_step"), "eager_ref_call": eager_ref.get("median_ms_per_call"),
+               "compiled_ref": compiled_ref.get("ms_per_step"),
+               "compiled_ref_call": compiled_ref.get("median_ms_per_call")}
+        per_round.append(row)
+        if step is not None:
+            last = (trace, speed, step, traced_s, code)
+        table.append(f"| {number} | {_ms(row['eager'])} | {_ms(row['eager_ref'])} / {_ms(row['eager_ref_call'])} | "
+                     f"{_ms(row['compiled'])} | {_ms(row['compiled_ref'])} / {_ms(row['compiled_ref_call'])} | "
+                     f"{_ratio(row['eager'], row['compiled'])} / {_ratio(row['eager_ref'], row['compiled_ref'])} |")
+        (here / "rounds.md").write_text("\n".join(table) + "\n")  # kept if a later round runs out of time
+    median = {key: _median([row[key] for row in per_round]) for key in per_round[0]}
+    lines = [f"## {model}", "", f"{rounds} rounds of fresh processes (the first compiles cold):", ""] + table + [""]
+    lines += ["Medians over the rounds:", "", "| per step | tracer | reference (CUDA events around 20 steps) | "
               "difference | within 15% |", "|---|---|---|---|---|"]
-    for label, ours, theirs in (("eager", step.eager_ns, eager_ref), ("compiled", step.compiled_ns, compiled_ref)):
+    for label in ("eager", "compiled"):
+        ours, theirs = median[label], median[f"{label}_ref"]
         if ours is None or theirs is None:
-            lines.append(f"| {label} | {ours and ours / 1e6} | {theirs} | — | not measured |")
+            lines.append(f"| {label} | {_ms(ours)} | {_ms(theirs)} | — | not measured |")
             continue
-        difference = ours / 1e6 / theirs - 1
-        lines.append(f"| {label} | {ours / 1e6:.2f} ms | {theirs:.2f} ms | {difference:+.1%} | "
+        difference = ours / theirs - 1
+        lines.append(f"| {label} | {ours:.2f} ms | {theirs:.2f} ms | {difference:+.1%} | "
                      f"{'yes' if abs(difference) <= TOLERANCE else 'NO'} |")
-    lines += ["", f"speedup {step.speedup:.2f}× (reference "
-              f"{(eager_ref or 0) / (compiled_ref or 1):.2f}×), compile {step.compile_ns / 1e9:.1f} s, pays back "
+    lines += ["", f"speedup: tracer {_ratio(median['eager'], median['compiled'])}, reference "
+              f"{_ratio(median['eager_ref'], median['compiled_ref'])}", ""]
+    if last is None:
+        return lines + ["no train_step timed in any round: see traced-*.log", ""]
+    trace, speed, step, traced_s, code = last
+    lines += [f"last round's trace (exit {code}, {traced_s:.0f} s): compile {step.compile_ns / 1e9:.1f} s, pays back "
               f"after {step.payback_calls if step.payback_calls is not None else 'never'} calls; "
               f"{step.steady_calls} steady calls of {step.calls}", ""]
     found = [finding for finding in findings(trace) if finding.kind in ("slower-than-eager", "never-pays-back")]
-    lines += ["Findings from the run:", ""] + [f"- {finding.kind}: {finding.what} — {finding.fix}" for finding in found]
+    lines += ["Findings from the last round:", ""] + [f"- {finding.kind}: {finding.what} — {finding.fix}"
+                                                      for finding in found]
     lines += ["" if found else "- none", ""]
     lines += _top_lines(speed, here / "profiler_kernels.json")
     lines += [f"- note: {note}" for note in speed.notes] + [""]
     return lines
+
+
+def _ratio(eager: float | None, compiled: float | None) -> str:
+    return f"{eager / compiled:.2f}×" if eager and compiled else "—"
 
 
 def _top_lines(speed, kernels_file: Path) -> list[str]:  # noqa: ANN001 - analysis.runtime.Runtime
@@ -116,6 +158,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="gpt2,resnet50")
     parser.add_argument("--steps", type=int, default=40, help="steps the traced script runs (default 40)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of fresh processes, medians over them (default 3)")
     parser.add_argument("--out", default=os.environ.get("OUT", "."))
     parser.add_argument("--timeout", type=float, default=540.0, help="seconds per process")
     options = parser.parse_args()
@@ -127,7 +170,7 @@ def main() -> None:
               f"torch {torch.__version__}, {torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU'}", ""]
     for model in options.models.split(","):
         try:
-            report += check(model, options.steps, out, options.timeout)
+            report += check(model, options.steps, options.rounds, out, options.timeout)
         except Exception as error:  # noqa: BLE001 - one model's failure is reported, the other still runs
             report += [f"## {model}: failed", "", f"{type(error).__name__}: {error}", ""]
         (out / f"speed_gpu-{options.models.replace(',', '-')}.md").write_text("\n".join(report) + "\n")

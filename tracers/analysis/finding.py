@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from tracers.tracefile import compile_identity
 
 from .frames import SourceLine
+from .one_time import OneTime
 from .trace_facts import CompileFacts
 
 
@@ -34,6 +35,7 @@ LIMIT = Explained("chapters/04-guards", "Guards and recompiles", "the-recompile-
 RESTARTS = Explained("chapters/02-frame-evaluation", "Frame evaluation (PEP 523)", "")
 CACHES = Explained("chapters/14-caches", "Caches", "when-the-cache-misses")
 DISTRIBUTED = Explained("chapters/19-distributed", "Distributed: DDP, FSDP and compile")
+SETUP = Explained("chapters/11-cpp-codegen", "C++ code generation on CPU", "which-isa-and-why-the-first-compile-takes-longer")
 
 
 @dataclass(frozen=True)
@@ -139,17 +141,19 @@ class Ledger:
     """Each compile's time goes to one finding at most: whole (the finding is why the compile exists) or the part
     a restart threw away; what is left over was the work asked for. So costs never add up to more than the run's."""
 
-    def __init__(self, compiles: dict[str, CompileFacts]):
+    def __init__(self, compiles: dict[str, CompileFacts], setup: OneTime | None = None):
         self._compiles = compiles
+        self._setup = setup or OneTime(())
         self._taken: dict[str, int] = {}  # ns of each compile already counted
 
     def whole(self, compile_id: str) -> float:
-        """What is left of the compile's time, now counted (seconds)."""
+        """What is left of the compile's time, now counted (seconds): never its one-time setup, which no line caused."""
         facts = self._compiles.get(compile_id)
         if facts is None:
             return 0.0
-        left = max(facts.time_ns - self._taken.get(compile_id, 0), 0)
-        self._taken[compile_id] = facts.time_ns
+        own_ns = max(facts.time_ns - self._setup.within(compile_id), 0)
+        left = max(own_ns - self._taken.get(compile_id, 0), 0)
+        self._taken[compile_id] = max(own_ns, self._taken.get(compile_id, 0))
         return left / 1e9
 
     def restart(self, compile_id: str) -> float:

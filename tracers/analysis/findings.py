@@ -13,9 +13,10 @@ from .finding import (BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, 
 from .failures import compile_failures
 from .guard_failures import parse_failure
 from .recompiles import recompile_findings
-from .runtime_findings import runtime_findings
+from .runtime_findings import RUNTIME_KINDS, runtime_findings
 from .trace_facts import TraceFacts, analyze
-from .waste import cache_misses, ddp_splits, dominant_stage, nothing_compiled, thrown_away
+from .one_time import one_time
+from .waste import cache_misses, ddp_splits, dominant_stage, nothing_compiled, one_time_setup, thrown_away
 
 __all__ = ["BREAKS", "CACHES", "DISTRIBUTED", "LIMIT", "RECOMPILES", "RESTARTS", "SHAPES", "Explained", "Finding",
            "compile_seconds", "findings", "format_seconds", "headline"]
@@ -25,7 +26,8 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     """The trace's findings: nothing compiled first, then problems by cost, then what is worth knowing."""
     facts = facts if facts is not None else analyze(trace)
     compiles = {compile_facts.compile_id: compile_facts for compile_facts in facts.compiles}
-    ledger = Ledger(compiles)
+    setup = one_time(trace)
+    ledger = Ledger(compiles, setup)
     failures = {recompile.compile_id: parse_failure(recompile.reasons[0])
                 for recompile in facts.recompiles if recompile.compile_id and recompile.reasons}
     groups = group_breaks(trace, compiles)
@@ -42,7 +44,8 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
         cache_misses(trace, compiles, ledger)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
     problems += runtime_findings(trace)  # --vs-eager's: they cost no compile time of their own
-    every = nothing_compiled(trace, facts, compiles, breaks) + problems + ddp_splits(trace) + dominant_stage(trace, facts)
+    every = nothing_compiled(trace, facts, compiles, breaks) + problems + ddp_splits(trace) + \
+        one_time_setup(setup, facts) + dominant_stage(trace, facts)
     return [_checked_hint(finding, _hint_names(trace)) for finding in every]
 
 
@@ -57,11 +60,16 @@ def headline(found: list[Finding], facts: TraceFacts) -> str:
     if not problems:
         return (f"No problems found: {facts.graph_count} graph{'s' if facts.graph_count != 1 else ''}, no graph "
                 "breaks, no recompiles, nothing ran eager.")
+    count = f"{len(problems)} finding{'s' if len(problems) != 1 else ''}"
+    speed = [finding for finding in problems if finding.kind in RUNTIME_KINDS]
+    if len(speed) == len(problems):  # --vs-eager's alone: they are about run time, and cost no compile
+        return f"{count}, on speed at run time"
     cost = sum(finding.cost_s for finding in problems)
     whole = compile_seconds(facts)
     share = f" ({cost / whole:.0%})" if whole else ""
-    return (f"{len(problems)} finding{'s' if len(problems) != 1 else ''}: {format_seconds(cost)}{share} of the run's "
-            f"{format_seconds(whole)} of compile went to them")
+    said = (f"{count}: {format_seconds(cost)}{share} of the run's {format_seconds(whole)} of compile went to "
+            f"{'them' if not speed else f'the {len(problems) - len(speed)} on compiling'}")
+    return said + (f"; {len(speed)} on speed at run time" if speed else "")
 
 
 def _hint_names(trace: Trace) -> dict[str, str | None]:

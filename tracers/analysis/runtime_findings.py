@@ -11,7 +11,11 @@ from .frames import SourceLine
 from .runtime import FunctionProfile, FunctionSpeed, Runtime, runtime
 
 SLOWER = 1.05  # compiled at least this much slower than eager per call: not noise between two runs' medians
+# Between two processes the same training step's median moved by up to this much on a shared 4-GPU host
+# (benchmarks/RESULTS.md, "Speed by your code on the GPU"): a smaller slowdown is said with that caveat.
+NOISE = 1.25
 TINY_NS = 100_000  # eager calls shorter than this are where a compiled call's fixed overhead shows
+RUNTIME_KINDS = frozenset({"slower-than-eager", "never-pays-back"})  # about run time: they cost no compile
 MEASURED = Explained("chapters/17-measuring", "Measuring torch.compile", "your-script-compiled-vs-eager")
 _SITE = re.compile(r"^(?P<path>.*):(?P<line>\d+)$")
 
@@ -50,8 +54,12 @@ def _slower(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | No
     compiled, eager = function.compiled_ns or 0.0, function.eager_ns or 0.0
     what = (f"`{function.name}` runs {compiled / eager:.1f}× slower compiled than eager: {per_call(compiled)} vs "
             f"{per_call(eager)} per call over {function.steady_calls} steady calls ({function.timer})")
+    advice = _cause(trace, function, profile)
+    if compiled < eager * NOISE:
+        advice += (f" Each side was timed in one process: on a shared GPU host two processes running the same step "
+                   f"differed by up to {NOISE - 1:.0%}, so trace again before acting on a difference this small.")
     return Finding("slower-than-eager", what, function.steady_calls, function.compile_ids, 0.0,
-                   user_line=_site(function), advice=_cause(trace, function, profile), explained=MEASURED)
+                   user_line=_site(function), advice=advice, explained=MEASURED)
 
 
 def _cause(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | None) -> str:

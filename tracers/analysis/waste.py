@@ -8,8 +8,9 @@ from collections import defaultdict
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
-from .finding import CACHES, DISTRIBUTED, RESTARTS, Explained, Finding, Ledger, format_seconds
+from .finding import CACHES, DISTRIBUTED, RESTARTS, SETUP, Explained, Finding, Ledger, format_seconds
 from .frames import short
+from .one_time import ONE_TIME_STAGES, OneTime
 from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
 from .user_names import frame_words
 
@@ -115,14 +116,30 @@ _STAGE_ADVICE = {
                 "layer) instead of the whole model (regional compilation), so it is traced once and reused.",
 }
 # What a stage's time is on a device, where its title alone would mislead.
-_ONE_TIME = ("once per process, not for any kernel of yours: Inductor compiles a test program for each vector "
-             "instruction set to learn what the CPU supports; later compiles in the process reuse the answer")
 _STAGE_WORDS = {
     ("load", "cpu"): "on the CPU this is the C++ compiler building each generated kernel; a warm run loads them "
                      "from the cache instead",
-    ("cpu_isa", "cpu"): _ONE_TIME,
-    ("cpu_isa", "cuda"): _ONE_TIME,
 }
+_SETUP_SHOWN_NS = 100_000_000  # below a tenth of a second, one-time setup is not worth a line
+
+
+def one_time_setup(setup: OneTime, facts: TraceFacts) -> list[Finding]:
+    """The run's one-time setup, said as such: in the first compile that needed it, on no line of the user's."""
+    whole_ns = sum(compile_facts.time_ns for compile_facts in facts.compiles)
+    if setup.ns < _SETUP_SHOWN_NS or not whole_ns:
+        return []
+    ns = min(setup.ns, whole_ns)
+    ids = tuple(dict.fromkeys(part.compile_id for part in setup.parts if part.compile_id))
+    where = f"compile {', '.join(ids)}" if ids else "the run's compiles"
+    return [Finding(
+        kind="one-time", what=f"One-time setup took {format_seconds(ns / 1e9)} of the run's "
+                              f"{format_seconds(whole_ns / 1e9)} of compile ({ns / whole_ns:.0%}): it ran inside "
+                              f"{where}, but no line of yours caused it, and no finding's cost counts it",
+        events=len(setup.parts), compile_ids=ids, cost_s=0.0,
+        parts=tuple(f"{part.what}: {format_seconds(part.ns / 1e9)}, {part.once}" for part in setup.parts),
+        advice="A later compile in this process does without it; the ISA check recurs in every new process, warm "
+               "runs included, so a short script pays it each time.",
+        explained=SETUP, informational=True)]
 
 
 def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
@@ -132,7 +149,8 @@ def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
     if whole_ns < 1e9:
         return []
     own = _own_stage_time(trace)
-    inner = {stage: ns for stage, ns in own.items() if stage not in ("entry", "frame", "user")}
+    # One-time setup has its own finding (one_time_setup); the dominant stage is among the per-compile ones.
+    inner = {stage: ns for stage, ns in own.items() if stage not in ("entry", "frame", "user", *ONE_TIME_STAGES)}
     if not inner:
         return []
     stage, ns = max(inner.items(), key=lambda item: item[1])

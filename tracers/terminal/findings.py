@@ -21,6 +21,8 @@ def render_findings(found: list[Finding], facts: TraceFacts, bold: Callable[[str
     for finding in found:
         if finding.informational:
             lines.append(f"  note  {finding}")
+            for part in finding.parts:
+                lines.extend(_detail("·", part, width))
             lines.extend(_detail("fix", finding.fix, width))
             lines.extend(_detail("why", _explained(finding, page_url), width))
             continue

@@ -106,11 +106,13 @@ STAGES: tuple[Stage, ...] = (
         "torch._inductor.graph:GraphLowering.run",
     ),
     # Lowering asks this for every matmul or convolution; with one candidate it returns it at once,
-    # with several (max-autotune) do_autotuning compiles and benchmarks them.
+    # with several (max-autotune) do_autotuning compiles and benchmarks them, one Benchmarker.benchmark per candidate
+    # (the first of a process also sets up the benchmarker and the GPU driver: one-time, see analysis/one_time.py).
     _stage(
         "autotune", "Kernel selection and autotuning", "chapters/15-cuda-graphs",
         "torch._inductor.select_algorithm:autotune_select_algorithm",
         "torch._inductor.select_algorithm:AlgorithmSelectorCache.do_autotuning",
+        "torch._inductor.runtime.benchmarking:Benchmarker.benchmark",
     ),
     _stage(
         "scheduling", "Scheduling and fusion", "chapters/10-scheduling",
@@ -145,6 +147,12 @@ STAGES: tuple[Stage, ...] = (
     _stage(
         "load", "Module load", "chapters/13-wrapper",
         "torch._inductor.graph:GraphLowering.compile_to_module",
+    ),
+    _stage(
+        # Once per process (cached; the header itself once per machine, on disk): the first C++ build precompiles the
+        # header every kernel includes. Its own stage, so the one-time build is not read as the first graph's load.
+        "cpp_header", "C++ precompiled header", "chapters/11-cpp-codegen",
+        "torch._inductor.codecache:_precompile_header",
     ),
     _stage(
         "cache", "Caches", "chapters/14-caches",
