@@ -138,7 +138,8 @@ def main() -> int:
         f"{merge_wall:.2f} s, peak RSS {merge_mb:.0f} MB | ≤ 30 s |"),
         f"| merged trace file | {merged_mb:.1f} MB | |",
         "",
-        ("The log is streamed a line at a time (a record's payload is the most held at once), so reading "
+        ("The log is streamed in blocks of whole lines (a block of 1 MB, or a record's payload, is the most held "
+         "at once), so reading "
         "costs memory for the trace kept (graphs, guards, generated code), not for the log's size: most of "
         "a log is torch's timing events and tensor descriptions, which become spans or are only counted."),
     ]

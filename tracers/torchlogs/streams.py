@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import io
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -14,6 +16,7 @@ BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark, which an editor or a Windows c
 # A line longer than this is cut (its record then fails its md5 or its JSON, and is counted): torch's longest lines
 # are a graph's or a kernel's source lines, far shorter; a file without newlines must not be held whole.
 MAX_LINE_BYTES = 64 << 20
+BLOCK_BYTES = 1 << 20  # read at once: large enough that each block's overhead is lost in its lines
 NOT_GZIP = "file named .gz that is not gzip (read as plain text)"
 CUT_LINE = f"line longer than {MAX_LINE_BYTES >> 20} MB (cut)"
 
@@ -55,6 +58,33 @@ class LogLines:
                     self._notes.note(CUT_LINE, f"{self._name}:{number}")
                 line += b"\n"
             yield line
+
+    def blocks(self) -> Iterator[bytes]:
+        """The log in blocks of whole lines (the last may lack its newline), each line bounded as iterating gives
+        it: a reader visits runs of lines at C speed. A gzip is read a buffer at a time, as iterating it reads it,
+        so that one cut short loses no more of its last lines than iterating it would."""
+        read = self._stream.read1  # type: ignore[attr-defined]  (a BufferedReader or a GzipFile)
+        size = io.DEFAULT_BUFFER_SIZE if isinstance(self._stream, gzip.GzipFile) else BLOCK_BYTES
+        lines = 0  # before this block, to name a line cut
+        while block := read(size):
+            if not block.endswith(b"\n"):
+                tail = len(block) - block.rfind(b"\n") - 1  # the start of a line the read cut
+                try:
+                    rest = self._stream.readline(MAX_LINE_BYTES - tail)
+                except EOFError:  # a gzip cut short: the whole lines before the cut one are still read
+                    if len(block) > tail:
+                        yield block[:len(block) - tail]
+                    raise
+                block += rest
+                if tail + len(rest) == MAX_LINE_BYTES and not rest.endswith(b"\n"):
+                    while (more := self._stream.readline(1 << 20)) and not more.endswith(b"\n"):
+                        pass
+                    cut = lines + block.count(b"\n") + 1
+                    if self._notes is not None:
+                        self._notes.note(CUT_LINE, f"{self._name}:{cut}")
+                    block += b"\n"
+            lines += block.count(b"\n")
+            yield block
 
     def readline(self, limit: int = -1) -> bytes:
         return self._stream.readline(min(limit, MAX_LINE_BYTES) if limit >= 0 else MAX_LINE_BYTES)
