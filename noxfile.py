@@ -122,11 +122,13 @@ def toolbox(session: nox.Session) -> None:
 @nox.session
 def bench(session: nox.Session) -> None:
     """Measure the tracer's overhead (one process, per rank under torchrun, counting calls), trace size, the page of a
-    12-layer GPT-2 (size, first screen in Chromium), reading TORCH_TRACE rank logs (one 3.5 MB log, 8 ranks merged),
-    verify's speed, the docs build, the release builds and a warm release comparison; writes benchmarks/RESULTS.md."""
+    12-layer GPT-2 (size, first screen in Chromium), reading TORCH_TRACE rank logs (one 3.5 MB log, 8 ranks merged,
+    8 ranks of 50 MB, and beside tlparse on its own 7-rank input), verify's speed, the docs build, the release builds
+    and a warm release comparison; writes benchmarks/RESULTS.md."""
     _install(session, "docs", "deep")  # the docs build benchmark runs sphinx-build; deep mode is measured too
-    # The page at real scale: a GPT-2 with random weights (nothing downloaded), drawn by the system's Chromium.
-    session.install("transformers", "playwright")
+    # The page at real scale: a GPT-2 with random weights (nothing downloaded), drawn by the system's Chromium;
+    # tlparse (Rust, a wheel on PyPI) to time reading rank logs beside it.
+    session.install("transformers", "playwright", "tlparse")
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 

@@ -17,6 +17,7 @@ BENCHMARKS = [
     [str(HERE / "rank_overhead.py")],
     [str(HERE / "torch_logs.py")],
     [str(HERE / "torch_logs_scale.py")],
+    [str(HERE / "tlparse_speed.py")],
     [str(HERE / "verify_speed.py"), "2.15.0"],
     [str(HERE / "docs_build.py")],
     [str(HERE / "release_build.py")],
