@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import run_python
+from tracers.vocabulary.exported import export_line, no_problems_in_compiles
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "export_and_compile.py"
 FAKE_KERNEL = "torch.ops.tracers_test.double.default has no fake kernel"
@@ -86,3 +87,16 @@ def test_the_run_directory_and_markup_in_a_log(logs: dict[str, Path], tmp_path: 
     said, page = _report(directory, tmp_path / "out")
     assert f"{logs['draft'].name}: This log is from torch.export" in said and "torch.ops.<b>op</b>" in said
     assert "torch.ops.&lt;b&gt;op&lt;/b&gt; has no fake kernel" in page and "<b>op</b>" not in page
+
+
+@pytest.mark.parametrize("export", [
+    {"programs": "2", "records": [1], "problems": 5, "problem_count": True},
+    {"programs": -1, "started": 10 ** 30, "records": {"guard_added": "x"}, "problems": ["a", {"kind": 3}],
+     "problem_count": 2},
+    {},
+])
+def test_the_line_from_a_damaged_trace_file(export: dict) -> None:
+    """A trace file read back may hold anything where the export part is: still one line, never a traceback."""
+    line = export_line(export)
+    assert line.startswith("This log is from torch.export") and line.endswith("(tlparse --export shows it).")
+    assert no_problems_in_compiles("  No problems found: 1 graph", export).startswith("  No problems found")

@@ -30,7 +30,8 @@ def export_line(export: dict[str, Any]) -> str:
               for kind, one, many in _RECORDS if _int(records.get(kind))]
     said = ", ".join(held) + (f" ({', '.join(others)})" if others else "")
     count = _int(export.get("problem_count"))
-    problems = [_problem(item) for item in export.get("problems") or () if isinstance(item, dict)]
+    listed = export.get("problems")  # a trace file read back may hold anything here: only a list of dicts counts
+    problems = [_problem(item) for item in listed if isinstance(item, dict)] if isinstance(listed, list) else []
     if count:
         more = f"; {count - len(problems)} more" if count > len(problems) else ""
         said += f"; {_count(count, 'problem')} torch.export met: {'; '.join(problems)}{more}"
