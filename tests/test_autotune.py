@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,25 @@ def test_recorded_max_autotune_benchmarks_candidates_inside_lowering(path: Path)
         assert artifact.metadata["chosen"] == artifact.metadata["choices"][0]["name"]
     summary = render(trace, analyze(trace), Style(False))
     assert "Autotuning" in summary and results[0].metadata["chosen"] in summary
+
+
+def test_the_first_benchmark_s_setup_is_one_time_not_autotuning_s_cost():
+    """On the recorded CUDA max-autotune run, the first candidate's benchmark also set up the benchmarker and the GPU
+    driver: the part beyond a typical benchmark is said as one-time setup of compile 0/0 and is on no line."""
+    from tracers.analysis.findings import findings
+    from tracers.analysis.one_time import BENCHMARK, one_time
+
+    recorded = [path for path in RECORDED if "/cuda/" in path.as_posix()]
+    if not recorded:
+        pytest.skip("no CUDA max-autotune recording")
+    trace = load(recorded[0])
+    benchmarks = sorted((span for span in trace.spans if span.target == BENCHMARK), key=lambda span: span.start_ns)
+    assert len(benchmarks) >= 3
+    durations = [span.duration_ns for span in benchmarks]
+    expected = durations[0] - statistics.median(durations[1:])
+    assert expected > 50e6  # a real setup: the first took far longer than a typical one
+    parts = [part for part in one_time(trace).parts if part.what.startswith("the first kernel benchmark")]
+    assert len(parts) == 1 and parts[0].ns == pytest.approx(expected, abs=1)
+    assert parts[0].by_compile[0][0] == benchmarks[0].compile_id == "0/0"
+    note = next(finding for finding in findings(trace) if finding.kind == "one-time")
+    assert note.informational and note.compile_ids == ("0/0",) and note.parts[0].startswith("the first kernel benchmark")

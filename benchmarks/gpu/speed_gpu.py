@@ -121,11 +121,11 @@ def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> lis
     lines += [f"last round's trace (exit {code}, {traced_s:.0f} s): compile {step.compile_ns / 1e9:.1f} s, pays back "
               f"after {step.payback_calls if step.payback_calls is not None else 'never'} calls; "
               f"{step.steady_calls} steady calls of {step.calls}", ""]
-    found = [finding for finding in findings(trace) if finding.kind in ("slower-than-eager", "never-pays-back")]
+    found = [finding for finding in findings(trace) if finding.kind in ("slower-than-eager", "never-pays-back", "one-time")]
     lines += ["Findings from the last round:", ""] + [f"- {finding.kind}: {finding.what} — {finding.fix}"
                                                       for finding in found]
     lines += ["" if found else "- none", ""]
-    lines += _top_lines(speed, here / "profiler_kernels.json")
+    lines += _top_lines(speed, here)
     lines += [f"- note: {note}" for note in speed.notes] + [""]
     return lines
 
@@ -134,24 +134,55 @@ def _ratio(eager: float | None, compiled: float | None) -> str:
     return f"{eager / compiled:.2f}×" if eager and compiled else "—"
 
 
-def _top_lines(speed, kernels_file: Path) -> list[str]:  # noqa: ANN001 - analysis.runtime.Runtime
+def _top_lines(speed, directory: Path) -> list[str]:  # noqa: ANN001 - analysis.runtime.Runtime
+    """The tracer's kernel times (by line, and by kernel) against torch.profiler's own table of the reference run.
+
+    A line's time is its kernels' time split by a fixed rule (a kernel made from n lines gives each 1/n), so the lines
+    agree with the profiler exactly when the kernels do: the check is per kernel, Triton kernels by name, an extern
+    kernel (cuBLAS, cuDNN: a library's name on the device) by its aten op's device time."""
+    kernels_file, ops_file = directory / "profiler_kernels.json", directory / "profiler_ops.json"
     reference = json.loads(kernels_file.read_text()) if kernels_file.exists() else {}
+    ops = json.loads(ops_file.read_text()) if ops_file.exists() else {}
     lines = []
     for profile in speed.profiles:
-        lines += [f"Top lines by kernel time ({profile.name}, {profile.calls} profiled calls) against torch.profiler's "
-                  "own kernel totals (device ms per step, same kernel names):", "",
-                  "| line | tracer ms/call | profiler ms/step | kernels |", "|---|---|---|---|"]
+        lines += [f"Top lines by kernel time ({profile.name}, {profile.calls} profiled calls):", "",
+                  "| line | tracer ms/call | kernels |", "|---|---|---|"]
         for line in profile.lines[:10]:
-            names = {share.name for share in line.kernels}
-            theirs = sum(value for name, value in reference.items() if name in names)
             where = f"{line.line.label} `{line.line.code[:60]}`" if line.line else "(no line)"
-            lines.append(f"| {where} | {line.ns_per_call / 1e6:.3f} | {theirs:.3f} | {len(names)} |")
+            lines.append(f"| {where} | {line.ns_per_call / 1e6:.3f} | {len(line.kernels)} |")
+        whole: dict[str, float] = {}  # the tracer's time per call of each kernel, all its lines' shares together
+        for line in profile.lines:
+            for share in line.kernels:
+                name = _reference_name(share.name)
+                whole[name] = whole.get(name, 0.0) + share.ns_per_call / 1e6
+        lines += ["", "The same kernels against torch.profiler's table of the reference run (ms per step; extern "
+                      "kernels by their aten op):", "", "| kernel | tracer | profiler | ratio |", "|---|---|---|---|"]
+        matched_ours = matched_theirs = 0.0
+        for rank, (name, ours) in enumerate(sorted(whole.items(), key=lambda item: -item[1])):
+            theirs = reference.get(name, ops.get(name))
+            if theirs:
+                matched_ours, matched_theirs = matched_ours + ours, matched_theirs + theirs
+            if rank < 15:
+                lines.append(f"| `{name[:70]}` | {ours:.3f} | {theirs if theirs is None else f'{theirs:.3f}'} | "
+                             f"{f'{ours / theirs:.2f}' if theirs else '—'} |")
+        lines += ["", f"matched kernels in all: tracer {matched_ours:.2f} ms per call, profiler {matched_theirs:.2f} ms "
+                      f"per step ({matched_ours / matched_theirs:.2f}×)" if matched_theirs else "no kernel matched"]
         outside = f"{profile.outside_ns / 1e6:.2f} ms" if profile.outside_ns is not None else "—"
         lines += ["", f"outside compiled graphs per call: {outside}; CUDA graphs: "
                   + ("; ".join(f"[{use.compile_id}] {use.replays_per_call:g}/call"
                                + (f" skipped: {'; '.join(use.skipped)}" if use.skipped else "")
                                for use in profile.cudagraphs) or "none seen"), ""]
     return lines
+
+
+def _reference_name(name: str) -> str:
+    """The profiler's name for a kernel the trace names: ``extern_kernels.mm`` and ``torch.ops.aten.mm.default`` are
+    ``aten::mm``; a Triton kernel keeps its name."""
+    if name.startswith("extern_kernels."):
+        return "aten::" + name.removeprefix("extern_kernels.")
+    if name.startswith("torch.ops.aten."):
+        return "aten::" + name.removeprefix("torch.ops.aten.").rsplit(".", 1)[0]
+    return name
 
 
 def main() -> None:

@@ -106,6 +106,11 @@ def reference(step, inputs) -> None:  # noqa: ANN001
                 kernels[event.name] = kernels.get(event.name, 0.0) + event.device_time_total / 1000 / 10
         with open(os.path.join(directory, "profiler_kernels.json"), "w") as out:
             json.dump(kernels, out, indent=0)  # device ms per step, by kernel name
+        # An extern kernel (cuBLAS, cuDNN) has a library's name on the device: its aten op's device time stands in.
+        ops = {average.key: average.device_time_total / 1000 / 10 for average in averages
+               if average.key.startswith("aten::")}
+        with open(os.path.join(directory, "profiler_ops.json"), "w") as out:
+            json.dump(ops, out, indent=0)  # device ms per step, by aten op (its kernels' time)
     print(json.dumps(result))
 
 

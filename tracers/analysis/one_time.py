@@ -7,8 +7,8 @@ note says what it was. Three kinds are known:
   runs too (the cache key needs the answer);
 - the C++ precompiled header for Inductor's kernels (``codecache._precompile_header``): built once per machine and
   torch, looked up once per process;
-- autotuning's first benchmark: the benchmarker and Triton's GPU driver are set up by the first timed choice; the
-  part of that first benchmark beyond a typical one is the setup.
+- the first kernel benchmark (autotuning's, or a padding decision's): the benchmarker and Triton's GPU driver are set
+  up by the first timed call; the part of it beyond a typical benchmark is the setup.
 """
 
 from __future__ import annotations
@@ -27,12 +27,15 @@ _MIN_BENCHMARKS = 3  # a first benchmark is compared with the median of at least
 
 @dataclass(frozen=True)
 class OneTimePart:
-    """One kind of setup, with its time and the compile it ran in."""
+    """One kind of setup: its time in each compile it ran in, and when it recurs."""
 
     what: str
-    ns: int
-    compile_id: str | None
-    once: str  # when it recurs: "per process", …
+    by_compile: tuple[tuple[str | None, int], ...]  # (compile id, ns), in the order they ran
+    once: str  # when it recurs: "once per process", …
+
+    @property
+    def ns(self) -> int:
+        return sum(ns for _, ns in self.by_compile)
 
 
 @dataclass(frozen=True)
@@ -45,19 +48,28 @@ class OneTime:
 
     def within(self, compile_id: str) -> int:
         """The setup time that ran inside this compile."""
-        return sum(part.ns for part in self.parts if part.compile_id == compile_id)
+        return sum(ns for part in self.parts for where, ns in part.by_compile if where == compile_id)
+
+    def compile_ids(self, share: float = 0.01) -> tuple[str, ...]:
+        """The compiles holding the setup, leaving out those with less than ``share`` of it (a lookup's microseconds)."""
+        totals: dict[str, int] = {}
+        for part in self.parts:
+            for where, ns in part.by_compile:
+                if where:
+                    totals[where] = totals.get(where, 0) + ns
+        return tuple(where for where, ns in totals.items() if ns >= self.ns * share)
 
 
 def one_time(trace: Trace) -> OneTime:
-    """The run's one-time setup, by kind, each tied to the compile it ran in."""
+    """The run's one-time setup, by kind, each tied to the compiles it ran in."""
     by_id = {span.id: span for span in trace.spans}
     parts = []
     for target, what, once in ((ISA_CHECK, "CPU vector-ISA check", "once per process, warm runs too"),
                                (CPP_HEADER, "C++ precompiled header", "built once per machine and torch, looked up "
                                                                       "once per process")):
-        spans = _outermost([span for span in trace.spans if span.target == target], by_id)
-        for compile_id, ns in _by_compile(spans, by_id).items():
-            parts.append(OneTimePart(what, ns, compile_id, once))
+        spans = _outermost(sorted((span for span in trace.spans if span.target == target), key=lambda s: s.start_ns),
+                           by_id)
+        parts.append(OneTimePart(what, tuple(_by_compile(spans, by_id).items()), once))
     benchmarks = sorted((span for span in trace.spans if span.target == BENCHMARK and span.end_ns is not None),
                         key=lambda span: span.start_ns)
     benchmarks = _outermost(benchmarks, by_id)
@@ -65,8 +77,8 @@ def one_time(trace: Trace) -> OneTime:
         first, typical = benchmarks[0], statistics.median(span.duration_ns for span in benchmarks[1:])
         extra = round(first.duration_ns - typical)
         if extra > 0:
-            parts.append(OneTimePart("autotuning's first benchmark (benchmarker and GPU driver set up)", extra,
-                                     _compile_of(first, by_id), "once per process"))
+            parts.append(OneTimePart("the first kernel benchmark (the benchmarker and the GPU driver set up)",
+                                     ((_compile_of(first, by_id), extra),), "once per process"))
     return OneTime(tuple(part for part in parts if part.ns > 0))
 
 

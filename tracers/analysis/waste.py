@@ -129,7 +129,7 @@ def one_time_setup(setup: OneTime, facts: TraceFacts) -> list[Finding]:
     if setup.ns < _SETUP_SHOWN_NS or not whole_ns:
         return []
     ns = min(setup.ns, whole_ns)
-    ids = tuple(dict.fromkeys(part.compile_id for part in setup.parts if part.compile_id))
+    ids = setup.compile_ids()
     where = f"compile {', '.join(ids)}" if ids else "the run's compiles"
     return [Finding(
         kind="one-time", what=f"One-time setup took {format_seconds(ns / 1e9)} of the run's "
