@@ -13,11 +13,12 @@ import torch
 import tracers
 from tracers.analysis.findings import findings
 from tracers.analysis.runtime import runtime, steady_indices
-from tracers.analysis.runtime_findings import SLOWER, per_call
+from tracers.analysis.runtime_findings import SLOWER
 from tracers.terminal.style import Style
 from tracers.terminal.summary import render
 from tracers.tracefile.events import Trace
 from tracers.tracefile.runtime import WARMUP_CALLS, RuntimeRecord, TimedFunction, TimedRun
+from tracers.vocabulary.durations import duration
 
 from .conftest import SCRIPTS, run_python, run_trace
 
@@ -75,7 +76,7 @@ def test_the_slower_than_eager_finding_says_what_was_measured(tiny):
     assert speed.compiled_ns > speed.eager_ns * SLOWER
     assert len(slower) == 1
     finding = slower[0]
-    assert f"{per_call(speed.compiled_ns)} vs {per_call(speed.eager_ns)} per call" in finding.what
+    assert f"{duration(speed.compiled_ns)} vs {duration(speed.eager_ns)} per call" in finding.what
     assert f"{speed.compiled_ns / speed.eager_ns:.1f}× slower" in finding.what
     assert f"over {speed.steady_calls} steady calls" in finding.what
     assert "per-call overhead on tiny inputs" in finding.fix

@@ -13,11 +13,11 @@ import pytest
 from tracers.analysis.diff import diff
 from tracers.analysis.runtime import runtime
 from tracers.analysis.runtime_diff import runtime_diff
-from tracers.analysis.runtime_findings import per_call
 from tracers.report.diff import Side, render_diff
 from tracers.terminal.diff import render_diff as render_text
 from tracers.terminal.style import Style
 from tracers.tracefile.chrome import load
+from tracers.vocabulary.durations import duration
 from tracers.tracefile.events import Trace
 
 from .conftest import ROOT, SCRIPTS, run_python, run_trace
@@ -76,8 +76,8 @@ def test_the_diff_command_prints_each_sides_times_and_the_ratio(pair):
     section = run.stdout.split("Speed by your code", 1)[1]
     row = runtime_diff(load(pair[0]), load(pair[1])).functions[0]
     label = re.escape(row.label)
-    assert re.search(rf"{label}\s+A\s+{row.a.calls:,}\s+{re.escape(per_call(row.a.eager_ns))}\s+"
-                     rf"{re.escape(per_call(row.a.compiled_ns))}", section), section
+    assert re.search(rf"{label}\s+A\s+{row.a.calls:,}\s+{re.escape(duration(row.a.eager_ns))}\s+"
+                     rf"{re.escape(duration(row.a.compiled_ns))}", section), section
     assert f"compiled B/A {row.compiled_ratio:.2f}×" in section
     assert re.search(r"only_in_b \(speed_pair\.py:\d+\)\s+A\s+—  not compiled in A", section), section
     assert "Kernel time by your line: block (speed_pair.py:" in section and FUSED_LINE in section

@@ -11,10 +11,10 @@ import pytest
 
 from tracers.analysis.findings import findings
 from tracers.analysis.runtime import runtime
-from tracers.analysis.runtime_findings import per_call
 from tracers.record_command import DECLARABLE, declared_options
 from tracers.tracefile.chrome import load
 from tracers.tracefile.runtime import RuntimeRecord
+from tracers.vocabulary.durations import duration
 from tracers.vocabulary.releases import REFERENCE_TORCH
 
 from .conftest import ROOT, run_python
@@ -106,7 +106,7 @@ def test_the_directive_renders_the_runtime_tables_from_the_recording(sphinx_tool
     assert re.findall(r'<label class="sd-tab-label"[^>]*>\s*(\w+)', page) in (["CPU"], [])  # no CUDA tab without a file
     for function in speed.functions:
         row = re.search(rf"<tr><td><code>{function.name}</code>.*?</tr>", page)[0]
-        assert per_call(function.eager_ns) in html_lib.unescape(row) and per_call(function.compiled_ns) in html_lib.unescape(row)
+        assert duration(function.eager_ns) in html_lib.unescape(row) and duration(function.compiled_ns) in html_lib.unescape(row)
     block = next(profile for profile in speed.profiles if profile.name == "Block")
     assert "Kernel time by your line: <code>Block</code>" in page
     top = block.lines[0]

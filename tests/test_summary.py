@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from tracers.terminal.style import format_duration, style_for
+from tracers.terminal.style import style_for
 from tracers.capture.progress import Progress
 from tracers.tracefile.events import Span
 
@@ -39,12 +39,6 @@ def test_progress_stays_silent_off_a_terminal():
     progress("enter", _span(1, 0, "frame"))
     progress("enter", _span(2, 1, "lowering"))
     assert stream.getvalue() == ""
-
-
-def test_durations_read_naturally():
-    assert format_duration(2_500_000_000) == "2.50 s"
-    assert format_duration(12_300_000) == "12.3 ms"
-    assert format_duration(450_000) == "450 µs"
 
 
 def test_colour_only_on_a_terminal_without_no_color(monkeypatch):

@@ -95,7 +95,7 @@ def test_compile_times_from_metrics_where_no_region_is_timed(name: str) -> None:
         assert compile_facts.time_ns == round(metrics[compile_facts.compile_id]["entire_frame_compile_time_s"] * 1e9)
         assert compile_facts.frame and not compile_facts.frame.startswith("?")
     text = summary.render(trace, facts, PLAIN)
-    assert "Nothing was compiled" not in text and "Findings" in text and " 0 µs" not in text
+    assert "Nothing was compiled" not in text and "Findings" in text and " 0 ns" not in text
 
 
 def test_parse_compilation_failures() -> None:

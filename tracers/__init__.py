@@ -15,7 +15,8 @@ example traces). Below them the wings, each importing only from the wings under 
   the diff); needs no torch and renders nothing;
 - ``tracefile/``: the trace's data, the stages table, compile ids, the Chrome JSON reader and writer, and its
   file names (``tracefile/names.py``, the only place they are spelt); ``vocabulary/``: what everything shares
-  (the reference release and source links, where built walkthroughs live, the usage error, machine facts).
+  (the reference release and source links, where built walkthroughs live, the usage error, machine facts,
+  how a duration is written).
 
 Imports run one way, down that list, with no circles, none climbing inside a function either, and nothing here
 imports ``walkthrough`` (the tracer runs where only torch is installed); a test holds the code to it.

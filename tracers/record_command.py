@@ -10,6 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from tracers.vocabulary.durations import duration_s
 from tracers.vocabulary.releases import public_version
 
 EXAMPLES_DIR = Path("docs/examples")
@@ -87,11 +88,11 @@ def record(examples: list[str], device: str, out_root: Path = TRACES_DIR, cache:
                 result = _run(command, env)
         elapsed = time.monotonic() - started
         if result.returncode == 0:
-            print(f" ok ({elapsed:.1f} s)", file=sys.stderr)
+            print(f" ok ({duration_s(elapsed)})", file=sys.stderr)
         else:
             failures += 1
             last = (result.stderr.strip().splitlines() or ["no output"])[-1]
-            print(f" failed with exit {result.returncode} ({elapsed:.1f} s): {last}", file=sys.stderr)
+            print(f" failed with exit {result.returncode} ({duration_s(elapsed)}): {last}", file=sys.stderr)
     return 1 if failures else 0
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tracers.tracefile import compile_identity
+from tracers.vocabulary.durations import duration_s
 
 from .frames import SourceLine
 from .one_time import OneTime
@@ -103,7 +104,7 @@ class Finding:
         """``2.51 s of compile (the recompiles' whole compiles), 15 calls ran eager``, or empty."""
         parts = []
         if self.cost_s >= 0.0005:
-            parts.append(f"{format_seconds(self.cost_s)} of compile" + (f" ({self.cost_counts})" if self.cost_counts else ""))
+            parts.append(f"{duration_s(self.cost_s)} of compile" + (f" ({self.cost_counts})" if self.cost_counts else ""))
         if self.eager_calls:
             parts.append(f"{self.eager_calls} call{'s' if self.eager_calls != 1 else ''} ran eager")
         return ", ".join(parts)
@@ -111,7 +112,7 @@ class Finding:
     def __str__(self) -> str:
         """One line: what, where, and the cost in seconds (what the cost counts is left to the full renderings)."""
         where = f" at {self.where}" if self.where else ""
-        cost = f"{format_seconds(self.cost_s)} of compile" if self.cost_s >= 0.0005 else ""
+        cost = f"{duration_s(self.cost_s)} of compile" if self.cost_s >= 0.0005 else ""
         eager = f"{self.eager_calls} call{'s' if self.eager_calls != 1 else ''} ran eager" if self.eager_calls else ""
         said = ", ".join(part for part in (cost, eager) if part)
         return f"{self.what}{where}" + (f" — {said}" if said else "")
@@ -131,10 +132,6 @@ def unique_ids(compile_ids: Iterable[str | None]) -> tuple[str, ...]:
     """Each compile id once, in torch's order."""
     return tuple(sorted({compile_id for compile_id in compile_ids if compile_id is not None},
                         key=compile_identity.sort_key))
-
-
-def format_seconds(seconds: float) -> str:
-    return f"{seconds:.2f} s" if seconds >= 1 else f"{seconds * 1e3:.0f} ms"
 
 
 class Ledger:

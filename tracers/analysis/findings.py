@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 
 from tracers.tracefile.events import HINT_NAMES, Trace
+from tracers.vocabulary.durations import duration_s
 
 from .breaks import group_breaks, merge_stack_recompiles
-from .finding import (BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger,
-                      format_seconds)
+from .finding import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
 from .guard_failures import parse_failure
 from .recompiles import recompile_findings
@@ -19,7 +19,7 @@ from .one_time import one_time
 from .waste import cache_misses, ddp_splits, dominant_stage, nothing_compiled, one_time_setup, thrown_away
 
 __all__ = ["BREAKS", "CACHES", "DISTRIBUTED", "LIMIT", "RECOMPILES", "RESTARTS", "SHAPES", "Explained", "Finding",
-           "compile_seconds", "findings", "format_seconds", "headline"]
+           "compile_seconds", "findings", "headline"]
 
 
 def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
@@ -67,7 +67,7 @@ def headline(found: list[Finding], facts: TraceFacts) -> str:
     cost = sum(finding.cost_s for finding in problems)
     whole = compile_seconds(facts)
     share = f" ({cost / whole:.0%})" if whole else ""
-    said = (f"{count}: {format_seconds(cost)}{share} of the run's {format_seconds(whole)} of compile went to "
+    said = (f"{count}: {duration_s(cost)}{share} of the run's {duration_s(whole)} of compile went to "
             f"{'them' if not speed else f'the {len(problems) - len(speed)} on compiling'}")
     return said + (f"; {len(speed)} on speed at run time" if speed else "")
 

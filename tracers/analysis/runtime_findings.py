@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from tracers.tracefile.events import Trace
+from tracers.vocabulary.durations import duration
 
 from .finding import Explained, Finding
 from .frames import SourceLine
@@ -37,15 +38,6 @@ def runtime_findings(trace: Trace, speed: Runtime | None = None) -> list[Finding
     return found
 
 
-def per_call(ns: float) -> str:
-    """``15.4 µs``, ``4.26 ms``: a time per call, three figures."""
-    if ns >= 1e6:
-        return f"{ns / 1e6:.3g} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:.3g} µs"
-    return f"{ns:.0f} ns"
-
-
 def _site(function: FunctionSpeed) -> SourceLine | None:
     match = _SITE.match(function.site)
     return SourceLine(match["path"], int(match["line"]), function.name) if match else None
@@ -53,8 +45,8 @@ def _site(function: FunctionSpeed) -> SourceLine | None:
 
 def _slower(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | None) -> Finding:
     compiled, eager = function.compiled_ns or 0.0, function.eager_ns or 0.0
-    what = (f"`{function.name}` runs {compiled / eager:.1f}× slower compiled than eager: {per_call(compiled)} vs "
-            f"{per_call(eager)} per call over {function.steady_calls} steady calls ({function.timer})")
+    what = (f"`{function.name}` runs {compiled / eager:.1f}× slower compiled than eager: {duration(compiled)} vs "
+            f"{duration(eager)} per call over {function.steady_calls} steady calls ({function.timer})")
     advice = _cause(trace, function, profile)
     if compiled < eager * NOISE:
         advice += (f" Each side was timed in one process, and on a busy machine separate processes timing the same "
@@ -70,13 +62,13 @@ def _cause(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | Non
               if artifact.name == "dynamo_output_graph" and artifact.compile_id in function.compile_ids}
     causes = []
     if profile is not None and profile.outside_ns is not None and profile.outside_ns > profile.call_ns / 2:
-        causes.append(f"most of a call is spent outside the compiled graphs ({per_call(profile.outside_ns)} of "
-                      f"{per_call(profile.call_ns)} profiled): guards, Dynamo's and AOTAutograd's wrappers, eager "
+        causes.append(f"most of a call is spent outside the compiled graphs ({duration(profile.outside_ns)} of "
+                      f"{duration(profile.call_ns)} profiled): guards, Dynamo's and AOTAutograd's wrappers, eager "
                       "code at graph breaks")
     if eager < TINY_NS:
-        causes.append(f"per-call overhead on tiny inputs: eager does the work in {per_call(eager)}, while every "
+        causes.append(f"per-call overhead on tiny inputs: eager does the work in {duration(eager)}, while every "
                       f"compiled call also checks guards and goes through the compiled wrapper (here "
-                      f"{per_call(compiled - eager)} more per call); compile a larger piece of work, or leave this "
+                      f"{duration(compiled - eager)} more per call); compile a larger piece of work, or leave this "
                       "one eager")
     if len(graphs) > 1 or len(function.compile_ids) > 1:
         causes.append(f"graph-break gaps: its calls run {max(len(graphs), len(function.compile_ids))} compiled "
@@ -96,13 +88,13 @@ def _cause(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | Non
 def _not_repaid(function: FunctionSpeed) -> Finding:
     saved = function.saved_ns or 0.0
     payback = function.payback_calls
-    times = f"{per_call(function.compiled_ns or 0)} vs {per_call(function.eager_ns or 0)}"
+    times = f"{duration(function.compiled_ns or 0)} vs {duration(function.eager_ns or 0)}"
     if payback is None:  # no faster, though within the margin of "slower": nothing to repay the compile with
         what = (f"compiling `{function.name}` gains nothing: {times} per call compiled vs eager (within "
-                f"{SLOWER - 1:.0%}), so its {function.compile_ns / 1e9:.2f} s compile is never repaid")
+                f"{SLOWER - 1:.0%}), so its {duration(function.compile_ns)} compile is never repaid")
     else:
         what = (f"compiling `{function.name}` does not pay back within the run: {function.speedup:.2f}× faster per "
-                f"call ({times}) saves {per_call(saved)} a call; its compile cost {function.compile_ns / 1e9:.2f} s, "
+                f"call ({times}) saves {duration(saved)} a call; its compile cost {duration(function.compile_ns)}, "
                 f"repaid after {payback:,} calls, and the run made {function.calls:,}")
     return Finding("never-pays-back", what, function.calls, function.compile_ids, 0.0, user_line=_site(function),
                    advice="Worth it for longer runs only; a warm cache (--cache warm) cuts the compile.",

@@ -7,8 +7,9 @@ from collections import defaultdict
 
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
+from tracers.vocabulary.durations import duration
 
-from .finding import CACHES, DISTRIBUTED, RESTARTS, SETUP, Explained, Finding, Ledger, format_seconds
+from .finding import CACHES, DISTRIBUTED, RESTARTS, SETUP, Explained, Finding, Ledger
 from .frames import short
 from .one_time import ONE_TIME_STAGES, OneTime
 from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
@@ -31,9 +32,9 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
     frames = list(dict.fromkeys(frame_words(name) for name in names))
     why = "; ".join(dict.fromkeys(finding.what for finding in breaks)) if breaks else \
         "Dynamo traced the frames and found no tensor work to compile"
-    seconds = sum(compile_facts.time_ns for compile_facts in frame_compiles) / 1e9
+    spent_ns = sum(compile_facts.time_ns for compile_facts in frame_compiles)
     what = (f"torch.compile produced no graph: {len(frame_compiles)} compile{'s' if len(frame_compiles) != 1 else ''} "
-            f"({format_seconds(seconds)}) and every call ran eager")
+            f"({duration(spent_ns)}) and every call ran eager")
     if ddp:
         what += " — DDP's forward broke the graph and nothing after it was compiled"
     return [Finding(
@@ -132,11 +133,11 @@ def one_time_setup(setup: OneTime, facts: TraceFacts) -> list[Finding]:
     ids = setup.compile_ids()
     where = f"compile {', '.join(ids)}" if ids else "the run's compiles"
     return [Finding(
-        kind="one-time", what=f"One-time setup took {format_seconds(ns / 1e9)} of the run's "
-                              f"{format_seconds(whole_ns / 1e9)} of compile ({ns / whole_ns:.0%}): it ran inside "
+        kind="one-time", what=f"One-time setup took {duration(ns)} of the run's "
+                              f"{duration(whole_ns)} of compile ({ns / whole_ns:.0%}): it ran inside "
                               f"{where}, but no line of yours caused it, and no finding's cost counts it",
         events=len(setup.parts), compile_ids=ids, cost_s=0.0,
-        parts=tuple(f"{part.what}: {format_seconds(part.ns / 1e9)}, {part.once}" for part in setup.parts),
+        parts=tuple(f"{part.what}: {duration(part.ns)}, {part.once}" for part in setup.parts),
         advice="A later compile in this process does without it; the ISA check recurs in every new process, warm "
                "runs included, so a short script pays it each time.",
         explained=SETUP, informational=True)]
@@ -161,7 +162,7 @@ def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
     title = known.title if known else stage
     words = _STAGE_WORDS.get((stage, trace.info.device))
     return [Finding(
-        kind="slow-stage", what=f"{title} took {format_seconds(ns / 1e9)} of the run's {format_seconds(whole_ns / 1e9)} "
+        kind="slow-stage", what=f"{title} took {duration(ns)} of the run's {duration(whole_ns)} "
                                 f"of compile ({ns / whole_ns:.0%}; its own time, not the steps of other stages it "
                                 f"called){f': {words}' if words else ''}",
         events=facts.stage_calls.get(stage, 0), compile_ids=(), cost_s=0.0, advice=_STAGE_ADVICE.get(stage),

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from tracers.vocabulary.durations import duration
+
 from .recorder import Recorder
 
 TARGET = "torch._inductor.select_algorithm:AlgorithmSelectorCache.do_autotuning"
@@ -42,7 +44,7 @@ def describe(args: tuple[Any, ...], timings: Any) -> tuple[dict[str, Any], str] 
     lines = [f"{op}({', '.join(inputs)}): {len(choices)} candidates benchmarked"]
     for choice in choices:
         ms = choice["ms"]
-        timing = "failed" if ms is None else f"{ms:.4f} ms"
+        timing = "failed" if ms is None else duration(ms * 1e6)
         ratio = f"{best / ms:6.1%}" if ms and best is not None else "     -"
         mark = "  <- chosen" if choice is choices[0] else ""
         lines.append(f"  {choice['name']:<40} {timing:>12} {ratio}  {choice['description']}{mark}")

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
+from tracers.vocabulary.durations import duration_s
 from tracers.vocabulary.releases import public_version
 from tracers.vocabulary.usage import UsageError, check_writable
 
@@ -134,7 +135,7 @@ class Ticker:
             self._thread.join()
             self._thread = None
             self.stream.write(f"\r\033[2K{self._text} …")
-        self.stream.write(f" {outcome} ({elapsed:.1f} s)\n")
+        self.stream.write(f" {outcome} ({duration_s(elapsed)})\n")
         self.stream.flush()
 
 
@@ -216,7 +217,7 @@ def run_measure(options: MeasureOptions, argv: tuple[str, ...] = (), stream: Tex
         stream.write(f"measure: {run.mode} at batch size {run.batch_size} ({run.cache}) failed in {run.phase}: "
                      f"{run.error}\n")
     written = ", ".join(plot.file for plot in measurement.plots)
-    stream.write(f"Wrote {json_path} and beside it {written} ({measurement.seconds:.0f} s)\n")
+    stream.write(f"Wrote {json_path} and beside it {written} ({duration_s(measurement.seconds)})\n")
     if status == "interrupted":
         return 130
     return 1 if failed or status != "complete" else 0

@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
+from tracers.vocabulary.durations import duration_s
+
 SCALES = ("auto", "linear", "log")
 FORMATS = ("number", "seconds", "bytes", "ratio", "count")
 # A scale is made logarithmic when the data's largest value is at least this many times its smallest.
@@ -64,9 +66,7 @@ def format_value(value: float, kind: str = "number") -> str:
     if not math.isfinite(value):
         return str(value)
     if kind == "seconds":
-        for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-            if abs(value) >= scale or unit == "ns":
-                return f"{_short(value / scale)} {unit}"
+        return duration_s(value)
     if kind == "bytes":
         for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3), ("B", 1.0)):
             if abs(value) >= scale or unit == "B":

@@ -7,8 +7,9 @@ from itertools import count
 from tracers.analysis.by_code import ByCode, CodeNode, CompileCode, by_code
 from tracers.analysis.kernels import Kernel, KernelMap, kernel_map
 from tracers.tracefile.events import Trace
+from tracers.vocabulary.durations import duration
 
-from .text import duration, esc
+from .text import esc
 
 WIDTH = 1000  # viewBox units; the drawing scales with the column, text with it
 ROW = 18

@@ -5,9 +5,10 @@ from __future__ import annotations
 from tracers.analysis.guard_failures import parse_failure
 from tracers.analysis.trace_facts import Recompile, TraceFacts
 from tracers.tracefile.events import RunInfo
+from tracers.vocabulary.durations import duration
 
 from .palette import stage_title
-from .text import duration, esc
+from .text import esc
 
 MAX_REASONS = 8  # a page shows the first few; the artifacts and the trace file have them all
 

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from tracers.analysis.diff import TraceDiff
 from tracers.tracefile.events import RunInfo
 from tracers.tracefile.stages import TARGET_BY_NAME
+from tracers.vocabulary.durations import duration
 
 from .options import Links
 from .palette import colour, stage_title
 from .runtime_diff import render_runtime_diff
-from .text import duration, esc, target_label
+from .text import esc, target_label
 
 MAX_KERNELS = 12  # names shown per side; the count says how many there are
 MAX_CODE_ROWS = 15  # functions and lines shown in the compile-time-by-your-code part; the largest changes first

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from tracers.analysis.runtime import FunctionProfile, FunctionSpeed, LineTime, Runtime, runtime
-from tracers.analysis.runtime_findings import per_call
 from tracers.tracefile.events import Trace
 from tracers.tracefile.runtime import WARMUP_CALLS
+from tracers.vocabulary.durations import duration
 
 from .text import esc
 
@@ -41,7 +41,7 @@ def _functions(functions: tuple[FunctionSpeed, ...]) -> str:
         rows.append(f'<tr><td><code>{esc(function.name)}</code> <span class="wt-muted">{esc(function.site)}</span></td>'
                     f'<td class="wt-num">{function.calls:,}</td><td class="wt-num">{function.steady_calls:,}</td>'
                     f'<td class="wt-num">{_time(function.eager_ns)}</td><td class="wt-num">{_time(function.compiled_ns)}</td>'
-                    f'<td{slower}>{speedup}</td><td class="wt-num">{function.compile_ns / 1e9:.2f} s</td>'
+                    f'<td{slower}>{speedup}</td><td class="wt-num">{esc(duration(function.compile_ns))}</td>'
                     f'<td>{esc(payback)}</td></tr>')
     return ('<table class="wt-by-code-table"><thead><tr><th>compiled function</th><th>calls</th><th>steady</th>'
             '<th>eager / call</th><th>compiled / call</th><th>speedup</th><th>compile</th><th>pays back after</th>'
@@ -49,7 +49,7 @@ def _functions(functions: tuple[FunctionSpeed, ...]) -> str:
 
 
 def _time(ns: float | None) -> str:
-    return per_call(ns) if ns is not None else "—"
+    return duration(ns) if ns is not None else "—"
 
 
 def _profile(profile: FunctionProfile) -> str:
@@ -57,15 +57,15 @@ def _profile(profile: FunctionProfile) -> str:
     rows = "".join(_line_row(line, widest) for line in profile.lines)
     extra = []
     if profile.outside_ns is not None:
-        extra.append(f"{per_call(profile.outside_ns)} per call outside the compiled graphs (of "
-                     f"{per_call(profile.call_ns)} a profiled call, which the profiler slows): guards, Dynamo's and "
+        extra.append(f"{duration(profile.outside_ns)} per call outside the compiled graphs (of "
+                     f"{duration(profile.call_ns)} a profiled call, which the profiler slows): guards, Dynamo's and "
                      "AOTAutograd's wrappers, eager code at graph breaks")
     for use in profile.cudagraphs:
         state = f"{use.replays_per_call:g} CUDA graph replays per call" if use.replays_per_call else "no CUDA graphs"
         extra.append(f"[{use.compile_id}] {state}" + (f"; skipped: {'; '.join(use.skipped)}" if use.skipped else ""))
     if profile.unmatched:
         extra.append("ops no kernel record names: " + ", ".join(
-            f"{share.name} {per_call(share.ns_per_call)}" for share in profile.unmatched[:8]))
+            f"{share.name} {duration(share.ns_per_call)}" for share in profile.unmatched[:8]))
     notes = "".join(f"<li>{esc(item)}</li>" for item in extra)
     table = (f'<table class="wt-by-code-table"><thead><tr><th>your line</th><th>kernel time / call</th><th></th>'
              f'</tr></thead><tbody>{rows}</tbody></table>' if rows else
@@ -85,11 +85,11 @@ def _line_row(line: LineTime, widest: float) -> str:
     where = (f'<code>{esc(line.line.label)}</code> <code>{esc(line.line.code)}</code>' if line.line
              else '<span class="wt-muted">no user line recorded</span>')
     kernels = "".join(f'<li><code>{esc(share.name)}</code> <span class="wt-muted">{esc(share.compile_id or "?")}'
-                      f'</span> {esc(per_call(share.ns_per_call))}, {share.launches_per_call:g}× per call'
+                      f'</span> {esc(duration(share.ns_per_call))}, {share.launches_per_call:g}× per call'
                       f'{_split(share.shared)}</li>' for share in line.kernels)
     count = len(line.kernels)
     bar = (f'<svg class="wt-runtime-bar" viewBox="0 0 100 8" preserveAspectRatio="none" width="160" height="10">'
            f'<rect class="wt-icicle-box" width="{100 * line.ns_per_call / widest:.1f}" height="8"/></svg>')
     return (f'<tr><td>{where}<details><summary class="wt-muted">{count} kernel{"s" if count != 1 else ""}</summary>'
-            f'<ul class="wt-lines">{kernels}</ul></details></td><td class="wt-num">{esc(per_call(line.ns_per_call))}</td>'
+            f'<ul class="wt-lines">{kernels}</ul></details></td><td class="wt-num">{esc(duration(line.ns_per_call))}</td>'
             f'<td>{bar}</td></tr>')

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tracers.analysis.runtime import FunctionSpeed
 from tracers.analysis.runtime_diff import ProfileRow, RuntimeDiff, SpeedRow
-from tracers.analysis.runtime_findings import per_call
+from tracers.vocabulary.durations import duration
 
 from .text import esc
 
@@ -54,7 +54,7 @@ def _speed_cells(speed: FunctionSpeed) -> str:
 
 
 def _time(ns: float | None) -> str:
-    return per_call(ns) if ns is not None else "—"
+    return duration(ns) if ns is not None else "—"
 
 
 def _profile(row: ProfileRow, names: tuple[str, str]) -> str:

@@ -1,4 +1,4 @@
-"""Small text helpers shared by the renderer's parts: span labels, durations, sizes, escaping."""
+"""Small text helpers shared by the renderer's parts: span labels, sizes, escaping."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from html import escape
 
 from tracers.tracefile.events import Span
 from tracers.tracefile.stages import TARGET_BY_NAME
+from tracers.vocabulary.durations import duration
 
 
 def esc(value: object) -> str:
@@ -19,14 +20,6 @@ def target_label(target: str) -> str:
     if known:
         return known.short
     return target.split(":", 1)[-1]
-
-
-def duration(ns: int) -> str:
-    if ns >= 1_000_000_000:
-        return f"{ns / 1e9:.2f} s"
-    if ns >= 1_000_000:
-        return f"{ns / 1e6:.1f} ms"
-    return f"{ns / 1e3:.0f} µs"
 
 
 def size(chars: int) -> str:

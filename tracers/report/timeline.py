@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Artifact, Span
+from tracers.vocabulary.durations import duration
 
 from .folding import TRANSLATOR
 from .options import Links
 from .palette import colour, stage_sort_key, stage_title
-from .text import duration, esc, span_title
+from .text import esc, span_title
 
 WIDTH = 1000  # viewBox units; the SVG stretches to the column, so only ratios matter
 ROW = 12

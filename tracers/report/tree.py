@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 from tracers.tracefile.events import Span
+from tracers.vocabulary.durations import duration
 
 from .folding import MAX_NAMES, Fold, fold_inlined, fold_skipped_frames
 from .options import Links
 from .palette import colour, stage_title
-from .text import duration, esc, span_title, target_label
+from .text import esc, span_title, target_label
 
 DEFAULT_OPEN_LEVELS = 2
 

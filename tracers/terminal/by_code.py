@@ -5,8 +5,9 @@ from __future__ import annotations
 from tracers.analysis.by_code import ByCode, by_code
 from tracers.analysis.kernels import KernelMap, kernel_map
 from tracers.tracefile.events import Trace
+from tracers.vocabulary.durations import duration
 
-from .style import Style, format_duration
+from .style import Style
 
 TOP_COMPILES = 5  # the compiles with the most tracing time; the page and the API have them all
 TOP_ROWS = 8
@@ -29,7 +30,6 @@ def render(trace: Trace, style: Style, width: int = 100) -> list[str]:
 
 
 def _tracing_lines(split: ByCode, style: Style) -> list[str]:
-    duration = format_duration
     lines = []
     ranked = sorted(split.compiles, key=lambda compile: -compile.tracing_ns)
     for compile in ranked[:TOP_COMPILES]:
@@ -46,7 +46,6 @@ def _tracing_lines(split: ByCode, style: Style) -> list[str]:
 
 
 def _kernel_lines(kernels: KernelMap, style: Style, width: int) -> list[str]:
-    duration = format_duration
     lines = []
     generated = sorted(kernels.generated, key=lambda kernel: -(kernel.codegen_ns or 0))
     for kernel in generated[:TOP_KERNELS]:

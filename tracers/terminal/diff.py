@@ -5,9 +5,10 @@ from __future__ import annotations
 from tracers.analysis.code_diff import TOP, CodeDiff
 from tracers.analysis.diff import TraceDiff
 from tracers.tracefile.stages import STAGE_BY_ID
+from tracers.vocabulary.durations import duration
 
 from .runtime_diff import render_runtime_diff
-from .style import Style, format_duration
+from .style import Style
 
 
 def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", "B")) -> str:
@@ -16,8 +17,8 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
     lines.append(f"  {'stage':<32}{a:>12}{b:>12}   ratio")
     for row in result.stages:
         title = STAGE_BY_ID[row.stage].title if row.stage in STAGE_BY_ID else row.stage
-        a_text = format_duration(row.a_ns) if row.a_ns is not None else "—"
-        b_text = format_duration(row.b_ns) if row.b_ns is not None else "—"
+        a_text = duration(row.a_ns) if row.a_ns is not None else "—"
+        b_text = duration(row.b_ns) if row.b_ns is not None else "—"
         if row.a_ns is None:
             note = style.yellow(f"only in {b}")
         elif row.b_ns is None:
@@ -57,7 +58,6 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
 
 def render_code_diff(result: CodeDiff, style: Style, names: tuple[str, str]) -> list[str]:
     """The diff's "Compile time by your code" lines."""
-    duration = format_duration
     if not result.rows and not result.lines:
         return []
     a, b = names

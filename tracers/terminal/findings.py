@@ -5,8 +5,9 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from tracers.analysis.findings import Finding, format_seconds, headline
+from tracers.analysis.findings import Finding, headline
 from tracers.analysis.trace_facts import TraceFacts
+from tracers.vocabulary.durations import duration_s
 
 PageUrl = Callable[[str], "str | None"]  # a docs path (``chapters/05-graph-breaks#section``) -> its URL, if built
 
@@ -46,7 +47,7 @@ def render_recap(found: list[Finding], bold: Callable[[str], str] = str, width: 
         return []
     lines = [bold("Findings, in short")]
     for number, finding in enumerate(problems, 1):
-        cost = format_seconds(finding.cost_s) if finding.cost_s >= 0.0005 else "—"
+        cost = duration_s(finding.cost_s) if finding.cost_s >= 0.0005 else "—"
         where = f"{finding.user_line.short if finding.user_line else finding.where}  " if finding.where else ""
         text = f"  {number}. {cost:>8}  {where}{finding.what}"
         lines.append(text if len(text) <= width else text[: width - 1] + "…")

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from tracers.analysis.runtime import FunctionProfile, FunctionSpeed, runtime
-from tracers.analysis.runtime_findings import per_call
 from tracers.tracefile.events import Trace
 from tracers.tracefile.runtime import WARMUP_CALLS
+from tracers.vocabulary.durations import duration
 
 from .style import Style
 
@@ -34,8 +34,8 @@ def render(trace: Trace, style: Style, width: int = 100) -> list[str]:
 
 
 def _function_line(function: FunctionSpeed, style: Style) -> str:
-    eager = per_call(function.eager_ns) if function.eager_ns is not None else "—"
-    compiled = per_call(function.compiled_ns) if function.compiled_ns is not None else "—"
+    eager = duration(function.eager_ns) if function.eager_ns is not None else "—"
+    compiled = duration(function.compiled_ns) if function.compiled_ns is not None else "—"
     speedup = f"{function.speedup:.2f}×" if function.speedup is not None else "—"
     if function.speedup is not None and function.speedup < 1:
         speedup = style.red(f"{speedup:>9}")
@@ -46,7 +46,7 @@ def _function_line(function: FunctionSpeed, style: Style) -> str:
     else:
         payback = "never" if function.saved_ns is not None else "—"
     return (f"  {_clip(function.label, 33):<34}{function.calls:>8,}{eager:>11}{compiled:>11}{speedup}"
-            f"{function.compile_ns / 1e9:>9.2f}s  {payback}")
+            f"{duration(function.compile_ns):>10}  {payback}")
 
 
 def _profile_lines(profile: FunctionProfile, style: Style, width: int) -> list[str]:
@@ -55,15 +55,15 @@ def _profile_lines(profile: FunctionProfile, style: Style, width: int) -> list[s
     for line_time in profile.lines[:TOP_LINES]:
         where = f"{line_time.line.label} `{line_time.line.code}`" if line_time.line else "no user line recorded"
         kernels = len(line_time.kernels)
-        head = f"  {per_call(line_time.ns_per_call):>10} in {kernels} kernel{'s' if kernels != 1 else ' '}  "
+        head = f"  {duration(line_time.ns_per_call):>10} in {kernels} kernel{'s' if kernels != 1 else ' '}  "
         lines.append(head + _clip(where, max(20, width - len(head))))
     if len(profile.lines) > TOP_LINES:
         lines.append(style.dim(f"  … {len(profile.lines) - TOP_LINES} more lines"))
     if not profile.lines:
         lines.append(style.dim("  no kernel of this function's compiled graphs was seen (no Inductor kernels?)"))
     if profile.outside_ns is not None:
-        lines.append(style.dim(f"  {per_call(profile.outside_ns):>10} outside the compiled graphs per call "
-                               f"(of {per_call(profile.call_ns)} a profiled call, which the profiler slows): guards, "
+        lines.append(style.dim(f"  {duration(profile.outside_ns):>10} outside the compiled graphs per call "
+                               f"(of {duration(profile.call_ns)} a profiled call, which the profiler slows): guards, "
                                "wrappers, eager code at breaks"))
     for use in profile.cudagraphs:
         state = f"{use.replays_per_call:g} CUDA graph replays per call" if use.replays_per_call else "no CUDA graphs"

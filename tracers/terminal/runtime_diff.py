@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tracers.analysis.runtime import FunctionSpeed
 from tracers.analysis.runtime_diff import LineRow, ProfileRow, RuntimeDiff, SpeedRow
-from tracers.analysis.runtime_findings import per_call
 from tracers.tracefile.runtime import WARMUP_CALLS
+from tracers.vocabulary.durations import duration
 
 from .style import Style
 
@@ -53,8 +53,8 @@ def _function_lines(row: SpeedRow, style: Style, names: tuple[str, str], result:
 
 
 def _speed_cells(speed: FunctionSpeed, style: Style) -> str:
-    eager = per_call(speed.eager_ns) if speed.eager_ns is not None else "—"
-    compiled = per_call(speed.compiled_ns) if speed.compiled_ns is not None else "—"
+    eager = duration(speed.eager_ns) if speed.eager_ns is not None else "—"
+    compiled = duration(speed.compiled_ns) if speed.compiled_ns is not None else "—"
     speedup = f"{speed.speedup:.2f}×" if speed.speedup is not None else "—"
     speedup = style.red(f"{speedup:>9}") if speed.speedup is not None and speed.speedup < 1 else f"{speedup:>9}"
     return f"{speed.calls:>8,}{eager:>11}{compiled:>11}{speedup}"
@@ -75,15 +75,15 @@ def _profile_lines(row: ProfileRow, style: Style, names: tuple[str, str]) -> lis
         lines.append(style.dim("  no kernel of this function's compiled graphs was seen on either side"))
     for side, profile in ((a, row.a), (b, row.b)):
         if profile is not None and profile.outside_ns is not None:
-            lines.append(style.dim(f"  {side}: {per_call(profile.outside_ns)} per call outside the compiled graphs "
-                                   f"(of {per_call(profile.call_ns)} a profiled call, which the profiler slows)"))
+            lines.append(style.dim(f"  {side}: {duration(profile.outside_ns)} per call outside the compiled graphs "
+                                   f"(of {duration(profile.call_ns)} a profiled call, which the profiler slows)"))
     return lines
 
 
 def _line(row: LineRow) -> str:
     where = _clip(f"{row.line} `{row.code}`" if row.code else row.line, 51)
-    a_text = per_call(row.a_ns) if row.a_ns is not None else "—"
-    b_text = per_call(row.b_ns) if row.b_ns is not None else "—"
+    a_text = duration(row.a_ns) if row.a_ns is not None else "—"
+    b_text = duration(row.b_ns) if row.b_ns is not None else "—"
     ratio = f"{row.ratio:.2f}×" if row.ratio is not None else ""
     return f"  {where:<52}{a_text:>10}{b_text:>10}   {ratio}"
 

@@ -1,8 +1,12 @@
-"""How terminal text looks: ANSI styles (off when not a terminal or NO_COLOR is set) and durations in words."""
+"""How terminal text looks: ANSI styles (off when not a terminal or NO_COLOR is set)."""
 
 from __future__ import annotations
 
 import os
+
+# Only for tracers/ranks/summary.py, which another change is rewriting: drop once it imports
+# tracers.vocabulary.durations.duration itself.
+from tracers.vocabulary.durations import duration as format_duration  # noqa: F401
 
 
 class Style:
@@ -34,11 +38,3 @@ def style_for(stream: object) -> Style:
     isatty = getattr(stream, "isatty", lambda: False)
     return Style(bool(isatty()) and "NO_COLOR" not in os.environ)
 
-
-def format_duration(ns: int) -> str:
-    seconds = ns / 1e9
-    if seconds >= 1:
-        return f"{seconds:.2f} s"
-    if seconds >= 1e-3:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds * 1e6:.0f} µs"

@@ -12,13 +12,14 @@ from tracers.analysis.findings import findings
 from tracers.analysis.frames import parse_location
 from tracers.analysis.guard_failures import parse_failure
 from tracers.analysis.trace_facts import TraceFacts, TreeNode
+from tracers.vocabulary.durations import duration
 from tracers.vocabulary.exported import export_line, export_of, no_problems_in_compiles
 
 from . import by_code, runtime
 from .findings import PageUrl, render_findings, render_recap
-from .style import Style, format_duration, style_for
+from .style import Style, style_for
 
-__all__ = ["Style", "format_duration", "render", "style_for", "written_lines"]
+__all__ = ["Style", "render", "style_for", "written_lines"]
 
 _WIDTH = 100
 _TREE_LINES = 30  # a longer stage tree is cut to its outer levels unless asked for (--tree); the page has it all
@@ -42,7 +43,7 @@ def _tree_lines(nodes: list[TreeNode], style: Style, prefix: str = "", root: boo
         if node.unfinished:
             notes.append(style.yellow("unfinished"))
         left = f"{prefix}{connector}{node.label}"
-        line = f"  {left:<58}{format_duration(node.total_ns):>10} {node.calls:>4}×  {style.dim(f'{node.stage:<10}')}"
+        line = f"  {left:<58}{duration(node.total_ns):>10} {node.calls:>4}×  {style.dim(f'{node.stage:<10}')}"
         yield line + ("  " + "  ".join(notes) if notes else "")
         child_prefix = prefix if root else prefix + ("   " if last else "│  ")
         if depth is None or depth > 1:
@@ -103,7 +104,7 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
         lines.append(style.bold("Time per stage") + style.dim("  (outermost calls only)"))
         for stage_id, ns in facts.stage_time_ns.items():
             title = STAGE_BY_ID[stage_id].title if stage_id in STAGE_BY_ID else stage_id
-            lines.append(f"  {title:<32}{format_duration(ns):>10} {facts.stage_calls[stage_id]:>5}×")
+            lines.append(f"  {title:<32}{duration(ns):>10} {facts.stage_calls[stage_id]:>5}×")
 
     if facts.compiles:
         lines.append("")
@@ -207,7 +208,7 @@ def _cache_line(facts: TraceFacts) -> str:
 
 def _autotune_line(metadata: dict) -> str:
     choices = metadata.get("choices") or []
-    timed = [f"{choice['name']} {choice['ms']:.4f} ms" for choice in choices[:3] if choice.get("ms") is not None]
+    timed = [f"{choice['name']} {duration(choice['ms'] * 1e6)}" for choice in choices[:3] if choice.get("ms") is not None]
     more = f" (+{len(choices) - 3} more)" if len(choices) > 3 else ""
     return _clip(f"{metadata.get('op', '?')}({', '.join(metadata.get('inputs', []))}): " + ", ".join(timed) + more)
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from tracers.report.page import page_document
 from tracers.report.palette import colour
-from tracers.report.text import duration, esc
+from tracers.report.text import esc
+from tracers.vocabulary.durations import duration
 from walkthrough.releases.changes import render_findings
 from walkthrough.verify import Finding, Report
 

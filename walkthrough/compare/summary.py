@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from tracers.analysis.spread import Timing
-from tracers.terminal.style import Style, format_duration
+from tracers.terminal.style import Style
 from tracers.tracefile.stages import STAGE_BY_ID
+from tracers.vocabulary.durations import duration
 
 from .model import MOVED_SHARE, Comparison, GraphCode, TimedRow
 
@@ -17,7 +18,7 @@ def stage_title(stage: str) -> str:
 
 
 def timing_text(value: Timing | None) -> str:
-    return format_duration(value.median) if value is not None else "—"
+    return duration(value.median) if value is not None else "—"
 
 
 def change_text(row: TimedRow, a: str, b: str) -> str:
