@@ -5,6 +5,8 @@ from __future__ import annotations
 from html import escape
 from pathlib import PurePosixPath
 
+from tracers.vocabulary.durations import duration_s
+
 from .recording import Recording, ToolRecord
 
 YES, NO, NOT_RUN = "✓", "—", "?"
@@ -12,10 +14,6 @@ YES, NO, NOT_RUN = "✓", "—", "?"
 
 def _e(text: object) -> str:
     return escape(str(text), quote=True)
-
-
-def _seconds(value: float) -> str:
-    return f"{value:.1f} s" if value >= 1 else f"{value * 1000:.0f} ms"
 
 
 def _bytes(size: int) -> str:
@@ -95,12 +93,12 @@ def render_costs(recording: Recording, tool_ids: tuple[str, ...] = ()) -> str:
             continue
         step = tool.example_step()
         after = [other for other in tool.steps if not other.runs_example]
-        extra = ", ".join(f"{_e(other.label)} {_seconds(other.wall_s)}" for other in after)
+        extra = ", ".join(f"{_e(other.label)} {duration_s(other.wall_s)}" for other in after)
         if tool.status == "missing":
             timing = f'<td colspan="5">{_status_note(tool)}</td>'
         else:
-            timing = (f"<td>{_seconds(step.wall_s) if step else ''}</td><td>{_ratio(tool, baseline, 'wall_s')}</td>"
-                      f"<td>{_seconds(step.cpu_s) if step else ''}</td><td>{_ratio(tool, baseline, 'cpu_s')}</td>"
+            timing = (f"<td>{duration_s(step.wall_s) if step else ''}</td><td>{_ratio(tool, baseline, 'wall_s')}</td>"
+                      f"<td>{duration_s(step.cpu_s) if step else ''}</td><td>{_ratio(tool, baseline, 'cpu_s')}</td>"
                       f"<td>{extra}</td>")
         written = (f"{_bytes(tool.stream_bytes)} printed" +
                    (f", {tool.file_count} file{'s' if tool.file_count != 1 else ''} ({_bytes(tool.file_bytes)})"
@@ -126,8 +124,8 @@ def _spread(recording: Recording) -> str:
     again = recording.plain_again
     if first is None or again is None:
         return "no repeat of the plain run was recorded, so the noise is unknown."
-    return (f"the plain run took {_seconds(first.wall_s)} ({_seconds(first.cpu_s)} CPU) first and "
-            f"{_seconds(again.wall_s)} at the end ({_seconds(again.cpu_s)} CPU): differences of that size are noise.")
+    return (f"the plain run took {duration_s(first.wall_s)} ({duration_s(first.cpu_s)} CPU) first and "
+            f"{duration_s(again.wall_s)} at the end ({duration_s(again.cpu_s)} CPU): differences of that size are noise.")
 
 
 def render_output(recording: Recording, tool: ToolRecord, feature_ids: tuple[str, ...] = (),
