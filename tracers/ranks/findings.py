@@ -6,6 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from tracers.analysis.findings import Finding, findings
+from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.terminal.style import Style
 from tracers.tracefile import compile_identity
 
@@ -22,11 +23,12 @@ class SharedFinding:
     everywhere: bool  # every process that left a trace has it (and there are several)
 
 
-def shared_findings(run: MergedRun) -> list[SharedFinding]:
-    """Each process's findings, grouped by what they are (their numbers may differ), worst first."""
+def shared_findings(run: MergedRun, facts: dict[int, TraceFacts] | None = None) -> list[SharedFinding]:
+    """Each process's findings, grouped by what they are (their numbers may differ), worst first; ``facts``: each
+    process's analysis, when the caller has it already."""
     by_key: dict[tuple[str, str, str | None], list[tuple[int, Finding]]] = defaultdict(list)
     for rank, trace in run.present:
-        for finding in findings(trace):
+        for finding in findings(trace, (facts or {}).get(rank)):
             by_key[finding.key].append((rank, finding))
     everyone = {rank for rank, _ in run.present}
     shared = []
@@ -48,9 +50,9 @@ def names_text(run: MergedRun, ranks: tuple[int, ...] | list[int]) -> str:
     return ", ".join(run.names[rank] for rank in ranks)
 
 
-def findings_lines(run: MergedRun, style: Style) -> list[str]:
+def findings_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | None = None) -> list[str]:
     """The grouped findings: one said once for every process that has it, with the processes named."""
-    shared = shared_findings(run)
+    shared = shared_findings(run, facts)
     if not shared:
         return [style.bold("Findings") + "  " + style.green("none on any process")]
     lines = [style.bold("Findings") + style.dim("  (per finding: the processes that have it; worst first)")]
@@ -62,14 +64,13 @@ def findings_lines(run: MergedRun, style: Style) -> list[str]:
     return lines
 
 
-def compile_lines(run: MergedRun, style: Style) -> list[str]:
+def compile_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | None = None) -> list[str]:
     """One row per compile id: its frame, and per process the graphs it produced and the calls they served."""
     rows: dict[str, dict[int, str]] = defaultdict(dict)
     frames: dict[str, str] = {}
-    from tracers.analysis.trace_facts import analyze
-
     for rank, trace in run.present:
-        for compile_facts in analyze(trace).frame_compiles:
+        fact = (facts or {}).get(rank) or analyze(trace)
+        for compile_facts in fact.frame_compiles:
             calls = f", {compile_facts.calls} call{'s' if compile_facts.calls != 1 else ''}" \
                 if compile_facts.calls is not None else ""
             rows[compile_facts.compile_id][rank] = f"{compile_facts.graphs}g{calls}"

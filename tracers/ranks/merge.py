@@ -198,13 +198,15 @@ def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
             single = singles[rank]
             shift_us = round((starts[rank] - origin) / 1000, 3)
             own_pids = sorted({event["pid"] for event in single["traceEvents"]})
+            own_pid = own_pids[0]
             for event in single["traceEvents"]:
-                if event.get("ph") == "M" and event.get("name") == "process_name" and event["pid"] == own_pids[0]:
+                if event.get("ph") == "M" and event.get("name") == "process_name" and event["pid"] == own_pid:
                     continue  # the rank's process is named above
-                moved = {**event, "pid": rank if event["pid"] == own_pids[0] else _DEEP_PID + rank}
-                if "ts" in moved:
-                    moved["ts"] = round(moved["ts"] + shift_us, 3)
-                events.append(moved)
+                # moved in place: the rank's events are this function's own copy (to_chrome made them just now)
+                event["pid"] = rank if event["pid"] == own_pid else _DEEP_PID + rank
+                if "ts" in event:
+                    event["ts"] = round(event["ts"] + shift_us, 3)
+                events.append(event)
             entry.update(info=single["otherData"][TOOL_KEY], origin_ns=single["otherData"]["origin_ns"],
                          shift_us=shift_us, artifacts=single["artifacts"], executed_lines=single["executed_lines"])
         kept.append(entry)

@@ -45,7 +45,7 @@ def render_ranks(result: RankReport, links: Links | None = None) -> str:
     endings = "".join(f'<li class="wt-flag">{esc(rank.name)}: {esc(rank.ending)}</li>'
                       for rank in run.ranks if rank.ending)
     endings = f'<ul class="wt-reasons">{endings}</ul>' if endings else ""
-    parts = [header, endings, _divergence(result.divergence, esc), _findings(run, esc),
+    parts = [header, endings, _divergence(result.divergence, esc), _findings(run, esc, result.facts),
              _table(result, esc, duration), _timeline(result, esc)]
     for rank, trace in run.present:
         body = fragment.render_body(trace, result.facts[rank], links,
@@ -56,9 +56,9 @@ def render_ranks(result: RankReport, links: Links | None = None) -> str:
     return f'<div class="wt-trace wt-ranks">{"".join(parts)}</div>'
 
 
-def _findings(run, esc) -> str:  # noqa: ANN001 - merge.MergedRun, text.esc
+def _findings(run, esc, facts) -> str:  # noqa: ANN001 - merge.MergedRun, text.esc, {rank: TraceFacts}
     """The processes' findings, each said once with the processes that have it (all of them, or which)."""
-    shared = shared_findings(run)
+    shared = shared_findings(run, facts)
     if not shared:
         return '<p class="wt-rank-agree">Findings: none on any process.</p>'
     items = "".join(

@@ -157,10 +157,10 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     else:
         lines.extend(_divergence_lines(result.divergence, style))
     lines.append("")
-    lines.extend(findings_lines(run, style))
+    lines.extend(findings_lines(run, style, result.facts))
     lines.append("")
     lines.extend(_table_lines(result, style))
-    compiles = compile_lines(run, style)
+    compiles = compile_lines(run, style, result.facts)
     if compiles:
         lines += ["", *compiles]
     recompiles = [(rank, recompile) for rank, fact in result.facts.items() for recompile in fact.recompiles]
