@@ -20,7 +20,7 @@ from tracers.tracefile.events import Trace
 from tracers.tracefile.runtime import WARMUP_CALLS, RuntimeRecord, TimedFunction, TimedRun
 from tracers.vocabulary.durations import duration
 
-from .conftest import SCRIPTS, run_python, run_trace
+from .conftest import ROOT, SCRIPTS, run_python, run_trace
 
 TINY = SCRIPTS / "tiny_calls.py"
 CALLS, MODULE_CALLS = 2000, 200  # tiny_calls.py's loop: the helper each step, the module every tenth
@@ -96,7 +96,7 @@ def test_findings_follow_the_numbers():
                                TimedRun("eager", (timed(eager_ns, False),)))
         loaded = Trace.__new__(Trace)
         info = type("Info", (), {"runtime": record.as_json()})()
-        loaded.info, loaded.artifacts = info, []
+        loaded.info, loaded.artifacts, loaded.spans = info, [], []
         return loaded
 
     from tracers.analysis.runtime_findings import runtime_findings
@@ -181,3 +181,19 @@ def test_profile_ties_a_fused_kernels_time_to_the_user_line_it_came_from(profile
     summary = result.summary()
     assert "Kernel time by your line: block (test_runtime.py:" in summary  # where torch.compile was called
     assert f"{path.name}:{fused_line} `return (y.sin() * 2 + 1).relu() # one fused kernel`" in summary, summary
+
+
+def test_the_first_compiles_one_time_setup_is_not_the_functions_compile_cost():
+    """The recorded speed example: its first function's compiles hold the process's vector-ISA check; the compile
+    column (and the calls to pay it back) leave it out, and a note says how much and where."""
+    from tracers.analysis.one_time import one_time
+    from tracers.tracefile.chrome import load
+
+    trace = load(ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "speed-cpu-cold.json")
+    speed = runtime(trace)
+    setup = one_time(trace)
+    first, second = speed.functions
+    assert first.setup_ns == sum(setup.within(compile_id) for compile_id in first.compile_ids) > 0
+    assert second.setup_ns == 0
+    assert first.compile_ns < setup.ns  # the 1-2 s of its own compile, not the ~9 s check beside it
+    assert any(note.startswith(f"{first.label}: its compile leaves out ") for note in speed.notes)

@@ -10,8 +10,10 @@ from dataclasses import dataclass
 
 from tracers.tracefile.events import Trace
 from tracers.tracefile.runtime import WARMUP_CALLS, KernelTime, ProfiledCalls, RuntimeRecord, TimedFunction
+from tracers.vocabulary.durations import duration
 
 from .kernels import Kernel, KernelMap, UserLine, kernel_map
+from .one_time import OneTime, one_time
 
 
 @dataclass(frozen=True)
@@ -27,9 +29,10 @@ class FunctionSpeed:
     steady_calls: int  # calls timed in both runs' steady state (warm-up and profiled calls left out)
     compiled_ns: float | None  # median time per steady call, compiled
     eager_ns: float | None  # ... and eager, over the same calls
-    compile_ns: int  # the compiling calls' time beyond a steady call's: what compiling cost this function
+    compile_ns: int  # the compiling calls' time beyond a steady call's, less one-time setup: what compiling cost it
     compile_ids: tuple[str, ...]
     timer: str  # "cuda events" or "perf_counter"
+    setup_ns: int = 0  # one-time setup of the process that ran inside its compiles (analysis/one_time.py), left out
 
     @property
     def label(self) -> str:
@@ -142,9 +145,10 @@ def runtime(trace: Trace, kernels: KernelMap | None = None) -> Runtime | None:
     if record.eager is not None and record.eager.note:
         notes.append(f"eager run ({record.eager.status}): {record.eager.note}")
     functions = []
+    setup = one_time(trace)
     for compiled in record.compiled.functions:
         other = eager.pop(compiled.key, None)
-        functions.append(_speed(compiled, other, record.compiled.timer))
+        functions.append(_speed(compiled, other, record.compiled.timer, setup))
         if other is not None and other.calls != compiled.calls:
             notes.append(f"{compiled.name} ({compiled.site.rsplit('/', 1)[-1]}): {compiled.calls} calls compiled, "
                          f"{other.calls} eager; matched by order over the first "
@@ -152,6 +156,9 @@ def runtime(trace: Trace, kernels: KernelMap | None = None) -> Runtime | None:
                          "itself elsewhere: compile off hands the module back)")
     notes += [f"{function.name} ({function.site.rsplit('/', 1)[-1]}): compiled only in the eager run"
               for function in eager.values()]
+    notes += [f"{function.label}: its compile leaves out {duration(function.setup_ns)} of one-time setup that ran "
+              "in its compiles (any first compile in a process pays it; the findings' one-time note says what it was)"
+              for function in functions if function.setup_ns >= 1_000_000]
     if record.eager is None and record.compiled.functions and not record.profiles:
         notes.append("no eager run to compare with")
     profiles = ()
@@ -180,16 +187,18 @@ def _median(times: tuple[int, ...], indices: list[int]) -> float | None:
     return float(statistics.median(times[index] for index in indices)) if indices else None
 
 
-def _speed(compiled: TimedFunction, eager: TimedFunction | None, timer: str) -> FunctionSpeed:
+def _speed(compiled: TimedFunction, eager: TimedFunction | None, timer: str, setup: OneTime) -> FunctionSpeed:
     steady = steady_indices(compiled, eager)
     compiled_ns = _median(compiled.times_ns, steady)
     eager_ns = _median(eager.times_ns, steady) if eager is not None else None
     host_steady = _median(compiled.host_ns, steady) or 0.0
-    compile_ns = round(sum(max(0.0, compiled.host_ns[index] - host_steady) for index in compiled.compiling))
+    compiling_ns = round(sum(max(0.0, compiled.host_ns[index] - host_steady) for index in compiled.compiling))
+    # The process's one-time setup sat in the first compile, whichever function that was: not this function's cost.
+    setup_ns = min(sum(setup.within(compile_id) for compile_id in compiled.compile_ids), compiling_ns)
     return FunctionSpeed(compiled.site, compiled.order, compiled.name, compiled.calls,
                          eager.calls if eager is not None else None, len(compiled.compiling), len(steady),
-                         compiled_ns, eager_ns, compile_ns, compiled.compile_ids,
-                         "cuda events" if compiled.device_ns is not None else "perf_counter")
+                         compiled_ns, eager_ns, compiling_ns - setup_ns, compiled.compile_ids,
+                         "cuda events" if compiled.device_ns is not None else "perf_counter", setup_ns)
 
 
 _EXTERN = re.compile(r"(?:^aten::|^extern_kernels\.|\baten\.)(\w+)")
