@@ -51,3 +51,20 @@ def test_trace_files_hold_no_absolute_paths_of_this_machine_unless_asked(tmp_pat
 
 def test_help_documents_keep_paths():
     assert "--keep-paths" in run_python(["-m", "tracers", "trace", "--help"]).stdout
+
+
+def test_other_machines_package_dirs_replaced_as_the_whole_text_regex_does():
+    import random
+
+    from tracers.tracefile.scrub import _ANY_PACKAGES_DIR, _other_packages_dirs
+
+    pieces = ['"', " ", "\t", "\n", "\u2003", "\x85", "\\", "(", "'", "/", ":", "a", "lib", "python3.12/",
+              "site-packages/", "dist-packages/", "site-packages", "/opt/x/", "<site-packages>/", "é"]
+    generator = random.Random(27)
+    for _ in range(3000):
+        text = "".join(generator.choice(pieces) for _ in range(generator.randrange(0, 40)))
+        assert _other_packages_dirs(text) == _ANY_PACKAGES_DIR.sub("<site-packages>/", text), repr(text)
+    # a stretch longer than one look back, and many package dirs far apart
+    long = '"/' + "d/" * 5000 + 'site-packages/torch" ' + ' "/u/site-packages/a"' * 300 + " x" * 2000
+    assert _other_packages_dirs(long) == _ANY_PACKAGES_DIR.sub("<site-packages>/", long)
+    assert _other_packages_dirs("no package directory here") == "no package directory here"

@@ -37,11 +37,56 @@ def _prefixes() -> list[tuple[str, str]]:
     return sorted(set(usable), key=lambda item: len(item[0]), reverse=True)
 
 
+# No match of _ANY_PACKAGES_DIR holds one of these: it lies inside a stretch of text between two of them.
+_BOUNDARY = re.compile(r'["\s\\]')
+_LAST_BOUNDARY = re.compile(r'.*["\s\\]', re.DOTALL)
+_PACKAGES_DIRS = ("site-packages/", "dist-packages/")
+
+
 def scrub(serialized: str) -> str:
     """Replace this machine's path prefixes (as they appear inside JSON strings) by placeholders:
     ``./`` for the working directory, ``<site-packages>``, ``<tmp>``, ``<python>``, ``~``."""
     for prefix, placeholder in _prefixes():
         escaped = json.dumps(prefix)[1:-1]  # the prefix as json.dumps wrote it (non-ASCII escaped)
+        if escaped not in serialized:  # one scan instead of two, over a merged trace of hundreds of MB
+            continue
         serialized = serialized.replace(escaped + "/", placeholder + "/")
         serialized = re.sub(re.escape(escaped) + r'(?=["\s:])', placeholder, serialized)
-    return _ANY_PACKAGES_DIR.sub("<site-packages>/", serialized)
+    return _other_packages_dirs(serialized)
+
+
+def _other_packages_dirs(text: str) -> str:
+    """``_ANY_PACKAGES_DIR.sub`` run only on the stretches of ``text`` that hold a ``site-`` or ``dist-packages/``."""
+    # The regex alone tries its lookbehind at every character: seconds on a large merged trace that holds no
+    # other machine's package directory at all, or only a few.
+    upcoming = {needle: text.find(needle) for needle in _PACKAGES_DIRS}
+    parts: list[str] = []
+    done = 0
+    while True:
+        for needle, at in upcoming.items():
+            if -1 < at < done:
+                upcoming[needle] = text.find(needle, done)
+        found = [at for at in upcoming.values() if at >= 0]
+        if not found:
+            break
+        at = min(found)
+        start = _stretch_start(text, done, at)
+        end_match = _BOUNDARY.search(text, at)
+        end = end_match.start() if end_match else len(text)
+        # from the boundary before the stretch (the lookbehind reads it), to the boundary after it
+        parts += [text[done:start], _ANY_PACKAGES_DIR.sub("<site-packages>/", text[start:end])]
+        done = end
+    return "".join(parts) + text[done:] if parts else text
+
+
+def _stretch_start(text: str, low: int, at: int) -> int:
+    """The last boundary character before ``at`` and not before ``low`` (``low`` when there is none)."""
+    size = 256
+    while True:
+        begin = max(low, at - size)
+        last = _LAST_BOUNDARY.match(text, begin, at)
+        if last:
+            return last.end() - 1
+        if begin == low:
+            return low
+        size *= 4  # a long stretch: each look back covers more, so the whole is read about once
