@@ -177,3 +177,31 @@ def test_logs_without_a_rank_are_merged_as_processes_named_by_their_pid(tmp_path
     result = run_python(["-m", "tracers", "report", str(tmp_path), "--out", str(tmp_path / "out")])
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     assert "process 101" in result.stderr and "process 202" in result.stderr and "Per process" in result.stderr
+
+
+_IN_WORKERS = """
+import sys
+from pathlib import Path
+from tracers.torchlogs import load
+
+directory = Path(sys.argv[1])
+paths = sorted(path for path in directory.iterdir() if path.is_file())
+load.PARALLEL_FROM_BYTES = 1 << 62
+here = load.load_logs(directory)
+load.PARALLEL_FROM_BYTES = 0
+workers = load._workers(paths)
+print(workers, here == load.load_logs(directory))
+"""
+
+
+@pytest.mark.parametrize("inputs", ["multi_rank_runtime", "multi_rank_messy_input", "multi_rank_logs"])
+def test_logs_read_in_worker_processes_are_read_as_in_one(inputs):
+    """Large rank directories are read in worker processes: the same traces, problems, ranks and choices."""
+    directory = Path(__file__).parent / "data" / "tlparse" / "inputs" / inputs
+    result = run_python(["-c", _IN_WORKERS, str(directory)])
+    assert result.returncode == 0, result.stderr[-3000:]
+    workers, same = result.stdout.split()
+    if workers == "1":
+        pytest.skip("one CPU here: no worker processes to compare with")
+    assert same == "True"
+
