@@ -205,3 +205,18 @@ def test_logs_read_in_worker_processes_are_read_as_in_one(inputs):
         pytest.skip("one CPU here: no worker processes to compare with")
     assert same == "True"
 
+
+@pytest.mark.parametrize("text", ['{"a": [1, 2.5, null]}', ' {"a": 1}', '{"a": 1} ', '{"a": 1}\r', '{"a": 1}{', "{",
+                                  "", "\ufeff{}", '"x"', "1 2", "[" * 100_000 + "]" * 100_000, '{"a": NaN}', "{]"])
+def test_fast_json_reads_as_json_loads(text):
+    """The reader's JSON parse gives json.loads's value, or its error with its message."""
+    from tracers.torchlogs.records import loads
+
+    def outcome(parse):
+        try:
+            return "value", parse(text)
+        except (ValueError, RecursionError) as error:
+            return type(error).__name__, str(error)
+
+    expected = outcome(json.loads)
+    assert repr(outcome(loads)) == repr(expected)

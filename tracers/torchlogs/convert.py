@@ -19,7 +19,7 @@ from tracers.tracefile.events import FORMAT_VERSION, MAX_NESTING, MAX_RANKS, Art
 
 from .export import ExportPart
 from .frames import frame_label
-from .records import CORRUPT, Problems, Record
+from .records import CORRUPT, Problems, Record, loads
 from .regions import stage_of, target_of
 
 # What a log cannot give that a live trace has; the summary and the page say so beside what it does give.
@@ -108,7 +108,7 @@ class LogConverter:
         name = record_name(metadata)
         self._line = record.line
         if name == "chromium_event":
-            self._region(json.loads(record.payload or "{}"))
+            self._region(loads(record.payload or "{}"))
         if self._repeating:
             self.problems.note(REPEATED, f"{self.source}:{record.line}")
             return

@@ -151,7 +151,7 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
             pending, payload = None, []
         match = _HEADER.match(text)
         try:
-            metadata = json.loads(match["json"]) if match else None
+            metadata = loads(match["json"]) if match else None
         except (ValueError, RecursionError):  # RecursionError: JSON nested deeper than Python parses
             metadata = None
         if not isinstance(metadata, dict):
@@ -201,6 +201,20 @@ def _payload_text(lines: list[bytes]) -> str:
     data = data[1:-1] if data.endswith(b"\n") else data[1:]
     # every "\n\t" is a line's end and the next one's tab: lines hold no "\n" of their own
     return data.replace(b"\n\t", b"\n").decode("utf-8", "replace")
+
+
+_SCAN = json.JSONDecoder().scan_once  # the C scanner json.loads calls, as json.loads's own decoder is made
+
+
+# Every header and every timed event of a log is parsed (700,000 in 8 logs of 50 MB): when the text is one JSON
+# value from its first character to its last, json.loads's wrapper steps (two whitespace regexes) are left out.
+def loads(text: str) -> Any:
+    """``json.loads(text)``: the same value, or the same error."""
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:  # leading whitespace, a BOM, no value at all: json.loads says which
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 def _md5(text: str | None) -> str:
