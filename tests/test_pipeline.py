@@ -17,6 +17,7 @@ from .conftest import ROOT
 # What each example must show. CUDA-only stages are proven by the traces recorded on the GPU machine.
 MLP_INDUCTOR_CPU = {
     "torch._inductor.cpu_vec_isa:VecISA.check_build",
+    "torch._inductor.codecache:_precompile_header",
     "torch:compile",
     "torch._dynamo.eval_frame:_optimize",
     "torch._dynamo.eval_frame:_TorchDynamoContext.__call__",
@@ -62,7 +63,8 @@ CUDA_ONLY = {
 }
 # Proven by their own examples: the max_autotune recordings (benchmarking several candidates) and
 # tests/test_compiled_autograd.py (a backward captured at run time).
-AUTOTUNE_ONLY = {"torch._inductor.select_algorithm:AlgorithmSelectorCache.do_autotuning"}
+AUTOTUNE_ONLY = {"torch._inductor.select_algorithm:AlgorithmSelectorCache.do_autotuning",
+                 "torch._inductor.runtime.benchmarking:Benchmarker.benchmark"}
 COMPILED_AUTOGRAD = {
     "torch._dynamo.compiled_autograd:AutogradCompilerInstance.begin_capture",
     "torch._dynamo.compiled_autograd:AutogradCompilerInstance.end_capture",

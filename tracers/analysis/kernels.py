@@ -8,12 +8,12 @@ from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
 
 from .code_comments import GRAPHS, calls, node_lines
-from .one_time import CPP_HEADER, ISA_CHECK
+from .one_time import ISA_CHECK
 
 RECORD = "kernel_origins"  # capture/kernel_origins.py files one per kernel written
 # Work that happens inside the first kernel's codegen once per process, not because of that kernel: the CPU's
 # vector instruction sets are learnt by compiling a test program for each (torch/_inductor/cpu_vec_isa.py).
-ONE_TIME_TARGETS = frozenset({ISA_CHECK, CPP_HEADER})
+ONE_TIME_TARGETS = frozenset({ISA_CHECK})
 _CACHE_HITS = ("fx_graph_cache_hit", "fx_graph_bundled_cache_hit", "aotautograd_cache_hit")
 
 
