@@ -220,3 +220,32 @@ def test_fast_json_reads_as_json_loads(text):
 
     expected = outcome(json.loads)
     assert repr(outcome(loads)) == repr(expected)
+
+
+def _with_pid(source: Path, target: Path, pid: int) -> None:
+    """A fixture log rewritten as if process ``pid`` had written it (headers only: payloads and md5s unchanged)."""
+    import re
+
+    text = gzip.decompress(source.read_bytes()).decode("utf-8")
+    target.write_text(re.sub(r"(?m)^([VIWEC]\d{4} [\d:.]+ )\d+ ", rf"\g<1>{pid} ", text), encoding="utf-8")
+
+
+def test_draft_export_log_beside_the_compile_log_of_its_process_is_told_apart(tmp_path):
+    """draft_export's log beside its process's compile log: each says what it is, never ``process N`` twice."""
+    from tracers.torchlogs.command import merged_run
+
+    inputs = Path(__file__).parent / "data" / "tlparse" / "inputs"
+    _with_pid(inputs / "simple.log.gz", tmp_path / "dedicated_log_torch_trace_a1b2c3.log", 4242)
+    _with_pid(inputs / "export.log.gz", tmp_path / "dedicated_log_torch_trace_d4e5f6.log", 4242)
+    run = merged_run(load_logs(tmp_path), "logs")
+    assert sorted(slot.name for slot in run.ranks) == ["process 4242 (torch.compile)", "process 4242 (torch.export)"]
+    by_name = {slot.name: slot.source for slot in run.ranks}
+    assert by_name["process 4242 (torch.export)"] == "dedicated_log_torch_trace_d4e5f6.log"
+    # two compile logs of one pid (a pid reused): told apart by their files
+    _with_pid(inputs / "cache_hit_miss.log.gz", tmp_path / "dedicated_log_torch_trace_g7h8i9.log", 4242)
+    names = sorted(slot.name for slot in merged_run(load_logs(tmp_path), "logs").ranks)
+    assert names == ["process 4242 (dedicated_log_torch_trace_a1b2c3.log)",
+                     "process 4242 (dedicated_log_torch_trace_g7h8i9.log)", "process 4242 (torch.export)"]
+    result = run_python(["-m", "tracers", "report", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "process 4242 (torch.export)" in result.stderr
