@@ -24,8 +24,8 @@ class SharedFinding:
 
 
 def shared_findings(run: MergedRun, facts: dict[int, TraceFacts] | None = None) -> list[SharedFinding]:
-    """Each process's findings, grouped by what they are (their numbers may differ), worst first; ``facts``: each
-    process's analysis, when the caller has it already."""
+    """Each process's findings, grouped by what they are (their numbers may differ), worst first."""
+    # facts: each process's analysis where the caller has it (the summary and the page do): analysed once
     by_key: dict[tuple[str, str, str | None], list[tuple[int, Finding]]] = defaultdict(list)
     for rank, trace in run.present:
         for finding in findings(trace, (facts or {}).get(rank)):
