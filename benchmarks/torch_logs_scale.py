@@ -92,8 +92,7 @@ def main() -> int:
          f"log ({base_kb:.0f} kB) repeated with fresh compile ids, frame ids and later timestamps "
          f"until {options.size_mb:g} MB, once per rank ({total_mb:.0f} MB in all). A fresh process runs the whole "
          f"command, {options.runs} times (median, then fastest and slowest); the logs were just written, so they "
-         "are read from the page cache. Peak RSS is the command's own process (the logs are read in worker "
-         "processes, one per CPU, from 32 MB of logs)."),
+         "are read from the page cache. Peak RSS is the command's process, which does all the work."),
         "",
         "| measurement | result | target |",
         "|---|---|---|",

@@ -179,31 +179,32 @@ def test_logs_without_a_rank_are_merged_as_processes_named_by_their_pid(tmp_path
     assert "process 101" in result.stderr and "process 202" in result.stderr and "Per process" in result.stderr
 
 
-_IN_WORKERS = """
-import sys
-from pathlib import Path
+_CTRL_C_WHILE_READING = """
+import os, signal, sys
+from tracers.__main__ import main
 from tracers.torchlogs import load
 
-directory = Path(sys.argv[1])
-paths = sorted(path for path in directory.iterdir() if path.is_file())
-load.PARALLEL_FROM_BYTES = 1 << 62
-here = load.load_logs(directory)
-load.PARALLEL_FROM_BYTES = 0
-workers = load._workers(paths)
-print(workers, here == load.load_logs(directory))
+read = load.load_log
+
+
+def load_log(*args):
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the logs are read (the longest part of report DIR)
+    return read(*args)
+
+
+load.load_log = load_log
+sys.exit(main(["report", sys.argv[1], "--out", sys.argv[2]]))
 """
 
 
-@pytest.mark.parametrize("inputs", ["multi_rank_runtime", "multi_rank_messy_input", "multi_rank_logs"])
-def test_logs_read_in_worker_processes_are_read_as_in_one(inputs):
-    """Large rank directories are read in worker processes: the same traces, problems, ranks and choices."""
-    directory = Path(__file__).parent / "data" / "tlparse" / "inputs" / inputs
-    result = run_python(["-c", _IN_WORKERS, str(directory)])
-    assert result.returncode == 0, result.stderr[-3000:]
-    workers, same = result.stdout.split()
-    if workers == "1":
-        pytest.skip("one CPU here: no worker processes to compare with")
-    assert same == "True"
+def test_ctrl_c_while_reading_logs_is_one_line_and_exit_130(tmp_path):
+    """Ctrl-C in the middle of ``report DIR``: one line, the shell's 130, no traceback and no half-written page."""
+    directory = Path(__file__).parent / "data" / "tlparse" / "inputs" / "multi_rank_runtime"
+    result = run_python(["-c", _CTRL_C_WHILE_READING, str(directory), str(tmp_path)])
+    assert result.returncode == 130, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("interrupted (Ctrl-C)")
+    assert not list(tmp_path.iterdir())  # nothing written, nothing half written
 
 
 @pytest.mark.parametrize("text", ['{"a": [1, 2.5, null]}', ' {"a": 1}', '{"a": 1} ', '{"a": 1}\r', '{"a": 1}{', "{",

@@ -212,7 +212,16 @@ def _split_module(argv: list[str]) -> tuple[list[str], str | None, list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Run one command; Ctrl-C that reaches here (reading logs, writing a page) is one line and the shell's 130."""
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C): stopped before finishing; files already written are complete, none is half "
+              "written", file=sys.stderr)
+        return 130
+
+
+def _run(argv: list[str]) -> int:
     module = None
     if argv[:1] == ["trace"]:
         argv, module, module_args = _split_module(argv)
@@ -255,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_merge(options.inputs, options.out, page=options.page, quiet=options.quiet)
     if options.command == "measure":
-        return _measure(options, argv if argv is not None else sys.argv[1:])
+        return _measure(options, argv)
     if options.command == "report":
         return _report(options.trace_file, options.out, options.open, options.site, options.run,
                        options.source_roots)

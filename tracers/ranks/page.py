@@ -8,8 +8,10 @@ from pathlib import Path
 from tracers.report.links import links_for
 from tracers.report.options import Links, RenderOptions
 from tracers.report.palette import colour, stage_title
-from tracers.report.text import duration, esc
+from tracers.report.text import esc
+from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.events import Span
+from tracers.vocabulary.durations import duration
 from tracers.vocabulary.exported import export_line, export_of
 
 from .divergence import Divergence
@@ -228,5 +230,4 @@ def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = No
     body = (f'{render_ranks(result, links)}<p><a href="{esc(download)}" download>merged trace JSON</a> '
             f'(one process per rank: open it in <a href="https://ui.perfetto.dev">Perfetto</a>)</p>')
     html = page_module.page_document(f"{title} — torch.compile across ranks", body, links)
-    page.write_text(html, encoding="utf-8")
-    return page
+    return write_text_atomic(page, html)  # a page is whole or absent, Ctrl-C or not

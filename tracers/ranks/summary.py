@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from tracers.analysis.trace_facts import TraceFacts, analyze
-from tracers.terminal.style import Style, format_duration
+from tracers.terminal.style import Style
+from tracers.vocabulary.durations import duration
 from tracers.terminal.summary import written_lines
 from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 
@@ -247,10 +248,10 @@ def _stage_values(result: RankReport, columns: list[Column], stage: str) -> list
         mark = "*" if column.has(slowest) else " "
         if times is None:
             values.append("—")
-        elif times[0] == times[1] or format_duration(times[0]) == format_duration(times[1]):
-            values.append(format_duration(times[1]) + mark)
+        elif times[0] == times[1] or duration(times[0]) == duration(times[1]):
+            values.append(duration(times[1]) + mark)
         else:
-            values.append(f"{format_duration(times[0])}–{format_duration(times[1])}{mark}")
+            values.append(f"{duration(times[0])}–{duration(times[1])}{mark}")
     return values
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.chrome import write_atomic
 from tracers.tracefile.events import Trace, rank_of
 from tracers.tracefile.names import TraceName, claim_name, release_name
@@ -34,8 +35,7 @@ def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, si
     options = RenderOptions(title=trace_file.stem, max_total_payload_chars=PAGE_PAYLOAD_CHARS, artifacts=PAGE_ARTIFACTS)
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
     html = render_page(trace, facts or analyze(trace), links_for(trace, trace_file, page_dir, site), options, torch)
-    page.write_text(html, encoding="utf-8")
-    return page
+    return write_text_atomic(page, html)  # a page is whole or absent, Ctrl-C or not
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import os
 
-# Only for tracers/ranks/summary.py, which another change is rewriting: drop once it imports
-# tracers.vocabulary.durations.duration itself.
-from tracers.vocabulary.durations import duration as format_duration  # noqa: F401
-
 
 class Style:
     """ANSI styling, switched off when the stream is not a terminal or NO_COLOR is set."""

@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
-import multiprocessing
-import os
-import pickle
-import sys
-import threading
 import zlib
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,7 +167,8 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
         files, foreign = (LogFile(path, rank_in_name(path.name)),), ()
     roots = source_roots() if roots is None else roots
     readable, unreadable = [], []
-    for log_file, loaded in zip(files, _load_each([log_file.path for log_file in files], keep_code, roots)):
+    for log_file in files:
+        loaded = load_log(log_file.path, keep_code, roots)
         if loaded.trace.info.from_log and loaded.trace.info.from_log["records"]:
             readable.append((log_file, loaded))
         else:
@@ -189,41 +182,6 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
     logs = tuple(_numbered(kept))
     left_out = tuple(name for choice in choices for name in choice.others)
     return LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies))
-
-
-# Reading is most of ``report DIR`` on a large job's logs, and each log is read on its own: from this many bytes
-# of logs in all, they are read in worker processes, one per CPU (8 ranks of 50 MB: 12 s on one of 2 CPUs).
-# Below it, starting the workers would cost more than they save.
-PARALLEL_FROM_BYTES = 32 * 1024 * 1024
-
-
-def _load_each(paths: list[Path], keep_code: bool, roots: tuple[Path, ...]) -> list[LoadedLog]:
-    """``load_log`` of each path, in order; in worker processes when the logs are large and CPUs are free."""
-    workers = _workers(paths)
-    if workers > 1:
-        try:
-            # fork: the workers start as this process is (its modules, its hash seed), and only the loaded
-            # logs travel back, pickled (a tenth of the time reading them takes)
-            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-                return list(pool.map(load_log, paths, itertools.repeat(keep_code), itertools.repeat(roots)))
-        except (OSError, BrokenProcessPool, pickle.PicklingError):
-            pass  # no worker processes here (no semaphores in a sandbox, a worker killed): read them in this one
-    return [load_log(path, keep_code, roots) for path in paths]
-
-
-def _workers(paths: list[Path]) -> int:
-    """How many worker processes to read ``paths`` with: 1 (this process) unless they are large and it is safe."""
-    if len(paths) < 2 or not sys.platform.startswith("linux") or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    # forking a process with other threads (torch's own, a caller's) may copy a lock some thread holds
-    if "torch" in sys.modules or threading.active_count() > 1:
-        return 1
-    try:
-        size = sum(path.stat().st_size for path in paths)
-        cpus = len(os.sched_getaffinity(0))
-    except (OSError, AttributeError):
-        return 1
-    return min(cpus, len(paths)) if size >= PARALLEL_FROM_BYTES else 1
 
 
 def _without_copies(readable: list[tuple[LogFile, LoadedLog]]) -> tuple[list[tuple[LogFile, LoadedLog]],
