@@ -50,7 +50,7 @@ def _slower(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | No
     advice = _cause(trace, function, profile)
     if compiled < eager * NOISE:
         advice += (f" Each side was timed in one process, and on a busy machine separate processes timing the same "
-                   f"step have differed by up to {NOISE:.2g}×: trace again before acting on a difference this small.")
+                   f"step have differed by up to {NOISE:g}×: trace again before acting on a difference this small.")
     return Finding("slower-than-eager", what, function.steady_calls, function.compile_ids, 0.0,
                    user_line=_site(function), advice=advice, explained=MEASURED)
 
