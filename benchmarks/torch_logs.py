@@ -77,6 +77,17 @@ def scaled_log(base: Path, size: int, rank: int) -> str:
     return "".join(parts)
 
 
+def rank_logs(scratch: Path, ranks: int, size: int) -> tuple[Path, float]:
+    """A directory of ``ranks`` rank logs of ``size`` bytes made from one real log, and that log's size in kB."""
+    base = record_logs(scratch)
+    directory = scratch / "ranks"
+    directory.mkdir()
+    for rank in range(ranks):
+        (directory / f"dedicated_log_torch_trace_rank_{rank}_bench.log").write_text(
+            scaled_log(base, size, rank), encoding="utf-8")
+    return directory, base.stat().st_size / 1e3
+
+
 def timed(code: str, *args: str) -> tuple[float, float, str]:
     """(wall seconds, the process's own peak RSS in MB, stderr) of ``python -c code args`` in a fresh process."""
     started = time.perf_counter()
@@ -105,14 +116,7 @@ def main() -> int:
     options = parser.parse_args()
     size = int(options.size_mb * 1_000_000)
     with tempfile.TemporaryDirectory(prefix="bench-torchlogs-") as scratch_name:
-        scratch = Path(scratch_name)
-        base = record_logs(scratch)
-        base_kb = base.stat().st_size / 1e3
-        ranks = scratch / "ranks"
-        ranks.mkdir()
-        for rank in range(options.ranks):
-            (ranks / f"dedicated_log_torch_trace_rank_{rank}_bench.log").write_text(
-                scaled_log(base, size, rank), encoding="utf-8")
+        ranks, base_kb = rank_logs(Path(scratch_name), options.ranks, size)
         one = ranks / "dedicated_log_torch_trace_rank_0_bench.log"
         log_mb = one.stat().st_size / 1e6
         _, baseline_mb, _ = timed(BASELINE)

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import publish
-from benchmarks.torch_logs import EXAMPLE, REPORT, record_logs, scaled_log, timed
+from benchmarks.torch_logs import EXAMPLE, REPORT, rank_logs, timed
 
 TARGET_S = 30.0  # issue 27: 8 ranks x 50 MB within 30 s
 # the reading alone (tracers/torchlogs/), to tell its share from the merge's, in a fresh process of its own
@@ -63,13 +63,7 @@ def main() -> int:
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-torchlogs-scale-") as scratch_name:
         scratch = Path(scratch_name)
-        base = record_logs(scratch)
-        base_kb = base.stat().st_size / 1e3
-        ranks = scratch / "ranks"
-        ranks.mkdir()
-        for rank in range(options.ranks):
-            (ranks / f"dedicated_log_torch_trace_rank_{rank}_bench.log").write_text(
-                scaled_log(base, int(options.size_mb * 1_000_000), rank), encoding="utf-8")
+        ranks, base_kb = rank_logs(scratch, options.ranks, int(options.size_mb * 1_000_000))
         total_mb = sum(path.stat().st_size for path in ranks.iterdir()) / 1e6
         # on a shared machine one run can be seconds off: several, alternating the command and the reading alone
         walls, peaks, reads, read_peaks, baseline_walls = [], [], [], [], []
