@@ -9,7 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tracers.tracefile.events import Trace
-from tracers.tracefile.runtime import WARMUP_CALLS, KernelTime, ProfiledCalls, RuntimeRecord, TimedFunction
+from tracers.tracefile.runtime import (WARMUP_CALLS, KernelTime, ProfiledCalls, RuntimeRecord, TimedFunction,
+                                      compiled_label)
 from tracers.vocabulary.durations import duration
 
 from .kernels import Kernel, KernelMap, UserLine, kernel_map
@@ -36,7 +37,7 @@ class FunctionSpeed:
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.site.rsplit('/', 1)[-1]})"
+        return compiled_label(self.name, self.site)
 
     @property
     def speedup(self) -> float | None:
@@ -118,7 +119,7 @@ class FunctionProfile:
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.site.rsplit('/', 1)[-1]})"
+        return compiled_label(self.name, self.site)
 
 
 @dataclass(frozen=True)
@@ -150,11 +151,11 @@ def runtime(trace: Trace, kernels: KernelMap | None = None) -> Runtime | None:
         other = eager.pop(compiled.key, None)
         functions.append(_speed(compiled, other, record.compiled.timer, setup))
         if other is not None and other.calls != compiled.calls:
-            notes.append(f"{compiled.name} ({compiled.site.rsplit('/', 1)[-1]}): {compiled.calls} calls compiled, "
+            notes.append(f"{compiled_label(compiled.name, compiled.site)}: {compiled.calls} calls compiled, "
                          f"{other.calls} eager; matched by order over the first "
                          f"{min(compiled.calls, other.calls)} (the eager run took another path, or called the module "
                          "itself elsewhere: compile off hands the module back)")
-    notes += [f"{function.name} ({function.site.rsplit('/', 1)[-1]}): compiled only in the eager run"
+    notes += [f"{compiled_label(function.name, function.site)}: compiled only in the eager run"
               for function in eager.values()]
     notes += [f"{function.label}: its compile leaves out {duration(function.setup_ns)} of one-time setup that ran "
               "in its compiles (any first compile in a process pays it; the findings' one-time note says what it was)"

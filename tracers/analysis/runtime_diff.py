@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tracers.tracefile.events import Trace
+from tracers.tracefile.runtime import compiled_label
 
 from .runtime import FunctionProfile, FunctionSpeed, LineTime, Runtime, runtime
 
@@ -23,7 +24,7 @@ class SpeedRow:
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.site.rsplit('/', 1)[-1]})"
+        return compiled_label(self.name, self.site)
 
     @property
     def compiled_ratio(self) -> float | None:
@@ -65,7 +66,7 @@ class ProfileRow:
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.site.rsplit('/', 1)[-1]})"
+        return compiled_label(self.name, self.site)
 
 
 @dataclass(frozen=True)

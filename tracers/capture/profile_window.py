@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from tracers.tracefile.runtime import WARMUP_CALLS as WARMUP
-from tracers.tracefile.runtime import KernelTime, ProfiledCalls
+from tracers.tracefile.runtime import KernelTime, ProfiledCalls, compiled_label
 
 CALLS = 10  # calls profiled per compiled function
 _REGION = "Torch-Compiled Region: "  # Dynamo's record_function around a frame's compiled code (convert_frame.py)
@@ -76,7 +76,7 @@ class ProfileWindow:
             self._finish()
         for calls in functions:
             if id(calls) not in self._done and calls.host:
-                self.notes.append(f"{calls.name} ({calls.site.rsplit('/', 1)[-1]}): not profiled, "
+                self.notes.append(f"{compiled_label(calls.name, calls.site)}: not profiled, "
                                   f"{len(calls.host)} calls leave no steady call after warm-up")
 
 

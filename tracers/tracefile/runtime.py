@@ -11,6 +11,11 @@ COMPILED, EAGER = "compiled", "eager"
 WARMUP_CALLS = 3
 
 
+def compiled_label(name: str, site: str) -> str:
+    """How a compiled object is named to the user: ``step (train.py:12)``, its torch.compile line's file and line."""
+    return f"{name} ({site.rsplit('/', 1)[-1]})"
+
+
 @dataclass(frozen=True)
 class TimedFunction:
     """One object ``torch.compile`` returned and every call the script made of it, in order."""
