@@ -24,3 +24,16 @@ def test_the_first_divergence_names_the_input_and_both_shapes_in_one_line(tmp_pa
     first = page[page.index('class="wt-rank-diverge"'):]
     assert f'<p class="wt-rank-first">{SAID}</p>' in first
     assert "check_tensor" not in first[:first.index("</div>")]
+
+
+def test_the_same_logs_say_the_same_divergence_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """Guards are compared as sets: the lines said about them come out in one order, not the hash seed's."""
+    logs = Path(__file__).parent / "data" / "tlparse" / "inputs" / "multi_rank_runtime"
+    said = set()
+    for seed in ("1", "2", "3"):
+        result = run_python(["-m", "tracers", "report", str(logs), "--out", str(tmp_path / seed)],
+                            env={"PYTHONHASHSEED": seed})
+        assert result.returncode == 0, result.stderr[-3000:]
+        said.add("\n".join(line for line in result.stderr.splitlines() + result.stdout.splitlines()
+                           if str(tmp_path) not in line))
+    assert len(said) == 1

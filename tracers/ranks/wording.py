@@ -137,7 +137,7 @@ def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
     values: dict[str, dict[int, str]] = {}
     others: dict[str, set[int]] = {}
     for rank, guards in guards_by_rank.items():
-        for line in guards:
+        for line in sorted(guards):  # a set: sorted, so the same logs say the same lines in the same order every run
             text = _TREE.sub("", line)
             match = _TENSOR_GUARD.search(text)
             if match:
