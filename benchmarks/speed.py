@@ -68,12 +68,12 @@ def _python(args: list[str], env: dict[str, str] | None = None) -> tuple[str, fl
 
 
 def _traced(script: Path, out: Path, *options: str) -> tuple[object | None, float]:
-    from tracers.analysis.runtime import runtime
+    from tracers.analysis.speed import speed_of
     from tracers.tracefile.chrome import load
 
     _, took = _python(["-m", "tracers", "trace", "--quiet", "--no-page", "--out", str(out), *options, str(script)])
     trace = sorted(out.glob(f"{script.stem}-cpu-cold*.json"))[-1]
-    speed = runtime(load(trace))
+    speed = speed_of(load(trace))
     trace.unlink()
     return (speed.functions[0] if speed and speed.functions else None), took
 

@@ -3,7 +3,7 @@
 ``python -m tests.hostile OUT_DIR [SEED] [COUNT]`` makes the cases, runs ``report`` on each in this one process
 (a per-case alarm as the hang detector) and prints one JSON line per case: its name, the exit status, what
 went wrong (an exception escaping, a traceback printed, a negative time on the page) and the process's peak RSS
-after it. tests/test_hostile_input.py runs it and checks the lines."""
+after it. tests/tracers/torchlogs/test_hostile_input.py runs it and checks the lines."""
 
 from __future__ import annotations
 

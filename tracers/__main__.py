@@ -311,7 +311,7 @@ def _report(trace_file: str, out: str | None, open_page: bool, site: str | None,
 
     from tracers.ranks.merge import MergeError, is_merged_file
     from tracers.ranks.page import PageUnavailable
-    from tracers.tracefile.checked import Dropped
+    from tracers.tracefile.validation import Dropped
     from tracers.tracefile.chrome import TraceFileError, load
 
     from tracers.report.save import ReportUnavailable, open_in_browser, write_report

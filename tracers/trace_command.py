@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracers.capture.children import ChildSpec, children_dir, children_traced, new_run_id
+from tracers.capture.child_handoff import ChildSpec, children_dir, children_traced, new_run_id
 from tracers.capture.launcher import RankEnvironmentError, detect, leads_output
 from tracers.capture.options import TraceOptions, check_program, check_session, prepared_session
 from tracers.capture.progress import Progress

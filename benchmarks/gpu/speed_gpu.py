@@ -45,14 +45,14 @@ def _reference(model: str, env: dict[str, str], log: Path, timeout: float) -> di
 
 
 def _traced_step(traces: Path):  # noqa: ANN202 - (runtime analysis, the step's timings) or (None, None)
-    from tracers.analysis.runtime import runtime
+    from tracers.analysis.speed import speed_of
     from tracers.tracefile.chrome import load
 
     found = sorted(traces.glob("*-c*-*.json"))
     if not found:
         return None, None, None
     trace = load(found[0])
-    speed = runtime(trace)
+    speed = speed_of(trace)
     # The step is a closure (``gpt2.<locals>.train_step``): matched by its own name.
     steps = [function for function in (speed.functions if speed else ())
              if function.name.rsplit(".", 1)[-1] == "train_step"]
@@ -134,7 +134,7 @@ def _ratio(eager: float | None, compiled: float | None) -> str:
     return f"{eager / compiled:.2f}×" if eager and compiled else "—"
 
 
-def _top_lines(speed, directory: Path) -> list[str]:  # noqa: ANN001 - analysis.runtime.Runtime
+def _top_lines(speed, directory: Path) -> list[str]:  # noqa: ANN001 - analysis.runtime.Speed
     """The tracer's kernel times (by line, and by kernel) against torch.profiler's own table of the reference run.
 
     A line's time is its kernels' time split by a fixed rule (a kernel made from n lines gives each 1/n), so the lines

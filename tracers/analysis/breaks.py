@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
 
-from .finding import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
+from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
 from .frames import SourceLine, parse_location, short, traceback_lines, user_and_library
 from .guard_failures import GuardFailure
 from .trace_facts import FRAME_SKIPPED, CompileFacts

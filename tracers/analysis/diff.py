@@ -10,7 +10,7 @@ from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_ORDER
 
 from .code_diff import CodeDiff, code_diff
-from .runtime_diff import RuntimeDiff, runtime_diff
+from .speed_diff import SpeedDiff, speed_diff
 from .trace_facts import CompileFacts, TraceFacts, analyze
 
 # Kernel names as Inductor writes them into its output code: cpp_fused_* on the CPU, triton_* on the GPU.
@@ -66,7 +66,7 @@ class TraceDiff:
     kernels_b: tuple[str, ...]
     compiles: tuple[CompileRow, ...] = ()  # one row per compile id of either side, resets kept apart
     code: CodeDiff | None = None  # compile time by your code on each side (code_diff.py)
-    runtime: RuntimeDiff | None = None  # --vs-eager / --profile on either side (runtime_diff.py); None: on neither
+    runtime: SpeedDiff | None = None  # --vs-eager / --profile on either side (speed_diff.py); None: on neither
 
 
 def label(trace: Trace) -> str:
@@ -128,5 +128,5 @@ def diff(a: Trace, b: Trace) -> TraceDiff:
         only_b=tuple(sorted(facts_b.fired - facts_a.fired)),
         counts=tuple((what, counts_a[what], counts_b[what]) for what in counts_a),
         kernels_a=kernels(a), kernels_b=kernels(b), compiles=compile_rows(facts_a, facts_b),
-        code=code_diff(a, b), runtime=runtime_diff(a, b),
+        code=code_diff(a, b), runtime=speed_diff(a, b),
     )

@@ -4,7 +4,7 @@ compilation_metrics records it (``fail_type``, ``fail_reason``), not Dynamo decl
 
 from __future__ import annotations
 
-from .finding import Explained, Finding, Ledger
+from .finding_type import Explained, Finding, Ledger
 from .frames import SourceLine, parse_location, short
 from .trace_facts import CompileFacts, TraceFacts
 

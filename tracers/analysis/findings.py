@@ -9,11 +9,11 @@ from tracers.tracefile.events import HINT_NAMES, Trace
 from tracers.vocabulary.durations import duration_s
 
 from .breaks import group_breaks, merge_stack_recompiles
-from .finding import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
+from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
 from .guard_failures import parse_failure
 from .recompiles import recompile_findings
-from .runtime_findings import RUNTIME_KINDS, runtime_findings
+from .speed_findings import RUNTIME_KINDS, speed_findings
 from .trace_facts import TraceFacts, analyze
 from .one_time import one_time
 from .waste import cache_misses, ddp_splits, dominant_stage, nothing_compiled, one_time_setup, thrown_away
@@ -43,7 +43,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     found += breaks + compile_failures(facts, ledger) + thrown_away(compiles, ledger) + \
         cache_misses(trace, compiles, ledger)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
-    problems += runtime_findings(trace)  # --vs-eager's: they cost no compile time of their own
+    problems += speed_findings(trace)  # --vs-eager's: they cost no compile time of their own
     every = nothing_compiled(trace, facts, compiles, breaks) + problems + ddp_splits(trace) + \
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
     return [_checked_hint(finding, _hint_names(trace)) for finding in every]

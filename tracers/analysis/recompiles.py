@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from tracers.tracefile.events import Trace
 
-from .finding import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
+from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
 from .frames import SourceLine, short
 from .guard_failures import GuardFailure, made_dynamic
 from .trace_facts import CompileFacts, TraceFacts

@@ -9,14 +9,14 @@ from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
-from .finding import CACHES, DISTRIBUTED, RESTARTS, SETUP, Explained, Finding, Ledger
+from .finding_type import CACHES, DISTRIBUTED, RESTARTS, SETUP, Explained, Finding, Ledger
 from .frames import short
 from .one_time import ONE_TIME_STAGES, OneTime
 from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
 from .user_names import frame_words
 
 # Checked: DDP(torch.compile(module)) gets its graph where torch.compile(DDP(torch.nn.Sequential(...))) gets none
-# (tests/programs/findings/ddp_sequential.py and its variant in tests/test_findings.py).
+# (tests/programs/findings/ddp_sequential.py and its variant in tests/tracers/analysis/test_findings.py).
 _DDP_FIX = ("Compile the module DDP wraps instead, DDP(torch.compile(model)); or wrap a module whose forward is your "
             "own code, so Dynamo compiles it as a frame of its own after DDP's forward breaks (chapter 19's example).")
 

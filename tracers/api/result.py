@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tracers.analysis.by_code import ByCode, by_code
 from tracers.analysis.findings import Finding, findings
 from tracers.analysis.kernels import KernelMap, kernel_map
-from tracers.analysis.runtime import Runtime, runtime
+from tracers.analysis.speed import Speed, speed_of
 from tracers.analysis.trace_facts import GraphBreak as RecordedBreak
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.report.save import save_trace
@@ -232,12 +232,14 @@ class TraceResult:
         return kernel_map(self.trace)
 
     @property
-    def runtime(self) -> Runtime | None:
+    def speed(self) -> Speed | None:
         """With ``--vs-eager`` or ``--profile`` (``tracers.trace(vs_eager=True, profile=True)``): each compiled
         function's ``calls``, ``eager_ns`` and ``compiled_ns`` per steady call, ``speedup``, ``compile_ns``,
         ``payback_calls``; and per profiled function the kernel time by user line (``profiles[i].lines``). A traced
         block times the compiled calls only: the eager run re-runs a script (``python -m tracers trace --vs-eager``)."""
-        return runtime(self.trace)
+        return speed_of(self.trace)
+
+    runtime = speed  # the name it had before ``speed``
 
     # -- renderings -----------------------------------------------------------------------
     def summary(self, color: bool = False) -> str:

@@ -6,8 +6,8 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from tracers.tracefile.runtime import WARMUP_CALLS as WARMUP
-from tracers.tracefile.runtime import KernelTime, ProfiledCalls, compiled_label
+from tracers.tracefile.speed import WARMUP_CALLS as WARMUP
+from tracers.tracefile.speed import KernelTime, ProfiledCalls, compiled_label
 
 CALLS = 10  # calls profiled per compiled function
 _REGION = "Torch-Compiled Region: "  # Dynamo's record_function around a frame's compiled code (convert_frame.py)

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tracers.tracefile.runtime import TimedFunction, TimedRun
+from tracers.tracefile.speed import TimedFunction, TimedRun
 
 from .dynamo_shield import shield
 

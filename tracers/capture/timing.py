@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracers.tracefile.events import RunInfo
-from tracers.tracefile.runtime import COMPILED, RuntimeRecord
+from tracers.tracefile.speed import COMPILED, SpeedRecord
 
 from .calls import TARGET
 from .profile_window import ProfileWindow
@@ -39,6 +39,6 @@ class Timing:
             inductor_config.cpp.enable_kernel_profile = self._kernel_profile
             self.window.stop(self.timer._functions)
             notes = self.window.notes
-        record = RuntimeRecord(self.timer.result(), None, tuple(self.window.profiles) if self.window else (),
+        record = SpeedRecord(self.timer.result(), None, tuple(self.window.profiles) if self.window else (),
                                "; ".join(notes) or None)
         info.runtime = record.as_json()

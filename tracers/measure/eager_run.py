@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tracers.capture.runner import Outcome, check_module, check_script, hard_exits_handled, run_program
 from tracers.tracefile.atomic import write_text_atomic
-from tracers.tracefile.runtime import EAGER, TimedRun
+from tracers.tracefile.speed import EAGER, TimedRun
 
 # TORCH_COMPILE_DISABLE alone still returns Dynamo's wrapper (its callback then declines every frame, at a cost per
 # call); TORCHDYNAMO_DISABLE makes torch.compile hand back the function or module itself: eager as written.

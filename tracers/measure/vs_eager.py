@@ -9,8 +9,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tracers.capture.children import ENV as CHILD_ENV
-from tracers.tracefile.runtime import EAGER, RuntimeRecord, TimedRun
+from tracers.capture.child_handoff import ENV as CHILD_ENV
+from tracers.tracefile.speed import EAGER, SpeedRecord, TimedRun
 
 from .eager_run import COMPILE_OFF
 
@@ -45,7 +45,7 @@ def run_eager(script: str, args: list[str], module: bool, device: str) -> TimedR
 
 def with_eager(runtime: dict | None, eager: TimedRun) -> dict | None:
     """``RunInfo.runtime`` with the eager run set beside the compiled one."""
-    record = RuntimeRecord.from_json(runtime)
+    record = SpeedRecord.from_json(runtime)
     if record is None:
         return None
-    return RuntimeRecord(record.compiled, eager, record.profiles, record.profile_note).as_json()
+    return SpeedRecord(record.compiled, eager, record.profiles, record.profile_note).as_json()

@@ -13,7 +13,7 @@ from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Trace
 
-from . import logged
+from . import log_comparison
 from .collectives import Collective, collectives_in
 from .difference import Difference, Divergence, group_ranks
 from .wording import collective_words, guard_words, ids_text, input_words, ranks_text
@@ -78,7 +78,7 @@ ASPECTS: tuple[tuple[str, Callable[[CompileSignature], object], str], ...] = (
      "different collectives inside the compiled graphs (kind, order or size): each rank waits for a "
      "partner operation the other never issues — under NCCL that is a hang until the watchdog's timeout"),
 )
-# Cache outcomes are compared over the whole run (logged.cache_patterns): ranks grouped by their pattern.
+# Cache outcomes are compared over the whole run (log_comparison.cache_patterns): ranks grouped by their pattern.
 PRESENCE = "compiled on some ranks only"
 PRESENCE_WHY = ("only some ranks compiled this: the others reused earlier code (their guards held) and went "
                 "on to the next collective, where they wait while these ranks compile; if the new graph's "
@@ -181,15 +181,15 @@ def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None
                 said = lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "") if lines else ""
                 differences.append(Difference(aspect, cid, described, line_of(cid), why, said, tuple(lines)))
     differences += _presence(absent, ranks, per_rank, line_of)
-    logged_differences = [logged.schedules(traces, line_of), logged.cache_patterns(facts, line_of),
-                          logged.execution_order(traces, line_of), logged.tensor_meta(traces, line_of)]
-    estimates, estimates_note = logged.estimates(traces)
-    logged_differences.append(logged.estimate_difference(estimates, line_of))
+    logged_differences = [log_comparison.schedules(traces, line_of), log_comparison.cache_patterns(facts, line_of),
+                          log_comparison.execution_order(traces, line_of), log_comparison.tensor_meta(traces, line_of)]
+    estimates, estimates_note = log_comparison.estimates(traces)
+    logged_differences.append(log_comparison.estimate_difference(estimates, line_of))
     differences += [found for found in logged_differences if found is not None]
     order = {aspect: index for index, aspect in enumerate([PRESENCE, *(a for a, _, _ in ASPECTS)])}
     differences.sort(key=lambda d: (not d.compile_id, sort_key(d.compile_id) if d.compile_id else (),
                                     order.get(d.aspect, len(order))))
-    notes = tuple(note for note in (logged.waits_note(logged.missing_waits(traces)), estimates_note) if note)
+    notes = tuple(note for note in (log_comparison.waits_note(log_comparison.missing_waits(traces)), estimates_note) if note)
     return Divergence(ranks, tuple(differences), estimates, notes, _compared(traces))
 
 
@@ -232,8 +232,8 @@ def _presence(absent: list[tuple[str, tuple[int, ...]]], ranks: tuple[int, ...],
 def _compared(traces: dict[int, Trace]) -> tuple[str, ...]:
     """What torch's records let the ranks be compared on, beyond each compile's signature."""
     names = {artifact.name for trace in traces.values() for artifact in trace.artifacts}
-    return tuple(words for name, words in ((logged.SCHEDULE, "collective schedules"),
-                                           (logged.EXECUTION, "graph execution order"),
-                                           (logged.ESTIMATES, "Inductor's runtime estimates and output metadata"),
+    return tuple(words for name, words in ((log_comparison.SCHEDULE, "collective schedules"),
+                                           (log_comparison.EXECUTION, "graph execution order"),
+                                           (log_comparison.ESTIMATES, "Inductor's runtime estimates and output metadata"),
                                            ("inductor_output_code", "waits in the output code"))
                  if name in names)

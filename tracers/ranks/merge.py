@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from tracers.tracefile.atomic import write_text_atomic
-from tracers.tracefile import checked
-from tracers.tracefile.checked import Dropped
+from tracers.tracefile import validation
+from tracers.tracefile.validation import Dropped
 from tracers.tracefile.chrome import TOOL_KEY, TraceFileError, from_chrome, load, parse_json, to_chrome
 from tracers.tracefile.events import MAX_RANKS, Trace, rank_of
 from tracers.tracefile.names import TraceName, parse, rank_files
@@ -153,7 +153,7 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
         if rank in by_rank:
             raise MergeError(f"{path}: rank {rank} twice (also {by_rank[rank].source}); merge one run at a time")
         size = trace.info.rank.get("world_size")  # type: ignore[union-attr]  (checked on reading: a whole number or None)
-        sizes.add(size if checked.is_int(size) else rank + 1)
+        sizes.add(size if validation.is_int(size) else rank + 1)
         by_rank[rank] = RankTrace(rank, trace, path.name)
     if len(sizes) > 1:
         raise MergeError(f"the rank traces disagree on the world size ({', '.join(map(str, sorted(sizes)))})")
@@ -240,7 +240,7 @@ def is_merged_file(path: Path) -> bool:
 
 
 def _number(value: Any, low: float, high: float) -> bool:
-    return checked.is_number(value) and low <= value <= high
+    return validation.is_number(value) and low <= value <= high
 
 
 def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
@@ -255,20 +255,20 @@ def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
         raise MergeError(f"{path}: not a merged multi-rank trace (no {RANKS_KEY} metadata)")
     meta = raw["otherData"][RANKS_KEY]
     version = meta.get("format_version") if isinstance(meta, dict) else None
-    if not checked.is_int(version) or version < 1:
+    if not validation.is_int(version) or version < 1:
         raise MergeError(f"{path}: merged format {version!r} is not a format version (a whole number)")
     if version > FORMAT_VERSION:
         raise MergeError(f"{path}: merged format {version} is newer than this tool reads ({FORMAT_VERSION})")
     try:
         events_by_pid: dict[int, list[dict[str, Any]]] = {}
         for event in raw["traceEvents"]:
-            if isinstance(event, dict) and checked.is_int(event.get("pid")):
+            if isinstance(event, dict) and validation.is_int(event.get("pid")):
                 events_by_pid.setdefault(event["pid"], []).append(event)
         ranks: list[RankTrace] = []
         offsets = {}
         for entry in raw["ranks"]:
             rank = entry.get("rank") if isinstance(entry, dict) else None
-            if not (checked.is_int(rank) and 0 <= rank < MAX_RANKS) or any(held.rank == rank for held in ranks):
+            if not (validation.is_int(rank) and 0 <= rank < MAX_RANKS) or any(held.rank == rank for held in ranks):
                 dropped["ranks out of range or named twice"] += 1
                 continue
             source, problem, process = (_text(entry.get(key)) for key in ("source", "problem", "process"))
@@ -276,13 +276,13 @@ def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
                 ranks.append(RankTrace(rank, None, source or "", problem, process))
                 continue
             shift, origin = entry["shift_us"], entry["origin_ns"]
-            if not (_number(shift, 0, checked.MAX_RUN_US) and checked.is_int(origin)
-                    and abs(origin) <= checked.MAX_ORIGIN_NS):
+            if not (_number(shift, 0, validation.MAX_RUN_US) and validation.is_int(origin)
+                    and abs(origin) <= validation.MAX_ORIGIN_NS):
                 dropped["ranks with a clock shift out of range"] += 1
                 ranks.append(RankTrace(rank, None, source or "", "its clock shift in the merged file is damaged",
                                        process))
                 continue
-            own = [{**event, "ts": round(event["ts"] - shift, 3)} if checked.is_number(event.get("ts")) else event
+            own = [{**event, "ts": round(event["ts"] - shift, 3)} if validation.is_number(event.get("ts")) else event
                    for event in events_by_pid.get(rank, []) + events_by_pid.get(_DEEP_PID + rank, [])]
             single = {"traceEvents": own, "otherData": {TOOL_KEY: entry["info"], "origin_ns": origin},
                       "artifacts": entry["artifacts"], "executed_lines": entry["executed_lines"]}
@@ -290,7 +290,7 @@ def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
             offsets[rank] = round(shift * 1000) - origin
             ranks.append(RankTrace(rank, trace, source or "", problem, process))
         world = meta["world_size"]
-        if not (checked.is_int(world) and 0 <= world <= MAX_RANKS):
+        if not (validation.is_int(world) and 0 <= world <= MAX_RANKS):
             dropped["world sizes out of range (the ranks found counted)"] += 1
             world = sum(1 for rank in ranks if rank.process is None)
         alignment = Alignment({rank.rank: offsets.get(rank.rank, 0) for rank in ranks}, str(meta["alignment"]))

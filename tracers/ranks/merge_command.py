@@ -8,7 +8,7 @@ from pathlib import Path
 from tracers.capture.options import TraceOptions
 from tracers.report.save import open_in_browser
 from tracers.terminal.style import style_for
-from tracers.tracefile.checked import Dropped
+from tracers.tracefile.validation import Dropped
 from tracers.tracefile.names import parse
 
 from .merge import MergedRun, MergeError, find_rank_files, load_merged, load_run, write_merged

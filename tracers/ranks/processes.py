@@ -8,7 +8,7 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracers.capture.children import ChildSpec
+from tracers.capture.child_handoff import ChildSpec
 from tracers.tracefile.chrome import TraceFileError, load, write_atomic
 from tracers.tracefile.events import Trace
 from tracers.tracefile.names import TraceName, child_file, child_pid, claim_name, release_name

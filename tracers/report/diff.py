@@ -11,7 +11,7 @@ from tracers.vocabulary.durations import duration
 
 from .options import Links
 from .palette import colour, stage_title
-from .runtime_diff import render_runtime_diff
+from .speed_diff import render_runtime_diff
 from .text import esc, target_label
 
 MAX_KERNELS = 12  # names shown per side; the count says how many there are

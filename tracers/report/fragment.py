@@ -15,7 +15,7 @@ from .by_code import render_by_code, render_kernels
 from .counts import render_counts
 from .findings import render_findings
 from .options import Links, RenderOptions
-from .runtime import render_runtime
+from .speed import render_runtime
 from .text import esc
 from .timeline import render_timeline
 from .tree import render_tree

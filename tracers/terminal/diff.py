@@ -7,7 +7,7 @@ from tracers.analysis.diff import TraceDiff
 from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
-from .runtime_diff import render_runtime_diff
+from .speed_diff import render_runtime_diff
 from .style import Style
 
 

@@ -15,7 +15,7 @@ from tracers.analysis.trace_facts import TraceFacts, TreeNode
 from tracers.vocabulary.durations import duration
 from tracers.vocabulary.exported import export_line, export_of, no_problems_in_compiles
 
-from . import by_code, runtime
+from . import by_code, speed
 from .findings import PageUrl, render_findings, render_recap
 from .style import Style, style_for
 
@@ -132,7 +132,7 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                 lines.append(style.dim(f"{indent}skipped thanks to the cache: {', '.join(compile.skipped)}"))
 
     lines.extend(by_code.render(trace, style, _WIDTH))
-    lines.extend(runtime.render(trace, style, _WIDTH))  # --vs-eager / --profile
+    lines.extend(speed.render(trace, style, _WIDTH))  # --vs-eager / --profile
 
     if compiled or not export:  # an export log's counts of torch.compile's graphs would all be 0, and say nothing
         lines.append("")

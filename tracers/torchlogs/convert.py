@@ -13,7 +13,7 @@ from typing import Any
 
 from tracers.vocabulary.releases import TOOL_VERSION
 from tracers.capture.artifacts import RecordTranslator, compile_id_of, record_name
-from tracers.tracefile.checked import depth_within, is_int, is_number
+from tracers.tracefile.validation import depth_within, is_int, is_number
 from tracers.tracefile.compile_identity import CompileIdentity, plausible
 from tracers.tracefile.events import FORMAT_VERSION, MAX_NESTING, MAX_RANKS, Artifact, RunInfo, Span, Trace
 

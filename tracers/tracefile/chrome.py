@@ -11,9 +11,9 @@ from typing import Any
 
 from tracers.vocabulary.reading import ReadError, read_text
 
-from . import checked
+from . import validation
 from .atomic import write_text_atomic
-from .checked import Dropped
+from .validation import Dropped
 from .events import FORMAT_VERSION, Artifact, Span, Trace
 from .scrub import scrub
 
@@ -131,14 +131,14 @@ def parse_json(path: Path, what: str) -> Any:
 
 def from_chrome(raw: Any, path: str, dropped: Dropped | None = None) -> Trace:
     """A trace from the JSON ``to_chrome`` made (``path`` names it in errors); raises TraceFileError when it is
-    not one, and leaves out (counting in ``dropped``) what cannot be used (tracefile/checked.py)."""
+    not one, and leaves out (counting in ``dropped``) what cannot be used (tracefile/validation.py)."""
     dropped = Dropped() if dropped is None else dropped
     other = raw.get("otherData") if isinstance(raw, dict) else None
     info = other.get(TOOL_KEY) if isinstance(other, dict) else None
     if not isinstance(info, dict):
         raise TraceFileError(f"{path}: not a trace written by this tool (no {TOOL_KEY} metadata)")
     version = info.get("format_version")
-    if not checked.is_int(version) or version < 1:
+    if not validation.is_int(version) or version < 1:
         raise TraceFileError(f"{path}: trace format {version!r} is not a format version (a whole number)")
     if version > FORMAT_VERSION:
         raise TraceFileError(
@@ -147,13 +147,13 @@ def from_chrome(raw: Any, path: str, dropped: Dropped | None = None) -> Trace:
     events = raw.get("traceEvents")
     if not isinstance(events, list):
         raise TraceFileError(f"{path}: trace file is damaged (no list of traceEvents)")
-    origin = checked.origin_of(other, dropped)
+    origin = validation.origin_of(other, dropped)
     events = [event for event in events if isinstance(event, dict)]
     spans = [span for event in events if event.get("ph") == "X" and event.get("cat") != DEEP_CATEGORY
-             for span in (checked.span(event, origin, dropped),) if span is not None]
-    spans = checked.tree(spans, dropped)
+             for span in (validation.span(event, origin, dropped),) if span is not None]
+    spans = validation.tree(spans, dropped)
     deep_events = [deep for event in events if event.get("cat") == DEEP_CATEGORY
-                   for deep in (checked.deep_event(event, origin, dropped),) if deep is not None]
+                   for deep in (validation.deep_event(event, origin, dropped),) if deep is not None]
     thread_names = {event.get("tid"): event["args"]["name"] for event in events
                     if event.get("ph") == "M" and event.get("name") == "thread_name"
                     and isinstance(event.get("args"), dict) and isinstance(event["args"].get("name"), str)}
@@ -161,7 +161,7 @@ def from_chrome(raw: Any, path: str, dropped: Dropped | None = None) -> Trace:
         span.thread_name = thread_names.get(span.thread_id, str(span.thread_id))
     items = raw.get("artifacts", [])
     artifacts = [artifact for item in (items if isinstance(items, list) else [])
-                 for artifact in (checked.artifact(item, origin, dropped),) if artifact is not None]
-    run_info = checked.run_info(info, dropped)
-    executed_lines = checked.executed_lines(raw.get("executed_lines", {}), dropped)
+                 for artifact in (validation.artifact(item, origin, dropped),) if artifact is not None]
+    run_info = validation.run_info(info, dropped)
+    executed_lines = validation.executed_lines(raw.get("executed_lines", {}), dropped)
     return Trace(run_info, spans, artifacts, deep_events, executed_lines)

@@ -117,7 +117,7 @@ class RunInfo:
     calls_eager: dict[str, int] = field(default_factory=dict)
     calls_note: str | None = None
     # --vs-eager / --profile: each compiled function's calls timed, compiled and eager, and the kernels profiled
-    # (tracefile/runtime.py: RuntimeRecord.as_json()); None when neither option was given.
+    # (tracefile/runtime.py: SpeedRecord.as_json()); None when neither option was given.
     runtime: dict[str, Any] | None = None
     # A child process of a traced run (spawn, forkserver, subprocess): pid, parent_pid, run_id, spawn_index.
     process: dict[str, Any] | None = None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tracers.vocabulary.releases import public_version, release_key
 
-from .claim import claim, release
+from .name_claims import claim, release
 
 DEVICES = ("cpu", "cuda")
 CACHE_MODES = ("cold", "warm")

@@ -11,10 +11,10 @@ def _arm() -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(os.path.dirname(here)))  # bootstrap → capture → tracers → root
     try:
-        import tracers.capture.child as child
+        import tracers.capture.child_process as child
     except ImportError:
         sys.path.append(root)  # last, so nothing of the program's is shadowed
-        import tracers.capture.child as child
+        import tracers.capture.child_process as child
     child.bootstrap()
 
 

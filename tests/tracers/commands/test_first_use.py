@@ -1,0 +1,53 @@
+"""The first commands a newcomer types: help that reads right in a terminal, under the name typed, and a note
+when an argument after the script is one of the tracer's own options."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tracers.__main__ import main as trace_main
+from walkthrough.__main__ import main as walkthrough_main
+
+from tests.conftest import run_python
+
+pytestmark = pytest.mark.torch
+
+
+@pytest.mark.parametrize("main, script, first", [(trace_main, "torch-compile-trace", "trace my_script.py"),
+                                                 (walkthrough_main, "torch-compile-walkthrough", "open")])
+def test_help_speaks_plain_text_under_the_console_script_s_name(main, script, first, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", [f"/venv/bin/{script}", "--help"])
+    with pytest.raises(SystemExit) as done:
+        main()
+    shown = capsys.readouterr().out
+    assert done.value.code == 0
+    assert shown.startswith(f"usage: {script} ") and f"  {script} {first}" in shown  # how to start, runnable as shown
+    assert "``" not in shown and "python -m" not in shown
+
+
+def test_trace_help_says_where_its_options_go(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["/venv/bin/torch-compile-trace"])
+    with pytest.raises(SystemExit):
+        trace_main(["trace", "--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "The tracer's options go before SCRIPT (or -m MODULE): everything after it is the script's own." in shown
+
+
+def test_options_after_the_script_go_to_it_with_a_one_line_note(tmp_path):
+    script = tmp_path / "crashes.py"
+    script.write_text("import sys\nprint(sys.argv[1:])\n")
+    run = run_python(["-m", "tracers", "trace", "--no-page", "--out", str(tmp_path / "out"), str(script),
+                      "--device", "cuda", "--cache=warm", "--epochs", "1"])
+    assert run.returncode == 0, run.stderr
+    assert "['--device', 'cuda', '--cache=warm', '--epochs', '1']" in run.stdout  # the script got them, as designed
+    notes = [line for line in run.stderr.splitlines() if line.startswith("trace: note:")]
+    assert notes == [f"trace: note: --device cuda --cache=warm came after {script}, so the script gets them; for the "
+                     f"tracer, put them before the script: python -m tracers trace --device cuda --cache=warm "
+                     f"{script} ..."]
+    assert (tmp_path / "out" / "crashes-cpu-cold.json").is_file()  # traced with the defaults: cpu, cold
+
+    plain = run_python(["-m", "tracers", "trace", "--no-page", "--quiet", "--out", str(tmp_path / "out"), str(script),
+                        "--epochs", "1"])
+    assert plain.returncode == 0 and "note" not in plain.stderr

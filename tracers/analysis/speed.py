@@ -1,0 +1,272 @@
+"""Speed by your code: eager vs compiled per call of each compiled function, and profiled kernel time by user line."""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tracers.tracefile.events import Trace
+from tracers.tracefile.speed import (WARMUP_CALLS, KernelTime, ProfiledCalls, SpeedRecord, TimedFunction,
+                                      compiled_label)
+from tracers.vocabulary.durations import duration
+
+from .kernels import Kernel, KernelMap, UserLine, kernel_map
+from .one_time import OneTime, one_time
+
+
+@dataclass(frozen=True)
+class FunctionSpeed:
+    """One compiled function: its calls in the traced run, matched by call order with the same calls run eager."""
+
+    site: str  # the torch.compile call: ``path:line``
+    order: int
+    name: str
+    calls: int  # calls the script made of it (the traced run)
+    eager_calls: int | None  # the same in the run with compile off; None: no eager run
+    compiling_calls: int
+    steady_calls: int  # calls timed in both runs' steady state (warm-up and profiled calls left out)
+    compiled_ns: float | None  # median time per steady call, compiled
+    eager_ns: float | None  # ... and eager, over the same calls
+    compile_ns: int  # the compiling calls' time beyond a steady call's, less one-time setup: what compiling cost it
+    compile_ids: tuple[str, ...]
+    timer: str  # "cuda events" or "perf_counter"
+    setup_ns: int = 0  # one-time setup of the process that ran inside its compiles (analysis/one_time.py), left out
+
+    @property
+    def label(self) -> str:
+        return compiled_label(self.name, self.site)
+
+    @property
+    def speedup(self) -> float | None:
+        """Eager time over compiled time: above 1, compiling made the calls faster."""
+        if not self.compiled_ns or self.eager_ns is None:
+            return None
+        return self.eager_ns / self.compiled_ns
+
+    @property
+    def saved_ns(self) -> float | None:
+        """Per call, what compiling saves (negative: what it costs)."""
+        return None if self.compiled_ns is None or self.eager_ns is None else self.eager_ns - self.compiled_ns
+
+    @property
+    def payback_calls(self) -> int | None:
+        """Calls it takes for the time saved per call to repay the compile; None when compiled is not faster."""
+        saved = self.saved_ns
+        if saved is None or saved <= 0:
+            return None
+        return max(1, math.ceil(self.compile_ns / saved))
+
+    @property
+    def pays_back(self) -> bool | None:
+        """Whether the run made enough calls to repay the compile; None without an eager time."""
+        if self.saved_ns is None:
+            return None
+        return self.payback_calls is not None and self.payback_calls <= self.calls
+
+
+@dataclass(frozen=True)
+class KernelShare:
+    """A kernel's time per call that went to one line (a kernel made from several lines is shared among them)."""
+
+    name: str
+    compile_id: str | None
+    ns_per_call: float
+    launches_per_call: float
+    shared: int = 1  # the lines its time is split evenly among (the profiler times a kernel, not a line)
+
+
+@dataclass(frozen=True)
+class LineTime:
+    """One user line and the profiled kernel time per call of the code compiled from it."""
+
+    line: UserLine | None  # None: kernels with no user line recorded
+    ns_per_call: float
+    kernels: tuple[KernelShare, ...]
+
+
+@dataclass(frozen=True)
+class CudaGraphUse:
+    """Per compiled region: CUDA graph replays per call the profiler saw, and why torch skipped CUDA graphs."""
+
+    compile_id: str
+    replays_per_call: float
+    skipped: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FunctionProfile:
+    """A ``--profile`` pass over one compiled function's steady-state calls."""
+
+    site: str
+    order: int
+    name: str
+    calls: int
+    call_ns: float  # wall time per profiled call (the profiler slows it)
+    graph_ns: float | None  # of it, inside compiled graphs; None where no Inductor graph ran
+    lines: tuple[LineTime, ...]  # most time first
+    unmatched: tuple[KernelShare, ...]  # ops the profiler saw inside a compiled graph that no kernel record names
+    cudagraphs: tuple[CudaGraphUse, ...]
+    activities: tuple[str, ...]
+
+    @property
+    def outside_ns(self) -> float | None:
+        """Per call, host time outside the compiled graphs: guards, Dynamo's and AOTAutograd's wrappers, eager code
+        at graph breaks."""
+        return None if self.graph_ns is None else max(0.0, self.call_ns - self.graph_ns)
+
+    @property
+    def label(self) -> str:
+        return compiled_label(self.name, self.site)
+
+
+@dataclass(frozen=True)
+class Speed:
+    functions: tuple[FunctionSpeed, ...]
+    profiles: tuple[FunctionProfile, ...]
+    timer: str
+    eager_status: str | None  # None: no eager run (--profile alone, or a traced block)
+    notes: tuple[str, ...]  # what could not be measured, and why
+
+    @property
+    def compared(self) -> tuple[FunctionSpeed, ...]:
+        """The functions timed in both runs."""
+        return tuple(function for function in self.functions if function.speedup is not None)
+
+
+def speed_of(trace: Trace, kernels: KernelMap | None = None) -> Speed | None:
+    """The trace's speed facts; None when it was recorded without ``--vs-eager`` or ``--profile``."""
+    record = SpeedRecord.from_json(trace.info.runtime)
+    if record is None:
+        return None
+    notes = [note for note in (record.compiled.note, record.profile_note) if note]
+    eager = {function.key: function for function in record.eager.functions} if record.eager else {}
+    if record.eager is not None and record.eager.note:
+        notes.append(f"eager run ({record.eager.status}): {record.eager.note}")
+    functions = []
+    setup = one_time(trace)
+    for compiled in record.compiled.functions:
+        other = eager.pop(compiled.key, None)
+        functions.append(_speed(compiled, other, record.compiled.timer, setup))
+        if other is not None and other.calls != compiled.calls:
+            notes.append(f"{compiled_label(compiled.name, compiled.site)}: {compiled.calls} calls compiled, "
+                         f"{other.calls} eager; matched by order over the first "
+                         f"{min(compiled.calls, other.calls)} (the eager run took another path, or called the module "
+                         "itself elsewhere: compile off hands the module back)")
+    notes += [f"{compiled_label(function.name, function.site)}: compiled only in the eager run"
+              for function in eager.values()]
+    notes += [f"{function.label}: its compile leaves out {duration(function.setup_ns)} of one-time setup that ran "
+              "in its compiles (any first compile in a process pays it; the findings' one-time note says what it was)"
+              for function in functions if function.setup_ns >= 1_000_000]
+    if record.eager is None and record.compiled.functions and not record.profiles:
+        notes.append("no eager run to compare with")
+    profiles = ()
+    if record.profiles:
+        kernels = kernels if kernels is not None else kernel_map(trace)
+        skips = _cudagraph_skips(trace)
+        names = {function.key: function.name for function in record.compiled.functions}
+        profiles = tuple(_profile(profiled, names.get((profiled.site, profiled.order), "?"), kernels, skips)
+                         for profiled in record.profiles)
+    return Speed(tuple(functions), profiles, record.compiled.timer,
+                   record.eager.status if record.eager else None, tuple(notes))
+
+
+def steady_indices(compiled: TimedFunction, eager: TimedFunction | None) -> list[int]:
+    """Calls in the steady state of both runs: not a compiling call nor the WARMUP_CALLS after one, not profiled."""
+    last = min(compiled.calls, eager.calls) if eager is not None else compiled.calls
+    left_out = set(compiled.profiled) | (set(eager.profiled) if eager is not None else set())
+    for index in compiled.compiling:
+        left_out.update(range(index, index + 1 + WARMUP_CALLS))
+    if not compiled.compiling:  # nothing compiled while timed (a warm process): the first calls still warm up
+        left_out.update(range(WARMUP_CALLS))
+    return [index for index in range(last) if index not in left_out]
+
+
+def _median(times: tuple[int, ...], indices: list[int]) -> float | None:
+    return float(statistics.median(times[index] for index in indices)) if indices else None
+
+
+def _speed(compiled: TimedFunction, eager: TimedFunction | None, timer: str, setup: OneTime) -> FunctionSpeed:
+    steady = steady_indices(compiled, eager)
+    compiled_ns = _median(compiled.times_ns, steady)
+    eager_ns = _median(eager.times_ns, steady) if eager is not None else None
+    host_steady = _median(compiled.host_ns, steady) or 0.0
+    compiling_ns = round(sum(max(0.0, compiled.host_ns[index] - host_steady) for index in compiled.compiling))
+    # The process's one-time setup sat in the first compile, whichever function that was: not this function's cost.
+    setup_ns = min(sum(setup.within(compile_id) for compile_id in compiled.compile_ids), compiling_ns)
+    return FunctionSpeed(compiled.site, compiled.order, compiled.name, compiled.calls,
+                         eager.calls if eager is not None else None, len(compiled.compiling), len(steady),
+                         compiled_ns, eager_ns, compiling_ns - setup_ns, compiled.compile_ids,
+                         "cuda events" if compiled.device_ns is not None else "perf_counter", setup_ns)
+
+
+_EXTERN = re.compile(r"(?:^aten::|^extern_kernels\.|\baten\.)(\w+)")
+
+
+def _op(name: str) -> str | None:
+    """``aten::addmm`` and ``extern_kernels.addmm`` (or ``torch.ops.aten.addmm.default``) name the same op."""
+    match = _EXTERN.search(name)
+    return match.group(1) if match else None
+
+
+def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap,
+             skips: dict[str, tuple[str, ...]]) -> FunctionProfile:
+    calls = max(1, profiled.calls)
+    op_side = [kernel for kernel in profiled.kernels if kernel.side == "op"]
+    seen = {kernel.name for kernel in op_side}
+    # A GPU kernel the wrapper launched has its launch in the op list; one replayed inside a CUDA graph has not.
+    chosen = op_side + [kernel for kernel in profiled.kernels if kernel.side == "device" and kernel.name in
+                        {k.name for k in kernels.generated} and kernel.name not in seen]
+    by_line: dict[UserLine | None, list[KernelShare]] = {}
+    unmatched = []
+    for timed in chosen:
+        matches = _matching(timed, kernels)
+        if not matches:
+            unmatched.append(KernelShare(timed.name, timed.compile_id, timed.total_ns / calls, timed.count / calls))
+            continue
+        for kernel in matches:
+            share = timed.total_ns / len(matches)
+            lines: Iterable[UserLine | None] = kernel.lines or (None,)
+            lines = tuple(lines)
+            launches = timed.count / len(matches) / calls
+            if kernel.extern and len(kernel.nodes) > 1:
+                # One extern record stands for several calls (two addmm, one per Linear): each line made its own
+                # calls, so the launches divide among the lines as the time does. A fused kernel runs once for all.
+                launches /= len(lines)
+            for line in lines:
+                by_line.setdefault(line, []).append(KernelShare(
+                    kernel.name, kernel.compile_id, share / len(lines) / calls, launches, len(lines)))
+    lines = sorted((LineTime(line, sum(share.ns_per_call for share in shares),
+                             tuple(sorted(shares, key=lambda share: -share.ns_per_call)))
+                    for line, shares in by_line.items()), key=lambda line_time: -line_time.ns_per_call)
+    graphs = [CudaGraphUse(compile_id, count / calls, skips.get(compile_id, ()))
+              for compile_id, count in sorted(profiled.cudagraph_replays.items())]
+    graphs += [CudaGraphUse(compile_id, 0.0, reasons) for compile_id, reasons in sorted(skips.items())
+               if compile_id not in profiled.cudagraph_replays and "cuda" in profiled.activities]
+    return FunctionProfile(profiled.site, profiled.order, name, profiled.calls, profiled.call_ns / calls,
+                           profiled.graph_ns / calls if profiled.graph_calls else None, tuple(lines),
+                           tuple(sorted(unmatched, key=lambda share: -share.ns_per_call)), tuple(graphs),
+                           profiled.activities)
+
+
+def _matching(timed: KernelTime, kernels: KernelMap) -> list[Kernel]:
+    """The kernel records a profiled kernel or op stands for: same name (an extern call: same op), same compile
+    where the profiler placed it in a compiled region."""
+    op = _op(timed.name)
+    found = []
+    for kernel in kernels.kernels:
+        if timed.compile_id is not None and kernel.compile_id != timed.compile_id:
+            continue
+        if kernel.name == timed.name or (op is not None and kernel.extern and _op(kernel.name) == op):
+            found.append(kernel)
+    return found
+
+
+def _cudagraph_skips(trace: Trace) -> dict[str, tuple[str, ...]]:
+    skips: dict[str, list[str]] = {}
+    for artifact in trace.artifacts:
+        if artifact.name == "cudagraph_skip":
+            skips.setdefault(artifact.compile_id or "?", []).append(str(artifact.metadata.get("reason", "?")))
+    return {compile_id: tuple(dict.fromkeys(reasons)) for compile_id, reasons in skips.items()}
