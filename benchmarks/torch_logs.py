@@ -105,7 +105,7 @@ READ_ONE = ("import sys, time; from pathlib import Path; from tracers.torchlogs.
             "started = time.perf_counter(); log = load_log(Path(sys.argv[1])); "
             "print(f'read {time.perf_counter() - started:.3f} {len(log.trace.spans)} {len(log.trace.artifacts)}', "
             "file=sys.stderr)")
-BASELINE = "import sys, tracers.torchlogs.load, tracers.torchlogs.command"
+BASELINE = "import sys, tracers.torchlogs.load, tracers.torchlogs.merged_run"
 REPORT = "import sys; from tracers.__main__ import main; status = main(['report', *sys.argv[1:]])"
 
 

@@ -1,7 +1,7 @@
 """Record what torch.compile does, stage by stage, for any script.
 
-The commands sit at the top: ``__main__`` (the argument parser), ``trace_command``, ``record_command`` (the site's
-example traces). Below them the wings, each importing only from the wings under it:
+The commands sit at the top, on one floor: ``commands/`` (one module per command, each with its own arguments;
+``__main__`` only calls it). Below them the wings, each importing only from the wings under it:
 
 - ``api/`` (``tracers.trace()``, ``tracers.load()``, Jupyter, pytest) and ``torchlogs/`` (torch's own TORCH_TRACE
   logs read back as traces, a directory of rank logs merged as ``ranks`` merges);
@@ -24,14 +24,16 @@ imports ``walkthrough`` (the tracer runs where only torch is installed); a test 
 
 from tracers.vocabulary.releases import TOOL_VERSION as __version__  # noqa: E402
 
-from tracers.capture.regions import region  # noqa: E402  (the one name scripts import: ``from tracers import region``)
-
 __all__ = ["region", "trace", "TraceResult", "load", "load_ranks", "load_ipython_extension", "__version__"]
 
 
 def __getattr__(name: str):
-    """``tracers.trace``, ``tracers.TraceResult``, ``tracers.load`` and ``load_ranks`` (the Python API,
-    tracers/api/), imported on first use."""
+    """``tracers.region`` (capture/regions.py) and ``tracers.trace``, ``tracers.TraceResult``, ``tracers.load`` and
+    ``load_ranks`` (the Python API, tracers/api/), imported on first use: reading a log loads no capture module."""
+    if name == "region":  # the one name scripts import: ``from tracers import region``
+        from tracers.capture.regions import region
+
+        return region
     if name in ("trace", "TraceResult", "load", "load_ranks"):
         from . import api
 

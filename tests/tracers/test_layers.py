@@ -15,7 +15,7 @@ pytestmark = pytest.mark.pure
 # Highest first, as the package docstring lists them; wings on one line may import each other's lower neighbour
 # only as listed in ``SAME_LEVEL``.
 ORDER = (
-    ("__main__", "trace_command", "record_command", "__init__"),
+    ("__main__", "commands", "__init__"),
     ("api",),
     ("torchlogs",),
     ("ranks",),
@@ -86,3 +86,22 @@ def test_every_wing_is_placed():
     wings = {path.name.removesuffix(".py") for path in (ROOT / "tracers").iterdir()
              if path.suffix == ".py" or (path.is_dir() and (path / "__init__.py").exists())}
     assert wings <= set(LEVEL), wings - set(LEVEL)
+
+
+def test_reading_a_log_loads_no_capture_or_measure_module(tmp_path):
+    """``report`` on one TORCH_TRACE log, in a fresh process: the trace, page and summary are written, and not one
+    module of ``tracers.capture`` or ``tracers.measure`` was imported to do it."""
+    import subprocess
+    import sys
+
+    log = ROOT / "tests" / "data" / "tlparse" / "inputs" / "simple.log.gz"
+    code = ("import sys; from tracers.commands import main; status = main(['report', sys.argv[1], '--out', sys.argv[2], "
+            "'--site', 'https://example.invalid/']); "
+            "print(sorted(m for m in sys.modules if m.startswith(('tracers.capture', 'tracers.measure')))); "
+            "sys.exit(status)")
+    done = subprocess.run([sys.executable, "-c", code, str(log), str(tmp_path)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+    assert (tmp_path / "simple.json").exists() and (tmp_path / "simple.html").exists()
+    assert "Findings" in done.stderr  # the summary was printed

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from tracers.analysis.trace_facts import TraceFacts
+from tracers.analysis.report_model import Report
 from tracers.report.links import chapter_site, page_urls
 from tracers.report.options import PAGE_PAYLOAD_CHARS, Links, RenderOptions
-from tracers.tracefile.events import Trace
 from tracers.vocabulary.releases import source_url
 
 SCOPE = ".wt-trace"  # every rule of the block's stylesheet sits under this class, so the notebook keeps its looks
@@ -14,12 +13,14 @@ SCOPE = ".wt-trace"  # every rule of the block's stylesheet sits under this clas
 _CODE_CSS = f"{SCOPE} pre, {SCOPE} code {{ font-family: ui-monospace, monospace; }}\n"
 
 
-def inline_html(trace: Trace, facts: TraceFacts, title: str) -> str:
+def inline_html(report: Report, title: str) -> str:
     """What ``TraceResult._repr_html_`` shows: the trace page's fragment with its CSS inlined and scoped."""
     from pygments.formatters import HtmlFormatter
 
     from tracers.report.executed import installed_source, render_executed
-    from tracers.report.fragment import render_fragment, stylesheet
+    from tracers.report.fragment import report_fragment, stylesheet
+
+    trace = report.trace
 
     def target_url(target: str) -> str | None:
         found = trace.info.target_sources.get(target)
@@ -34,5 +35,5 @@ def inline_html(trace: Trace, facts: TraceFacts, title: str) -> str:
     options = RenderOptions(title=title, max_total_payload_chars=PAGE_PAYLOAD_CHARS)
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
     return (f'<div class="wt-inline"><style>{stylesheet()}{_CODE_CSS}{highlight_css}</style>'
-            f'{render_fragment(trace, facts, links, options)}'
+            f'{report_fragment(report, links, options)}'
             f'{render_executed(trace, torch)}</div>')

@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from tracers.analysis.trace_facts import analyze
 from tracers.tracefile.events import Trace
 
 from .result import TraceResult
@@ -18,7 +17,8 @@ class LoadedTrace(TraceResult):
         self._session = None  # type: ignore[assignment]
         self.name = name
         self._trace = trace
-        self._facts = analyze(trace)
+        self._facts = None  # analysed once, on first use, into the report model
+        self._report = None
 
 
 def load(path: str | Path, *, no_code: bool = False) -> TraceResult:

@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tracers.analysis.by_code import ByCode, by_code
-from tracers.analysis.findings import Finding, findings
-from tracers.analysis.kernels import KernelMap, kernel_map
-from tracers.analysis.speed import Speed, speed_of
+from tracers.analysis.by_code import ByCode
+from tracers.analysis.finding_type import Finding
+from tracers.analysis.kernels import KernelMap
+from tracers.analysis.report_model import Report, build_report
+from tracers.analysis.speed import Speed
 from tracers.analysis.trace_facts import GraphBreak as RecordedBreak
-from tracers.analysis.trace_facts import TraceFacts, analyze
-from tracers.report.save import save_trace
-from tracers.terminal.summary import Style, render
+from tracers.analysis.trace_facts import TraceFacts
+from tracers.report.save import save_report
+from tracers.terminal.summary import Style, render_report
 from tracers.tracefile.events import DECOMPILED, Trace
 
 if TYPE_CHECKING:
@@ -124,11 +125,13 @@ class TraceResult:
         self.started = time.time()  # a run that wrote this name since then keeps its file (tracefile/names.py)
         self._trace: Trace | None = None
         self._facts: TraceFacts | None = None
+        self._report: Report | None = None
 
     def _complete(self) -> None:
         """Called once the session stopped: from now on the result no longer changes."""
         self._trace = self._session.trace
         self._facts = self._session.facts  # analysed once, when the session finished
+        self._report = None
 
     @property
     def finished(self) -> bool:
@@ -141,9 +144,19 @@ class TraceResult:
         return self._trace if self._trace is not None else self._session.trace
 
     @property
+    def report(self) -> Report:
+        """Every analysis of the trace, made once when the block has ended (tracers/analysis/report_model.py);
+        inside the block, made afresh from what was recorded so far."""
+        if self._trace is None:
+            return build_report(self.trace)
+        if self._report is None:
+            self._report = build_report(self._trace, self._facts)
+        return self._report
+
+    @property
     def facts(self) -> TraceFacts:
         """The analysis the summary and the page are made from (tracers.analysis.trace_facts)."""
-        return self._facts if self._facts is not None else analyze(self.trace)
+        return self._facts if self._facts is not None else self.report.facts
 
     # -- counts ---------------------------------------------------------------------------
     @property
@@ -176,7 +189,7 @@ class TraceResult:
         """The trace's root causes, worst first: each with ``what``, ``where`` (``user_line``, ``library_line``),
         ``events``, ``cost_s``, ``eager_calls``, the fix (``fix``, torch's ``hint`` and ``torch_link``) and the
         chapter that ``explained`` it; ``str()`` of one is its headline. Empty for a clean run."""
-        return tuple(findings(self.trace, self.facts))
+        return self.report.findings
 
     # -- the things counted ---------------------------------------------------------------
     @property
@@ -223,13 +236,13 @@ class TraceResult:
     def by_code(self) -> ByCode:
         """Dynamo's bytecode-tracing time split by the user function each (inlined) call traced, per compile:
         ``t.by_code.rows()`` merges them (``code``, ``calls``, ``inclusive_ns``, ``exclusive_ns``)."""
-        return by_code(self.trace)
+        return self.report.by_code
 
     @property
     def kernels(self) -> KernelMap:
         """Each kernel Inductor wrote (and each extern call) with its FX nodes, user lines and codegen time;
         ``t.kernels.by_line()`` goes the other way. Empty for a compile whose output came from a cache."""
-        return kernel_map(self.trace)
+        return self.report.kernels
 
     @property
     def speed(self) -> Speed | None:
@@ -237,14 +250,14 @@ class TraceResult:
         function's ``calls``, ``eager_ns`` and ``compiled_ns`` per steady call, ``speedup``, ``compile_ns``,
         ``payback_calls``; and per profiled function the kernel time by user line (``profiles[i].lines``). A traced
         block times the compiled calls only: the eager run re-runs a script (``python -m tracers trace --vs-eager``)."""
-        return speed_of(self.trace)
+        return self.report.speed
 
     runtime = speed  # the name it had before ``speed``
 
     # -- renderings -----------------------------------------------------------------------
     def summary(self, color: bool = False) -> str:
         """The terminal summary ``python -m tracers trace`` prints: stage tree, compiles, breaks, recompiles."""
-        return render(self.trace, self.facts, Style(color))
+        return render_report(self.report, Style(color))
 
     def save(self, directory: str | Path = "traces", *, page: bool = True, keep_paths: bool = False,
              site: str | None = None) -> tuple[Path, ...]:
@@ -252,8 +265,8 @@ class TraceResult:
         ``python -m tracers trace`` does (tracers/report/save.py); returns the paths written. A name another run
         holds becomes ``<name>.2-…``; a page that cannot be written is a warning; a trace that cannot be, an
         OSError. Machine paths are scrubbed as the CLI does unless ``keep_paths``."""
-        saved = save_trace(self.trace, Path(directory), self.name, self.started, facts=self.facts, page=page,
-                           site=site, keep_paths=keep_paths)
+        saved = save_report(self.report, Path(directory), self.name, self.started, page=page, site=site,
+                            keep_paths=keep_paths)
         for note in saved.notes:
             warnings.warn(note, stacklevel=2)
         if saved.trace is None:
@@ -263,7 +276,7 @@ class TraceResult:
     def _repr_html_(self) -> str:
         from .inline import inline_html
 
-        return inline_html(self.trace, self.facts, self.name)
+        return inline_html(self.report, self.name)
 
     def __repr__(self) -> str:
         state = "" if self.finished else ", running"

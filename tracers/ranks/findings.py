@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tracers.analysis.findings import Finding, findings
@@ -23,12 +24,14 @@ class SharedFinding:
     everywhere: bool  # every process that left a trace has it (and there are several)
 
 
-def shared_findings(run: MergedRun, facts: dict[int, TraceFacts] | None = None) -> list[SharedFinding]:
+def shared_findings(run: MergedRun, facts: dict[int, TraceFacts] | None = None,
+                    found: Mapping[int, Sequence[Finding]] | None = None) -> list[SharedFinding]:
     """Each process's findings, grouped by what they are (their numbers may differ), worst first."""
-    # facts: each process's analysis where the caller has it (the summary and the page do): analysed once
+    # facts, found: each process's analysis and findings where the caller has them (the summary and the page do)
     by_key: dict[tuple[str, str, str | None], list[tuple[int, Finding]]] = defaultdict(list)
     for rank, trace in run.present:
-        for finding in findings(trace, (facts or {}).get(rank)):
+        listed = found[rank] if found is not None and rank in found else findings(trace, (facts or {}).get(rank))
+        for finding in listed:
             by_key[finding.key].append((rank, finding))
     everyone = {rank for rank, _ in run.present}
     shared = []
@@ -50,9 +53,10 @@ def names_text(run: MergedRun, ranks: tuple[int, ...] | list[int]) -> str:
     return ", ".join(run.names[rank] for rank in ranks)
 
 
-def findings_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | None = None) -> list[str]:
+def findings_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | None = None,
+                   found: Mapping[int, Sequence[Finding]] | None = None) -> list[str]:
     """The grouped findings: one said once for every process that has it, with the processes named."""
-    shared = shared_findings(run, facts)
+    shared = shared_findings(run, facts, found)
     if not shared:
         return [style.bold("Findings") + "  " + style.green("none on any process")]
     lines = [style.bold("Findings") + style.dim("  (per finding: the processes that have it; worst first)")]

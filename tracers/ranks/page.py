@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from tracers.report.links import links_for
@@ -28,61 +29,93 @@ class PageUnavailable(Exception):
 
 def _report_modules():  # noqa: ANN202 - the page's modules, imported only when a page is drawn
     try:
-        from tracers.report import fragment, page
+        from tracers.report import fragment, page, templating
     except ImportError as error:
-        raise PageUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
-    return fragment, page
+        raise PageUnavailable(f"the HTML page needs {error.name}: pip install {error.name}") from None
+    return fragment, page, templating
+
+
+@dataclass(frozen=True)
+class FromLogs:
+    """Ranks read from torch's TORCH_TRACE logs (tracers/torchlogs/): which torch wrote them, what logs lack."""
+
+    writers: str
+    lacks: str
+    exports: tuple[tuple[str, str], ...]  # a log's file and its torch.export part, in one line
+
+
+@dataclass(frozen=True)
+class FindingItem:
+    """One finding as the processes have it."""
+
+    what: str
+    informational: bool
+    everywhere: bool
+    who: str
+    fix: str | None
+
+
+@dataclass(frozen=True)
+class Table:
+    """The side-by-side table: a column per rank (or per group of ranks that agree), a row per count and stage."""
+
+    labels: tuple[str, ...]
+    rows: tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]  # label, and each cell's text and slowest mark
+    grouped: bool  # some column holds several ranks
+
+
+@dataclass(frozen=True)
+class RanksView:
+    """What templates/ranks.html shows of a merged run."""
+
+    name: str
+    count: str
+    device: str
+    cache: str
+    versions: str
+    clocks: str
+    from_logs: FromLogs | None
+    endings: tuple[tuple[str, str], ...]
+    divergence: Divergence
+    findings: tuple[FindingItem, ...]
+    table: Table | None
+    timeline: object  # Markup: the SVG, drawn here from escaped pieces
+    details: tuple[tuple[str, object], ...]  # each process's name and its report body (Markup)
 
 
 def render_ranks(result: RankReport, links: Links | None = None) -> str:
     """The multi-rank block (the site's directive and the standalone page share it)."""
-    fragment, _ = _report_modules()
+    fragment, _, templating = _report_modules()
     links = links or Links()
     run = result.run
-    versions = sorted({trace.info.torch_version for _, trace in run.present})
-    header = (f'<div class="wt-trace-header"><span class="wt-trace-title">{esc(run.name)}</span> · '
-              f'{_count(run)} · {esc(run.device)} · {esc(run.cache)} caches'
-              f' · torch {esc(", ".join(versions))}</div>'
-              f'<p class="wt-note">Clocks: {esc(run.alignment.method)}.</p>{_from_logs(run, esc)}')
-    endings = "".join(f'<li class="wt-flag">{esc(rank.name)}: {esc(rank.ending)}</li>'
-                      for rank in run.ranks if rank.ending)
-    endings = f'<ul class="wt-reasons">{endings}</ul>' if endings else ""
-    parts = [header, endings, _divergence(result.divergence, esc), _findings(run, esc, result.facts),
-             _table(result, esc, duration), _timeline(result, esc)]
-    for rank, trace in run.present:
-        body = fragment.render_body(trace, result.facts[rank], links,
-                                    RenderOptions(parts=("findings", "counts", "tree", "artifacts"),
-                                                  artifacts=("break", "recompile")))
-        parts.append(f'<details class="wt-rank-detail"><summary>{esc(run.names[rank])}: findings, compiles, call tree, '
-                     f'breaks and recompiles</summary>{body}</details>')
-    return f'<div class="wt-trace wt-ranks">{"".join(parts)}</div>'
+    details = tuple((run.names[rank], templating.safe(fragment.report_body(
+        result.reports[rank], links, RenderOptions(parts=("findings", "counts", "tree", "artifacts"),
+                                                    artifacts=("break", "recompile")))))
+        for rank, _ in run.present)
+    view = RanksView(
+        name=run.name, count=_count(run), device=run.device, cache=run.cache,
+        versions=", ".join(sorted({trace.info.torch_version for _, trace in run.present})),
+        clocks=run.alignment.method, from_logs=_from_logs(run),
+        endings=tuple((rank.name, rank.ending) for rank in run.ranks if rank.ending),
+        divergence=result.divergence, findings=_findings(run, result), table=_table(result),
+        timeline=templating.safe(_timeline(result, esc)), details=details)
+    return templating.render("ranks.html", view=view)
 
 
-def _findings(run, esc, facts) -> str:  # noqa: ANN001 - merge.MergedRun, text.esc, {rank: TraceFacts}
+def _findings(run, result: RankReport) -> tuple[FindingItem, ...]:  # noqa: ANN001 - merge.MergedRun
     """The processes' findings, each said once with the processes that have it (all of them, or which)."""
-    shared = shared_findings(run, facts)
-    if not shared:
-        return '<p class="wt-rank-agree">Findings: none on any process.</p>'
-    items = "".join(
-        f'<li class="wt-finding{" wt-finding-note" if item.finding.informational else ""}">'
-        f'<span class="wt-finding-what">{esc(item.finding)}</span> '
-        f'<span class="{"wt-muted" if item.everywhere else "wt-flag"}">on {esc(who(run, item))}</span>'
-        + (f'<br><span class="wt-muted">fix: {esc(item.finding.fix)}</span>' if item.finding.fix else "") + "</li>"
-        for item in shared)
-    return f'<div class="wt-findings"><h3 class="wt-findings-title">Findings</h3><ol>{items}</ol></div>'
+    return tuple(FindingItem(str(item.finding), item.finding.informational, item.everywhere, who(run, item),
+                             item.finding.fix)
+                 for item in shared_findings(run, result.facts, result.findings))
 
 
-def _from_logs(run, esc) -> str:  # noqa: ANN001 - merge.MergedRun, text.esc
-    """Ranks read from torch's TORCH_TRACE logs (tracers/torchlogs/): which torch wrote them, what logs lack."""
+def _from_logs(run) -> FromLogs | None:  # noqa: ANN001 - merge.MergedRun
     logs = [trace.info.from_log for _, trace in run.present if trace.info.from_log]
     if not logs:
-        return ""
-    writers = ", ".join(sorted({str(log.get("written_by")) for log in logs}))
-    lacks = "; ".join(logs[0].get("cannot_give", []))
-    exports = "".join(f'<p class="wt-note wt-from-export"><code>{esc(log.get("file", "?"))}</code>: '
-                      f'{esc(export_line(export))}</p>' for log in logs if (export := export_of(log)))
-    return (f'<p class="wt-note wt-from-log">Read from torch\'s own TORCH_TRACE logs, written by {esc(writers)}. '
-            f'A log does not hold: {esc(lacks)}.</p>{exports}')
+        return None
+    return FromLogs(", ".join(sorted({str(log.get("written_by")) for log in logs})),
+                    "; ".join(logs[0].get("cannot_give", [])),
+                    tuple((log.get("file", "?"), export_line(export)) for log in logs if (export := export_of(log))))
 
 
 def _count(run) -> str:  # noqa: ANN001 - merge.MergedRun
@@ -93,88 +126,25 @@ def _count(run) -> str:  # noqa: ANN001 - merge.MergedRun
     return f"{processes} ({ranks})" if run.world_size else processes
 
 
-def _divergence(divergence: Divergence, esc) -> str:  # noqa: ANN001
-    if len(divergence.ranks) < 2:
-        return '<p class="wt-note">Fewer than two ranks left a trace: nothing to compare.</p>' + _notes(divergence, esc)
-    first = divergence.first
-    if first is None:
-        compared = "".join(f", {esc(what)}" for what in divergence.compared)
-        return ('<p class="wt-rank-agree">No divergence: every rank compiled the same graphs with the same inputs, '
-                f'guards, collectives and cache outcomes{compared}.</p>' + _notes(divergence, esc)
-                + _estimates(divergence, esc))
-    later = "".join(
-        f'<li>{_where(d, esc)}{esc(d.aspect)}: {esc(d.words)} '
-        f'<span class="wt-muted">at <code>{esc(d.line or "?")}</code></span>{_fold(d.detail, esc)}</li>'
-        for d in divergence.differences[1:])
-    later = f'<p>Then:</p><ul class="wt-reasons">{later}</ul>' if later else ""
-    return (f'<div class="wt-rank-diverge"><p><strong>Ranks diverge</strong> — first at {_where(first, esc)}'
-            f'{esc(first.aspect)}, at <code>{esc(first.line or "an unknown line")}</code>:</p>'
-            f'<p class="wt-rank-first">{esc(first.words)}</p>{_fold(first.detail, esc)}'
-            f'<p class="wt-note">{esc(first.why)}</p>{later}</div>' + _notes(divergence, esc)
-            + _estimates(divergence, esc))
-
-
-def _where(difference, esc) -> str:  # noqa: ANN001 - difference.Difference, text.esc
-    if not difference.compile_id:
-        return ""
-    return f'compile <span class="wt-compile-id">{esc(difference.compile_id)}</span>, '
-
-
-def _fold(lines: tuple[str, ...], esc) -> str:  # noqa: ANN001
-    """The lines that differ, behind a fold (never the whole guard set or every input)."""
-    if not lines:
-        return ""
-    items = "".join(f"<li><code>{esc(line)}</code></li>" for line in lines)
-    return (f'<details class="wt-rank-lines"><summary>{len(lines)} line{"s" if len(lines) != 1 else ""} that '
-            f'differ</summary><ul>{items}</ul></details>')
-
-
-def _notes(divergence: Divergence, esc) -> str:  # noqa: ANN001
-    return "".join(f'<p class="wt-flag">{esc(note)}</p>' for note in divergence.notes)
-
-
-def _estimates(divergence: Divergence, esc) -> str:  # noqa: ANN001
-    """Inductor's runtime estimate of each graph on every rank, and how far apart the ranks are."""
-    if not divergence.estimates:
-        return ""
-    ranks = [rank for rank, _ in divergence.estimates[0].by_rank]
-    head = "".join(f"<th>rank {rank}</th>" for rank in ranks)
-    rows = "".join(
-        f'<tr><th scope="row">{esc(e.compile_id)}</th>'
-        + "".join(f"<td>{ns / 1e6:.3f} ms</td>" for _, ns in e.by_rank)
-        + f"<td>{e.spread_ns / 1e6:.3f} ms</td></tr>" for e in divergence.estimates)
-    return (f'<details class="wt-rank-estimates"><summary>Inductor\'s runtime estimates per graph</summary>'
-            f'<div class="wt-rank-scroll"><table class="wt-compiles"><tr><th>graph</th>{head}<th>spread</th></tr>'
-            f'{rows}</table></div></details>')
-
-
-def _table(result: RankReport, esc, duration) -> str:  # noqa: ANN001
+def _table(result: RankReport) -> Table | None:
     if not result.rows:
-        return '<p class="wt-flag">No rank left a trace.</p>'
+        return None
     columns = result.columns()
-    head = "".join(f"<th>{esc(column.label)}</th>" for column in columns)
-    ended = "".join(f"<td>{esc(column.value('ended'))}</td>" for column in columns)
-    body = [f'<tr><th scope="row">ended</th>{ended}</tr>']
-    for label, field in COUNTS:
-        cells = "".join(f"<td>{column.value(field)}</td>" for column in columns)
-        body.append(f'<tr><th scope="row">{label}</th>{cells}</tr>')
+    rows = [("ended", tuple((str(column.value("ended")), False) for column in columns))]
+    rows += [(label, tuple((str(column.value(field)), False) for column in columns)) for label, field in COUNTS]
     for stage in result.stages:
         slowest = result.slowest(stage)
-        cells = "".join(_time_cell(column.times(stage), column.has(slowest), duration, esc) for column in columns)
-        body.append(f'<tr><th scope="row">{esc(stage_title(stage))}</th>{cells}</tr>')
-    grouped = (" A column of several ranks (they agree on every count) gives their shortest–longest time."
-               if len(columns) < len(result.rows) else "")
-    return (f'<div class="wt-rank-scroll"><table class="wt-compiles wt-rank-table"><tr><th></th>{head}</tr>'
-            f'{"".join(body)}</table></div>'
-            f'<p class="wt-note">Stage times count outermost calls; the slowest rank per stage is in bold.{grouped}</p>')
+        rows.append((stage_title(stage), tuple(_time_cell(column.times(stage), column.has(slowest))
+                                               for column in columns)))
+    return Table(tuple(column.label for column in columns), tuple(rows), len(columns) < len(result.rows))
 
 
-def _time_cell(times: tuple[int, int] | None, slowest: bool, duration, esc) -> str:  # noqa: ANN001
+def _time_cell(times: tuple[int, int] | None, slowest: bool) -> tuple[str, bool]:
     """One column's time in a stage: a rank's, or a group's shortest–longest; bold where the slowest rank is."""
     if times is None:
-        return "<td>—</td>"
+        return "—", False
     low, high = duration(times[0]), duration(times[1])
-    return f'<td{" class=wt-rank-slowest" if slowest else ""}>{esc(high if low == high else f"{low}–{high}")}</td>'
+    return (high if low == high else f"{low}–{high}"), slowest
 
 
 def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
@@ -221,7 +191,7 @@ def _timeline(result: RankReport, esc) -> str:  # noqa: ANN001
 def write_page(result: RankReport, merged_file: Path, page_dir: Path | None = None, site: str | None = None) -> Path:
     """``<merged stem>.html`` beside the merged trace (or in ``page_dir``): one self-contained file, no JavaScript.
     Its steps link to their chapters (``site``, as the single-rank page) and to torch's source lines."""
-    _, page_module = _report_modules()
+    _, page_module, _ = _report_modules()
     page_dir = page_dir or merged_file.parent
     page = page_dir / f"{merged_file.stem}.html"
     links = links_for(result.run.present[0][1], merged_file, page_dir, site) if result.run.present else None

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from types import MappingProxyType
 from typing import Any
 
-from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.analysis.finding_type import Finding
+from tracers.analysis.report_model import Report, build_report
+from tracers.analysis.trace_facts import TraceFacts
 from tracers.terminal.style import Style
 from tracers.vocabulary.durations import duration
 from tracers.terminal.summary import written_lines
@@ -59,10 +62,20 @@ class Column:
 
 @dataclass(frozen=True)
 class RankReport:
+    """A merged run's summary: each process's report model (built once), its table rows and the divergence."""
+
     run: MergedRun
     rows: tuple[RankRow, ...]
-    facts: dict[int, TraceFacts]
+    reports: dict[int, Report]
     divergence: Divergence
+
+    @property
+    def facts(self) -> dict[int, TraceFacts]:
+        return {rank: report.facts for rank, report in self.reports.items()}
+
+    @property
+    def findings(self) -> MappingProxyType[int, tuple[Finding, ...]]:
+        return MappingProxyType({rank: report.findings for rank, report in self.reports.items()})
 
     def slowest(self, stage: str) -> int | None:
         """The rank that spent longest in ``stage`` (only when at least two ranks ran it)."""
@@ -96,13 +109,15 @@ class RankReport:
 
 
 def report(run: MergedRun) -> RankReport:
-    facts = {rank: analyze(trace) for rank, trace in run.present}
+    """Each process's trace analysed once into its report model, and what the summary and the page say of them."""
+    reports = {rank: build_report(trace) for rank, trace in run.present}
+    facts = {rank: rank_report.facts for rank, rank_report in reports.items()}
     rows = []
     for rank_trace in run.ranks:
         fact = facts.get(rank_trace.rank)
         if fact is None:
             continue
-        totals = fact.totals()
+        totals = reports[rank_trace.rank].totals
         caches = list(fact.cache_counts.values())
         check = rank_trace.trace.info.totals_check or {}  # type: ignore[union-attr]
         rows.append(RankRow(
@@ -113,7 +128,7 @@ def report(run: MergedRun) -> RankReport:
             stage_time_ns=dict(fact.stage_time_ns),
             totals_fault="; ".join(check.get("mismatches") or []) or None, name=rank_trace.name,
         ))
-    return RankReport(run, tuple(rows), facts, compare(run.rank_traces, facts))
+    return RankReport(run, tuple(rows), reports, compare(run.rank_traces, facts))
 
 
 def as_json(result: RankReport) -> dict[str, Any]:
@@ -158,7 +173,7 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     else:
         lines.extend(_divergence_lines(result.divergence, style))
     lines.append("")
-    lines.extend(findings_lines(run, style, result.facts))
+    lines.extend(findings_lines(run, style, result.facts, result.findings))
     lines.append("")
     lines.extend(_table_lines(result, style))
     compiles = compile_lines(run, style, result.facts)

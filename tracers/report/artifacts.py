@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
-from tracers.analysis.guard_failures import parse_failure
+from tracers.analysis.guard_failures import GuardFailure
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import DECOMPILED as KIND_DECOMPILED
 from tracers.tracefile.compile_identity import sort_key
@@ -88,7 +89,8 @@ def _transformed_code(artifact: Artifact, max_chars: int) -> str:
             f'<div><div class="wt-muted">bytecode</div>{listing}</div></div>')
 
 
-def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) -> str:
+def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int,
+                    failures: Mapping[str, GuardFailure]) -> str:
     text, is_metadata = _text(artifact)
     if artifact.kind == KIND_DECOMPILED:
         body = _transformed_code(artifact, max_chars)
@@ -96,7 +98,7 @@ def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) 
         body = _code_block(text, _lexer(artifact, is_metadata), max_chars)
         reasons = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
         if reasons and isinstance(reasons[0], str):  # torch lists every earlier version's failure: say the newest
-            body = f'<p class="wt-note">Against the version before: {esc(parse_failure(reasons[0]).sentence)}.</p>{body}'
+            body = f'<p class="wt-note">Against the version before: {esc(failures[reasons[0]].sentence)}.</p>{body}'
     elif artifact.payload_size:
         body = '<p class="wt-note">Not kept in this trace (recorded with --no-code).</p>'
     else:
@@ -112,7 +114,8 @@ def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int) 
 
 
 def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
-                     max_total_chars: int | None = None) -> str:
+                     max_total_chars: int | None, failures: Mapping[str, GuardFailure]) -> str:
+    """``failures``: each recompile record's newest guard failure, read (the report model's)."""
     if not artifacts:
         return '<div class="wt-trace-artifacts wt-trace-empty">No matching artifacts in this trace.</div>'
     if max_total_chars is not None:  # an equal share each, so one huge graph cannot crowd the others out
@@ -131,7 +134,7 @@ def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceF
         heading = f"compile {esc(compile_id)}" if compile_id else "outside any compile"
         if frame:
             heading += f' <span class="wt-frame">{esc(frame)}</span>'
-        body = "".join(render_artifact(artifact, by_span, max_chars) for artifact in items)
+        body = "".join(render_artifact(artifact, by_span, max_chars, failures) for artifact in items)
         sections.append(f'<details class="wt-compile" data-compile="{esc(compile_id or "")}"{open_attr}>'
                         f'<summary>{heading} <span class="wt-muted">{len(items)} artifact'
                         f'{"s" if len(items) != 1 else ""}</span></summary>{body}</details>')

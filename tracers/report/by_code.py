@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from itertools import count
 
-from tracers.analysis.by_code import ByCode, CodeNode, CompileCode, by_code
-from tracers.analysis.kernels import Kernel, KernelMap, kernel_map
+from tracers.analysis.by_code import ByCode, CodeNode, CompileCode
+from tracers.analysis.kernels import Kernel, KernelMap
+from tracers.analysis.report_model import build_report
 from tracers.tracefile.events import Trace
 from tracers.vocabulary.durations import duration
 
@@ -23,16 +24,24 @@ MAX_KERNELS = 200
 
 
 def render_by_code(trace: Trace) -> str:
+    """The old call form of :func:`by_code_html` (analyses the trace itself)."""
+    return by_code_html(build_report(trace).by_code)
+
+
+def by_code_html(split: ByCode) -> str:
     """Dynamo's tracing time by function (the page's ``code`` part)."""
-    split = by_code(trace)
     if not split.compiles:
         return '<div class="wt-by-code wt-trace-empty">Dynamo traced no code in this run.</div>'
     return f'<div class="wt-by-code"><h3>Compile time by your code</h3>{_tracing(split, count())}</div>'
 
 
 def render_kernels(trace: Trace) -> str:
+    """The old call form of :func:`kernels_html` (analyses the trace itself)."""
+    return kernels_html(build_report(trace).kernels)
+
+
+def kernels_html(kernels: KernelMap) -> str:
     """Each kernel and its user lines, both ways (the page's ``kernels`` part)."""
-    kernels = kernel_map(trace)
     if not kernels.kernels and not kernels.from_cache:
         return '<div class="wt-by-code wt-trace-empty">Inductor wrote no kernel in this run.</div>'
     return f'<div class="wt-by-code">{_kernels(kernels)}</div>'

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tracers.analysis.guard_failures import parse_failure
+from collections.abc import Mapping
+
+from tracers.analysis.guard_failures import GuardFailure
 from tracers.analysis.trace_facts import Recompile, TraceFacts
 from tracers.tracefile.events import RunInfo
 from tracers.vocabulary.durations import duration
@@ -19,7 +21,13 @@ def cache_totals(facts: TraceFacts) -> tuple[int, int]:
     return hits, misses
 
 
-def render_counts(facts: TraceFacts, info: RunInfo) -> str:
+def render_counts(facts: TraceFacts, info: RunInfo, failures: Mapping[str, GuardFailure] | None = None) -> str:
+    """The counts, caches, notes and reasons. ``failures``: each recompile's newest guard failure, read (the
+    report model's); without it (the old call form) they are read here."""
+    if failures is None:
+        from tracers.analysis.guard_failures import parse_failure  # the old call form only
+
+        failures = {rec.reasons[0]: parse_failure(rec.reasons[0]) for rec in facts.recompiles if rec.reasons}
     hits, misses = cache_totals(facts)
     cache_detail = "; ".join(f"{cache}: {counter['hit']} hit, {counter['miss']} miss"
                              + (f", {counter['bypass']} bypass" if counter["bypass"] else "")
@@ -50,7 +58,7 @@ def render_counts(facts: TraceFacts, info: RunInfo) -> str:
               + (" (not resumable: the whole frame ran eagerly; torch does not count it)" if brk.frame_skipped else "")
               for brk in facts.graph_breaks]
     # Each recompile once, against the version it failed (torch lists every earlier version's failure again).
-    items_html = [f"<li>{esc(reason)}</li>" for reason in breaks] + [_recompile_item(rec) for rec in facts.recompiles]
+    items_html = [f"<li>{esc(reason)}</li>" for reason in breaks] + [_recompile_item(rec, failures) for rec in facts.recompiles]
     shown = "".join(items_html[:MAX_REASONS])
     if len(items_html) > MAX_REASONS:
         shown += f'<li class="wt-muted">and {len(items_html) - MAX_REASONS} more (see the artifacts)</li>'
@@ -67,10 +75,10 @@ def _totals_check_notes(check: dict | None) -> list[str]:
     return [f"Tracer fault: {mismatch} (please report it)." for mismatch in check["mismatches"]]
 
 
-def _recompile_item(recompile: Recompile) -> str:
+def _recompile_item(recompile: Recompile, failures: Mapping[str, GuardFailure]) -> str:
     if not recompile.reasons:
         return f"<li>Recompile {esc(recompile.compile_id or '?')}: no reason recorded</li>"
-    failure = parse_failure(recompile.reasons[0])
+    failure = failures[recompile.reasons[0]]
     return (f"<li>Recompile {esc(recompile.compile_id or '?')}: {esc(failure.sentence)}"
             f'<details class="wt-finding-raw"><summary>as torch logged it ({len(recompile.reasons)} version'
             f'{"s" if len(recompile.reasons) != 1 else ""} checked)</summary>'

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from tracers.analysis.trace_facts import TraceFacts
-from tracers.analysis.findings import Finding, headline
+from tracers.analysis.finding_type import Finding
+from tracers.analysis.report_model import Report
 from tracers.vocabulary.exported import export_line, has_problems, no_problems_in_compiles
 
 from .options import Links
 from .text import esc
 
 
-def render_findings(found: list[Finding], facts: TraceFacts, links: Links, export: dict | None = None,
-                    compiled: bool = True) -> str:
+def report_findings(report: Report, links: Links, export: dict | None = None) -> str:
+    """The page's findings block of one trace's report."""
+    return findings_html(report.findings, report.headline, links, export, report.compiled)
+
+
+def findings_html(found: tuple[Finding, ...] | list[Finding], headline: str, links: Links,
+                  export: dict | None = None, compiled: bool = True) -> str:
     """``export``: a TORCH_TRACE log's torch.export part (vocabulary/exported.py); a log of export alone
     (``compiled`` false) is said to be one, instead of a clean run of 0 graphs."""
     problems = [finding for finding in found if not finding.informational]
@@ -19,7 +24,7 @@ def render_findings(found: list[Finding], facts: TraceFacts, links: Links, expor
     state = "wt-findings" + ("" if problems or has_problems(export) else " wt-findings-clean")
     listing = f'<ol class="wt-finding-list">{items}</ol>' if items else ""
     said = export_line(export) if export and not compiled else \
-        no_problems_in_compiles(headline(found, facts), export)
+        no_problems_in_compiles(headline, export)
     return (f'<div class="{state}"><h3 class="wt-findings-title">Findings</h3>'
             f'<p class="wt-findings-headline">{esc(said)}</p>{listing}</div>')
 

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from importlib.resources import files
 
-from tracers.analysis.failures import failed_text
-from tracers.analysis.trace_facts import TraceFacts, analyze
-from tracers.analysis.findings import findings
+from tracers.analysis.report_model import Report, build_report
+from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Trace
 from tracers.vocabulary.exported import export_line, export_of
 
 from .artifacts import render_artifacts, select
-from .by_code import render_by_code, render_kernels
+from .by_code import by_code_html, kernels_html
 from .counts import render_counts
-from .findings import render_findings
+from .findings import report_findings
 from .options import Links, RenderOptions
-from .speed import render_runtime
+from .speed import runtime_html
 from .text import esc
 from .timeline import render_timeline
 from .tree import render_tree
@@ -35,9 +34,14 @@ def stylesheet_path() -> str:
 
 def render_header(trace: Trace, options: RenderOptions = RenderOptions(), links: Links = Links(),
                   trace_facts: TraceFacts | None = None) -> str:
+    """The old call form of :func:`report_header` (analyses the trace itself)."""
+    return report_header(build_report(trace, trace_facts), options, links)
+
+
+def report_header(report: Report, options: RenderOptions = RenderOptions(), links: Links = Links()) -> str:
     """What was recorded, with which torch (marked when it is not the reference), where and how it ended (a compile
     that failed said so: the script may have gone on, eager)."""
-    info = trace.info
+    info = report.trace.info
     version = check_version(info.torch_version, options.reference_torch, options.expected_torch)
     version_classes = "wt-trace-version" + ("" if version.is_reference else " wt-not-reference")
     version_text = f"torch {info.torch_version}"
@@ -52,9 +56,8 @@ def render_header(trace: Trace, options: RenderOptions = RenderOptions(), links:
     if info.status != "ok":
         ended = info.status + (f": {info.error}" if info.error else "")
         facts.append(f'<span class="wt-flag">run ended: {esc(ended)}</span>')
-    failures = failed_text(trace_facts if trace_facts is not None else analyze(trace))
-    if failures:
-        facts.append(f'<span class="wt-flag">{esc(failures)}</span>')
+    if report.failed:
+        facts.append(f'<span class="wt-flag">{esc(report.failed)}</span>')
     title = f'<span class="wt-trace-title">{esc(options.title)}</span> ' if options.title else ""
     download = ""
     if links.download_url:
@@ -89,29 +92,33 @@ def _from_log_note(info) -> str:  # noqa: ANN001 - RunInfo
 
 def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
                 options: RenderOptions = RenderOptions()) -> str:
+    """The old call form of :func:`report_body` (analyses the trace itself)."""
+    return report_body(build_report(trace, facts), links, options)
+
+
+def report_body(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions()) -> str:
     """The parts asked for, in the order asked for."""
-    facts = facts if facts is not None else analyze(trace)
+    trace, facts = report.trace, report.facts
     rendered = []
     for part in options.parts:
         if part == "findings":
-            html = render_findings(findings(trace, facts), facts, links, export_of(trace.info.from_log),
-                                   compiled=bool(trace.spans or facts.compiles))
+            html = report_findings(report, links, export_of(trace.info.from_log))
         elif part == "timeline":
             html = render_timeline(trace.spans, facts, links, trace.artifacts)
         elif part == "tree":
             html = render_tree(trace.spans, links, options.open_stages)
         elif part == "counts":
-            html = render_counts(facts, trace.info)
+            html = render_counts(facts, trace.info, report.guard_failures)
         elif part == "code":
-            html = render_by_code(trace)
+            html = by_code_html(report.by_code)
         elif part == "kernels":
-            html = render_kernels(trace)
+            html = kernels_html(report.kernels)
         elif part == "runtime":  # --vs-eager / --profile
-            html = render_runtime(trace)
+            html = runtime_html(report.speed)
         elif part == "artifacts":
             chosen = select(trace.artifacts, options.artifacts, options.compile_id)
             html = render_artifacts(chosen, trace.spans, facts, options.max_payload_chars,
-                                    options.max_total_payload_chars)
+                                    options.max_total_payload_chars, report.guard_failures)
         else:
             raise ValueError(f"unknown part {part!r}")
         rendered.append(f'<section class="wt-trace-part" data-part="{part}">{html}</section>')
@@ -120,7 +127,11 @@ def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
 
 def render_fragment(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
                     options: RenderOptions = RenderOptions()) -> str:
+    """The old call form of :func:`report_fragment` (analyses the trace itself)."""
+    return report_fragment(build_report(trace, facts), links, options)
+
+
+def report_fragment(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions()) -> str:
     """The whole block, self-contained but for the stylesheet: for pages that link the trace themselves."""
-    facts = facts if facts is not None else analyze(trace)
-    return (f'<div class="wt-trace">{render_header(trace, options, links, facts)}'
-            f'{render_body(trace, facts, links, options)}</div>')
+    return (f'<div class="wt-trace">{report_header(report, options, links)}'
+            f'{report_body(report, links, options)}</div>')

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib.resources import files
+
+from markupsafe import Markup
 
 from pygments.formatters import HtmlFormatter
 
+from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Trace
 
 from .executed import TorchSource, render_executed
-from .fragment import render_fragment, stylesheet
+from .fragment import report_fragment, stylesheet
 from .options import Links, RenderOptions
-from .text import esc
+from .templating import render, safe
 
 # The docs site brings its own page styles and Pygments theme; a lone file needs a minimal version of both.
 _PAGE_CSS = ("body { font-family: system-ui, sans-serif; max-width: 72em; margin: 1.5em auto; padding: 0 1em; }\n"
@@ -26,30 +30,39 @@ def zoom_script() -> str:
 
 def render_page(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
                 options: RenderOptions = RenderOptions(), torch: TorchSource | None = None) -> str:
+    """The old call form of :func:`report_page` (analyses the trace itself)."""
+    return report_page(build_report(trace, facts), links, options, torch)
+
+
+def report_page(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions(),
+                torch: TorchSource | None = None) -> str:
     """One self-contained file: opens from disk, no network; a small script zooms the timeline, the rest is HTML.
 
     When the trace counted executed lines, a last section shows them in ``torch``'s source (the installed
     torch, if it is the one that recorded the trace)."""
+    trace = report.trace
     title = options.title or " ".join(trace.info.command[-1:]) or "trace"
-    body = f'{render_fragment(trace, facts, links, options)}{render_executed(trace, torch)}'
+    body = f'{report_fragment(report, links, options)}{render_executed(trace, torch)}'
     return page_document(f"{title} — torch.compile trace", body, links, f"<script>{zoom_script()}</script>")
+
+
+@dataclass(frozen=True)
+class PageView:
+    """What the base layout (templates/base.html) shows: a lone page around a body already made."""
+
+    title: str
+    css: Markup  # our stylesheets and Pygments': no text from a trace
+    body: Markup
+    links: Links | None  # for the note on where chapter links go
+    script: Markup = Markup("")
 
 
 def page_document(title: str, body: str, links: Links | None, script: str = "") -> str:
     """A lone HTML file around ``body``: the page's minimal styles, the trace styles, Pygments', the site note."""
-    pygments_css = HtmlFormatter().get_style_defs(".highlight")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>{esc(title)}</title>'
-            f'<style>{_PAGE_CSS}{stylesheet()}{pygments_css}</style></head>'
-            f'<body>{body}{render_site_note(links)}{script}</body></html>\n')
+    css = Markup(f"{_PAGE_CSS}{stylesheet()}{HtmlFormatter().get_style_defs('.highlight')}")
+    return render("base.html", page=PageView(title, css, safe(body), links, safe(script)))
 
 
 def render_site_note(links: Links | None) -> str:
     """Which walkthrough the page's chapter links go to (and how it was found), or why there are none."""
-    if links is None or not links.site_note:
-        return ""
-    if links.site_url:
-        return (f'<p class="wt-note wt-site">Chapter links go to {esc(links.site_note)}: '
-                f'<a href="{esc(links.site_url)}index.html">{esc(links.site_url)}</a>.</p>')
-    return f'<p class="wt-note wt-site">No chapter links: {esc(links.site_note)}.</p>'
+    return render("site_note.html", note=links)

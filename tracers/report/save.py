@@ -6,7 +6,8 @@ import webbrowser
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.analysis.report_model import Report, build_report
+from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.chrome import write_atomic
 from tracers.tracefile.events import Trace, rank_of
@@ -21,20 +22,25 @@ class ReportUnavailable(Exception):
 
 def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, site: str | None = None,
                  facts: TraceFacts | None = None) -> Path:
-    """Write ``<trace stem>.html`` (beside the trace unless ``out_dir``); returns its path. ``facts``: the trace's
-    analysis when the caller has it already."""
+    """The old call form of :func:`write_page` (analyses the trace itself; ``facts``: its analysis, if had)."""
+    return write_page(build_report(trace, facts), trace_file, out_dir, site)
+
+
+def write_page(report: Report, trace_file: Path, out_dir: Path | None = None, site: str | None = None) -> Path:
+    """Write ``<trace stem>.html`` of ``report`` (beside the trace unless ``out_dir``); returns its path."""
     try:
         from .executed import installed_source
         from .options import PAGE_ARTIFACTS, PAGE_PAYLOAD_CHARS, RenderOptions
-        from .page import render_page
+        from .page import report_page
     except ImportError as error:
         raise ReportUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
     page_dir = out_dir or trace_file.parent
     page_dir.mkdir(parents=True, exist_ok=True)
     page = page_dir / f"{trace_file.stem}.html"
     options = RenderOptions(title=trace_file.stem, max_total_payload_chars=PAGE_PAYLOAD_CHARS, artifacts=PAGE_ARTIFACTS)
+    trace = report.trace
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
-    html = render_page(trace, facts or analyze(trace), links_for(trace, trace_file, page_dir, site), options, torch)
+    html = report_page(report, links_for(trace, trace_file, page_dir, site), options, torch)
     return write_text_atomic(page, html)  # a page is whole or absent, Ctrl-C or not
 
 
@@ -55,6 +61,19 @@ class Saved:
 
 def save_trace(trace: Trace, out: Path, run: str, started: float, *, facts: TraceFacts | None = None,
                page: bool = True, site: str | None = None, keep_paths: bool = False) -> Saved:
+    """The old call form of :func:`save_report` (analyses the trace itself when it writes the page)."""
+    report = build_report(trace, facts) if page else None
+    return _save(trace, report, out, run, started, site, keep_paths)
+
+
+def save_report(report: Report, out: Path, run: str, started: float, *, page: bool = True, site: str | None = None,
+                keep_paths: bool = False) -> Saved:
+    """Save ``report``'s trace and, with ``page``, its page: as :func:`_save` says."""
+    return _save(report.trace, report if page else None, out, run, started, site, keep_paths)
+
+
+def _save(trace: Trace, report: Report | None, out: Path, run: str, started: float, site: str | None,
+          keep_paths: bool) -> Saved:
     """Write ``trace`` into ``out`` as ``<run>-<device>-<cache>[-rank<N>].json``, the name claimed against other
     runs that started before ``started`` ended, and its page beside it. A trace that cannot be written is an
     ``error``; a page that cannot be written is a note (the trace is what must not be lost). The notes are added
@@ -74,10 +93,10 @@ def save_trace(trace: Trace, out: Path, run: str, started: float, *, facts: Trac
         return Saved(name, None, None, tuple(notes), f"cannot write {path}: {error.strerror or error}")
     finally:
         release_name(out, name)
-    if not page:
+    if report is None:  # no page asked for
         return Saved(name, path, None, tuple(notes))
     try:
-        return Saved(name, path, write_report(trace, path, site=site, facts=facts), tuple(notes))
+        return Saved(name, path, write_page(report, path, site=site), tuple(notes))
     except ReportUnavailable as error:
         notes.append(f"no HTML page: {error}")
     except OSError as error:

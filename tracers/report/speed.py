@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tracers.analysis.speed import FunctionProfile, FunctionSpeed, LineTime, Speed, speed_of
+from tracers.analysis.report_model import build_report
+from tracers.analysis.speed import FunctionProfile, FunctionSpeed, LineTime, Speed
 from tracers.tracefile.events import Trace
 from tracers.tracefile.speed import WARMUP_CALLS
 from tracers.vocabulary.durations import duration
@@ -11,8 +12,12 @@ from .text import esc
 
 
 def render_runtime(trace: Trace, speed: Speed | None = None) -> str:
+    """The old call form of :func:`runtime_html` (analyses the trace itself unless given ``speed``)."""
+    return runtime_html(speed if speed is not None else build_report(trace).speed)
+
+
+def runtime_html(speed: Speed | None) -> str:
     """The page's ``runtime`` part: empty-state text for a trace recorded without --vs-eager or --profile."""
-    speed = speed if speed is not None else speed_of(trace)
     if speed is None:
         return ('<div class="wt-by-code wt-trace-empty">Not timed: trace with <code>--vs-eager</code> (eager vs '
                 'compiled per call) or <code>--profile</code> (kernel time by your line).</div>')

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tracers.analysis.by_code import ByCode, by_code
-from tracers.analysis.kernels import KernelMap, kernel_map
+from tracers.analysis.by_code import ByCode
+from tracers.analysis.kernels import KernelMap
+from tracers.analysis.report_model import Report, build_report
 from tracers.tracefile.events import Trace
 from tracers.vocabulary.durations import duration
 
@@ -15,8 +16,13 @@ TOP_KERNELS = 10
 
 
 def render(trace: Trace, style: Style, width: int = 100) -> list[str]:
+    """The old call form of :func:`section` (analyses the trace itself)."""
+    return section(build_report(trace), style, width)
+
+
+def section(report: Report, style: Style, width: int = 100) -> list[str]:
     """The section's lines."""
-    split, kernels = by_code(trace), kernel_map(trace)
+    split, kernels = report.by_code, report.kernels
     lines: list[str] = []
     if split.compiles:
         lines += ["", style.bold("Compile time by your code") + style.dim(

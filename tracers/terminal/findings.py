@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from tracers.analysis.findings import Finding, headline
+from tracers.analysis.finding_type import Finding
+from tracers.analysis.report_model import Report
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.vocabulary.durations import duration_s
 
@@ -14,10 +15,24 @@ PageUrl = Callable[[str], "str | None"]  # a docs path (``chapters/05-graph-brea
 
 def render_findings(found: list[Finding], facts: TraceFacts, bold: Callable[[str], str] = str,
                     dim: Callable[[str], str] = str, page_url: PageUrl | None = None, width: int = 100) -> list[str]:
+    """The old call form of :func:`findings_lines` (says the headline itself)."""
+    from tracers.analysis.findings import headline  # the old call form only: the report model has it
+
+    return findings_lines(found, headline(found, facts), bold, dim, page_url, width)
+
+
+def report_findings(report: Report, bold: Callable[[str], str] = str, dim: Callable[[str], str] = str,
+                    page_url: PageUrl | None = None, width: int = 100) -> list[str]:
+    """One trace's findings as :func:`findings_lines` says them."""
+    return findings_lines(report.findings, report.headline, bold, dim, page_url, width)
+
+
+def findings_lines(found: tuple[Finding, ...] | list[Finding], headline: str, bold: Callable[[str], str] = str,
+                   dim: Callable[[str], str] = str, page_url: PageUrl | None = None, width: int = 100) -> list[str]:
     """``Findings`` and, for each, what happened, where, what it cost, the fix and where the walkthrough explains it."""
-    lines = [bold("Findings") + dim(f"  ({headline(found, facts)})" if _problems(found) else "")]
+    lines = [bold("Findings") + dim(f"  ({headline})" if _problems(found) else "")]
     if not _problems(found):
-        lines.append("  " + headline(found, facts))
+        lines.append("  " + headline)
     number = 0
     for finding in found:
         if finding.informational:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tracers.analysis.speed import FunctionProfile, FunctionSpeed, speed_of
+from tracers.analysis.report_model import Report, build_report
+from tracers.analysis.speed import FunctionProfile, FunctionSpeed
 from tracers.tracefile.events import Trace
 from tracers.tracefile.speed import WARMUP_CALLS
 from tracers.vocabulary.durations import duration
@@ -13,8 +14,13 @@ TOP_LINES = 8  # per profiled function; the page and the API have them all
 
 
 def render(trace: Trace, style: Style, width: int = 100) -> list[str]:
+    """The old call form of :func:`section` (analyses the trace itself)."""
+    return section(build_report(trace), style, width)
+
+
+def section(report: Report, style: Style, width: int = 100) -> list[str]:
     """The section's lines; none for a trace recorded without --vs-eager or --profile."""
-    speed = speed_of(trace)
+    speed = report.speed
     if speed is None:
         return []
     left_out = f"the calls that compiled, the {WARMUP_CALLS} after each" + (" and the profiled ones"

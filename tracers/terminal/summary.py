@@ -7,19 +7,16 @@ from collections.abc import Iterator
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
-from tracers.analysis.failures import failed_text
-from tracers.analysis.findings import findings
-from tracers.analysis.frames import parse_location
-from tracers.analysis.guard_failures import parse_failure
+from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts, TreeNode
 from tracers.vocabulary.durations import duration
 from tracers.vocabulary.exported import export_line, export_of, no_problems_in_compiles
 
 from . import by_code, speed
-from .findings import PageUrl, render_findings, render_recap
+from .findings import PageUrl, report_findings, render_recap
 from .style import Style, style_for
 
-__all__ = ["Style", "render", "style_for", "written_lines"]
+__all__ = ["Style", "render", "render_report", "style_for", "written_lines"]
 
 _WIDTH = 100
 _TREE_LINES = 30  # a longer stage tree is cut to its outer levels unless asked for (--tree); the page has it all
@@ -53,14 +50,21 @@ def _tree_lines(nodes: list[TreeNode], style: Style, prefix: str = "", root: boo
 
 def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | None = None,
            elsewhere: str | None = None, page_url: PageUrl | None = None, full_tree: bool = False) -> str:
+    """The old call form of :func:`render_report` (analyses the trace itself, from ``facts``)."""
+    return render_report(build_report(trace, facts), style, written, elsewhere, page_url, full_tree)
+
+
+def render_report(report: Report, style: Style, written: list[str] | None = None, elsewhere: str | None = None,
+                  page_url: PageUrl | None = None, full_tree: bool = False) -> str:
     """``elsewhere``: what the run's other processes compiled, when it has some (this one may have compiled nothing);
     ``page_url``: where the walkthrough's chapters are, for the findings' links."""
+    trace, facts = report.trace, report.facts
     info = trace.info
     lines: list[str] = []
     status = {"ok": style.green("ok"), "exit": style.yellow(f"exit {info.exit_code}"),
               "error": style.red("script raised"), "interrupted": style.yellow("interrupted"),
               "terminated": style.yellow("terminated")}.get(info.status, info.status)
-    failures = failed_text(facts)  # the script may have gone on (suppress_errors), the compile did not
+    failures = report.failed  # the script may have gone on (suppress_errors), the compile did not
     if failures:
         status = style.red(failures) if info.status == "ok" else f"{status}, {style.red(failures)}"
     lines.append(style.bold("torch.compile trace") + f" — torch {info.torch_version}, {info.device}"
@@ -72,18 +76,18 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
                                f"{info.from_log.get('written_by')}; not in a log: "
                                + ", ".join(item.split(" (", 1)[0] for item in info.from_log.get("cannot_give", []))))
 
-    compiled = bool(trace.spans or facts.compiles)
+    compiled = report.compiled
     export = export_of(info.from_log)  # a torch.export log's part, said in one line and not analysed
     if export:
         lines.append(style.bold("  " + export_line(export)))
     if compiled or not export:
         lines.append("")
     # A log without timed regions still lists compiles (from their records): findings about them, not "nothing".
-    found = findings(trace, facts) if compiled else []
+    found = report.findings if compiled else ()
     if compiled:
         # the headline speaks for the compiles only where the log's export part has problems of its own
         lines.extend(no_problems_in_compiles(line, export) if index == 1 else line for index, line in
-                     enumerate(render_findings(found, facts, style.bold, style.dim, page_url, _WIDTH)))
+                     enumerate(report_findings(report, style.bold, style.dim, page_url, _WIDTH)))
         if trace.spans:  # the compiles' table opens with its own blank line
             lines.append("")
     if not compiled and not export:
@@ -131,21 +135,21 @@ def render(trace: Trace, facts: TraceFacts, style: Style, written: list[str] | N
             if compile.skipped:
                 lines.append(style.dim(f"{indent}skipped thanks to the cache: {', '.join(compile.skipped)}"))
 
-    lines.extend(by_code.render(trace, style, _WIDTH))
-    lines.extend(speed.render(trace, style, _WIDTH))  # --vs-eager / --profile
+    lines.extend(by_code.section(report, style, _WIDTH))
+    lines.extend(speed.section(report, style, _WIDTH))  # --vs-eager / --profile
 
     if compiled or not export:  # an export log's counts of torch.compile's graphs would all be 0, and say nothing
         lines.append("")
         lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "
-                     f"{facts.totals().graph_breaks}   {style.bold('Recompiles')} {len(facts.recompiles)}   "
+                     f"{report.totals.graph_breaks}   {style.bold('Recompiles')} {len(facts.recompiles)}   "
                      f"{style.bold('Cache')} " + _cache_line(facts))
     for graph_break in facts.graph_breaks:
         skipped = " (not resumable: the whole frame ran eagerly)" if graph_break.frame_skipped else ""
-        place = parse_location(graph_break.location)
+        place = report.break_places[graph_break.location]
         where = place.short if place else graph_break.location
         lines.append(f"  break  [{graph_break.compile_id}] {where}: {_clip(graph_break.reason + skipped)}")
     for recompile in facts.recompiles:
-        said = parse_failure(recompile.reasons[0]).sentence if recompile.reasons else "?"
+        said = report.guard_failure(recompile.reasons[0]).sentence if recompile.reasons else "?"
         lines.append(f"  recompile [{recompile.compile_id}] {_clip(said)}")
 
     lines.extend(_totals_check_lines(info.totals_check, style))

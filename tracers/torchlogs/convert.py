@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tracers.vocabulary.releases import TOOL_VERSION
-from tracers.capture.artifacts import RecordTranslator, compile_id_of, record_name
+from tracers.tracefile.torch_records import RecordTranslator, compile_id_of, record_name
 from tracers.tracefile.validation import depth_within, is_int, is_number
 from tracers.tracefile.compile_identity import CompileIdentity, plausible
 from tracers.tracefile.events import FORMAT_VERSION, MAX_NESTING, MAX_RANKS, Artifact, RunInfo, Span, Trace

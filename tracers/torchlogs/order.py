@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Iterable
 
-from tracers.capture.artifacts import record_name
+from tracers.tracefile.torch_records import record_name
 
 from .records import Record
 

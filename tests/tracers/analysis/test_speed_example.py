@@ -11,7 +11,7 @@ import pytest
 
 from tracers.analysis.findings import findings
 from tracers.analysis.speed import speed_of
-from tracers.record_command import DECLARABLE, declared_options
+from tracers.commands.record import DECLARABLE, declared_options
 from tracers.tracefile.chrome import load
 from tracers.tracefile.speed import SpeedRecord
 from tracers.vocabulary.durations import duration
@@ -43,7 +43,7 @@ def test_record_traces_an_example_with_the_options_it_declares(tmp_path):
     script.write_text("# tracers-record: --vs-eager --profile\nimport torch\n"
                       "f = torch.compile(lambda x: x * 2 + 1, backend='aot_eager')\n"
                       "for _ in range(30):\n    f(torch.ones(4))\n")
-    code = ("import sys; from pathlib import Path; from tracers.record_command import record; "
+    code = ("import sys; from pathlib import Path; from tracers.commands.record import record; "
             f"sys.exit(record([{str(script)!r}], 'cpu', Path({str(tmp_path / 'traces')!r})))")
     result = run_python(["-c", code])
     assert result.returncode == 0, result.stderr
@@ -57,7 +57,7 @@ def test_record_traces_an_example_with_the_options_it_declares(tmp_path):
 def test_an_unknown_declared_option_fails_that_example_only(tmp_path):
     script = tmp_path / "bad.py"
     script.write_text("# tracers-record: --nproc 8\n")
-    code = ("import sys; from pathlib import Path; from tracers.record_command import record; "
+    code = ("import sys; from pathlib import Path; from tracers.commands.record import record; "
             f"sys.exit(record([{str(script)!r}], 'cpu', Path({str(tmp_path / 'traces')!r})))")
     result = run_python(["-c", code])
     assert result.returncode == 1 and "not recorded: " in result.stderr and "not --nproc 8" in result.stderr

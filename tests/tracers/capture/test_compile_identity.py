@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tracers.analysis.totals import Totals, compare
 
-from tracers.__main__ import _split_module
+from tracers.commands.trace import split_module as _split_module
 from tracers.tracefile.compile_identity import CompileIdentity, qualified, sort_key, split, torch_id
 import pytest
 

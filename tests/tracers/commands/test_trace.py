@@ -137,7 +137,7 @@ def test_record_traces_each_example_into_the_versioned_folder(tmp_path):
     script = tmp_path / "tiny.py"
     script.write_text("import torch\nprint(torch.compile(lambda x: x + 1, backend='eager')(torch.ones(2)))\n")
     code = (
-        "import sys; from pathlib import Path; from tracers.record_command import record; "
+        "import sys; from pathlib import Path; from tracers.commands.record import record; "
         f"sys.exit(record([{str(script)!r}], 'cpu', Path({str(tmp_path / 'traces')!r})))"
     )
     result = run_python(["-c", code])
@@ -158,7 +158,7 @@ def test_record_warm_primes_the_caches_with_one_untraced_run_first(tmp_path):
         "print(torch.compile(lambda x: x + 1, backend='eager')(torch.ones(2)))\n"
     )
     code = (
-        "import sys; from pathlib import Path; from tracers.record_command import record; "
+        "import sys; from pathlib import Path; from tracers.commands.record import record; "
         f"sys.exit(record([{str(script)!r}], 'cpu', Path({str(tmp_path / 'traces')!r}), cache='warm'))"
     )
     result = run_python(["-c", code])
@@ -194,7 +194,7 @@ def test_no_page_writes_only_the_trace(tmp_path):
 
 def test_a_trace_that_cannot_be_written_is_one_line_and_keeps_the_scripts_status(tmp_path):
     code = (
-        "import errno, sys, tracers.trace_command as tc, tracers.report.save as save\n"
+        "import errno, sys, tracers.commands.trace_run as tc, tracers.report.save as save\n"
         "from tracers.capture.options import TraceOptions\n"
         "def full(trace, path, **options): raise OSError(errno.ENOSPC, 'No space left on device')\n"
         "save.write_atomic = full\n"

@@ -235,7 +235,7 @@ def _with_pid(source: Path, target: Path, pid: int) -> None:
 
 def test_draft_export_log_beside_the_compile_log_of_its_process_is_told_apart(tmp_path):
     """draft_export's log beside its process's compile log: each says what it is, never ``process N`` twice."""
-    from tracers.torchlogs.command import merged_run
+    from tracers.torchlogs.merged_run import merged_run
 
     inputs = Path(__file__).resolve().parents[2] / "data" / "tlparse" / "inputs"
     _with_pid(inputs / "simple.log.gz", tmp_path / "dedicated_log_torch_trace_a1b2c3.log", 4242)

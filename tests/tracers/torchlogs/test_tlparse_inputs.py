@@ -15,14 +15,14 @@ from tracers.analysis.failures import compile_failures, failed_text
 from tracers.analysis.finding_type import Ledger
 from tracers.analysis.findings import findings
 from tracers.analysis.trace_facts import analyze
-from tracers.capture.artifacts import DEBUG_PAYLOAD_CHARS, RecordTranslator
+from tracers.tracefile.torch_records import DEBUG_PAYLOAD_CHARS, RecordTranslator
 from tracers.ranks.page import render_ranks
 from tracers.ranks.summary import render, report
 from tracers.report.fragment import render_fragment, render_header
 from tracers.report.options import PAGE_ARTIFACTS, RenderOptions
 from tracers.terminal import summary
 from tracers.terminal.style import Style
-from tracers.torchlogs.command import merged_run
+from tracers.torchlogs.merged_run import merged_run
 from tracers.torchlogs.load import LogError, load_logs
 
 pytestmark = pytest.mark.pure

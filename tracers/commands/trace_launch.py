@@ -12,9 +12,10 @@ from pathlib import Path
 from tracers.capture.launcher import RankEnvironmentError, detect
 from tracers.capture.options import TraceOptions, check_program
 from tracers.capture.runner import ScriptError
+from tracers.ranks.merge import MergeError, load_run
+from tracers.ranks.output import write_run
+from tracers.tracefile.names import parse
 from tracers.vocabulary.usage import UsageError, check_writable
-
-from .merge_command import merge_run
 
 _GRACE_S = 5.0  # after Ctrl-C, how long torchrun may take to stop by itself before it is told to
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # where ``tracers`` is importable from
@@ -92,3 +93,22 @@ def launch(options: TraceOptions) -> int:
     if interrupted:
         return 130
     return code if code else merged
+
+
+def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, options: TraceOptions) -> int:
+    """After ``trace --nproc``: merge the rank traces this launch wrote (newer than ``since``)."""
+    files = []
+    for path in sorted(directory.glob(f"{name}-*-{cache}-rank*.json")):
+        parsed = parse(path.name)
+        if parsed and parsed.run == name and parsed.rank is not None and parsed.rank < nproc \
+                and path.stat().st_mtime >= since - 1:
+            files.append(path)
+    if not files:
+        print(f"trace: no rank wrote a trace into {directory}/ (did torchrun start the ranks?)", file=sys.stderr)
+        return 1
+    try:
+        run = load_run(files, world_size=nproc)
+    except MergeError as error:
+        print(f"trace: cannot merge the ranks' traces: {error}", file=sys.stderr)
+        return 1
+    return write_run(run, directory / run.file_name, options.page, options.quiet, options.site, options.open_page)

@@ -1,7 +1,8 @@
-"""`python -m tracers record`: re-record the site's example traces, one fresh process per example."""
+"""``record [EXAMPLE...]``: re-record the site's example traces, one fresh process per example."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -10,8 +11,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from tracers.tracefile.names import CACHE_MODES, DEVICES
 from tracers.vocabulary.durations import duration_s
 from tracers.vocabulary.releases import public_version
+
+HELP = "re-record the site's example traces"
+LOCK_FILE = "docs/walkthrough.lock.json"  # the walkthrough's lock: the spans its excerpts show
 
 EXAMPLES_DIR = Path("docs/examples")
 TRACES_DIR = Path("docs/_traces")
@@ -19,6 +24,27 @@ TRACES_DIR = Path("docs/_traces")
 # only options that change what is measured, never where it goes or what the site expects of the file.
 MARKER = re.compile(r"^# tracers-record:(.*)$", re.MULTILINE)
 DECLARABLE = ("--vs-eager", "--profile")
+
+
+def add_arguments(record: argparse.ArgumentParser) -> None:
+    """Device, cache mode, executed lines, ranks, the examples."""
+    record.description = ("Trace each example (default: every docs/examples/*.py) cold, in a fresh process, "
+                          "into docs/_traces/<device>/<torch version>/.")
+    record.add_argument("--device", choices=DEVICES, default="cpu")
+    record.add_argument("--cache", choices=CACHE_MODES, default="cold",
+                        help="warm: run each example once first (own fresh cache dir), then trace the second run")
+    record.add_argument("--lines", action="store_true",
+                        help="also count executed lines in the hooked functions and docs/walkthrough.lock.json's spans")
+    record.add_argument("--nproc", type=int, metavar="N",
+                        help="run each example on N local ranks (torchrun): a trace per rank and their merge "
+                             "(for docs/examples/distributed/*.py)")
+    record.add_argument("examples", nargs="*", metavar="EXAMPLE")
+
+
+def run(args: argparse.Namespace) -> int:
+    """0 every example recorded; else the first failure's status."""
+    return record(args.examples, args.device, cache=args.cache, lines_lock=LOCK_FILE if args.lines else None,
+                  nproc=args.nproc)
 
 
 def declared_options(example: str | Path) -> list[str]:

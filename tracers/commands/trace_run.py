@@ -15,13 +15,14 @@ from tracers.capture.launcher import RankEnvironmentError, detect, leads_output
 from tracers.capture.options import TraceOptions, check_program, check_session, prepared_session
 from tracers.capture.progress import Progress
 from tracers.capture.runner import Outcome, ScriptError, hard_exits_handled, outcome_of, run_program
+from tracers.analysis.report_model import build_report
 from tracers.measure.vs_eager import run_eager, with_eager
-from tracers.ranks.launch import launch
-from tracers.ranks.merge_command import write_run
+from .trace_launch import launch
+from tracers.ranks.output import write_run
 from tracers.ranks.processes import gather
 from tracers.report.links import chapter_site, page_urls
-from tracers.report.save import open_in_browser, save_trace
-from tracers.terminal.summary import render, style_for
+from tracers.report.save import open_in_browser, save_report, save_trace
+from tracers.terminal.summary import render_report, style_for
 from tracers.tracefile.events import rank_of
 from tracers.tracefile.names import TraceName, claim_name, release_name
 from tracers.vocabulary.usage import check_writable
@@ -108,10 +109,16 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         progress.clear()
         if options.vs_eager and not hard_exit and outcome.status not in _DEATH_SIGNALS:
             _time_eager(session, options)
-        trace, facts, out = session.trace, session.facts, Path(options.out)
+        trace, out = session.trace, Path(options.out)
+        summary = not options.quiet and leads_output()  # under torchrun: one summary per run, rank 0's
+        # Analysed once, for the page and the summary alike; a rank's bare trace (no page, no summary) needs none.
+        report = build_report(trace, session.facts) if options.page or summary else None
         # Claimed again for the device the run really used; this process already holds the name it started with.
-        saved = save_trace(trace, out, options.run_name, run.started, facts=facts, page=options.page,
-                           site=options.site, keep_paths=options.keep_paths)
+        if report is not None:
+            saved = save_report(report, out, options.run_name, run.started, page=options.page, site=options.site,
+                                keep_paths=options.keep_paths)
+        else:
+            saved = save_trace(trace, out, options.run_name, run.started, page=False, keep_paths=options.keep_paths)
         release_name(out, run.name)
         for note in saved.notes:
             print(f"trace: {note}", file=sys.stderr)
@@ -124,13 +131,13 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
             written.extend(map(str, children.written))
         if saved.page is not None:
             written.append(str(saved.page))
-        if options.quiet or not leads_output():  # under torchrun: one summary per run, rank 0's
+        if report is None or not summary:
             print("\n".join(written), file=sys.stderr)
         else:
             elsewhere = (f"{children.compiled} of its child processes compiled (below)"
                          if children is not None and children.compiled and not trace.spans else None)
             base, _ = chapter_site(options.site, trace.info.torch_version)  # the findings link their chapters there
-            print(render(trace, facts, style_for(sys.stderr), written, elsewhere, page_urls(base), options.tree),
+            print(render_report(report, style_for(sys.stderr), written, elsewhere, page_urls(base), options.tree),
                   file=sys.stderr)
             if rank_of(trace.info) is not None:
                 print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "

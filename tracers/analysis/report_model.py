@@ -1,0 +1,80 @@
+"""One trace's report model: every analysis the page, the summary and the API show, computed once per trace."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from tracers.tracefile.events import Trace
+
+from . import by_code as by_code_module
+from . import failures as failures_module
+from . import findings as findings_module
+from . import frames as frames_module
+from . import guard_failures as guard_failures_module
+from . import kernels as kernels_module
+from . import speed as speed_module
+from . import trace_facts as trace_facts_module
+from .by_code import ByCode
+from .finding_type import Finding
+from .frames import SourceLine
+from .guard_failures import GuardFailure
+from .kernels import KernelMap
+from .speed import Speed
+from .totals import Totals
+from .trace_facts import TraceFacts
+
+
+@dataclass(frozen=True)
+class Report:
+    """What the views take: the trace and each analysis of it. Views format these; they compute nothing."""
+
+    trace: Trace
+    facts: TraceFacts
+    findings: tuple[Finding, ...]
+    headline: str  # one line for the findings: clean, or how many and what they cost
+    by_code: ByCode
+    kernels: KernelMap
+    speed: Speed | None  # None: recorded without --vs-eager or --profile
+    failed: str  # ``compile 0/0 failed (…)`` for the header; empty when none failed
+    totals: Totals
+    # Every guard-failure text the views say as a sentence (recompiles' and recompile records' newest reason).
+    guard_failures: Mapping[str, GuardFailure]
+    # Each graph break's location read as a source line (None: not a ``file:line`` torch gave).
+    break_places: Mapping[str, SourceLine | None]
+
+    @property
+    def compiled(self) -> bool:
+        """Anything reached torch.compile's pipeline (a log without timed regions still lists its compiles)."""
+        return bool(self.trace.spans or self.facts.compiles)
+
+    def guard_failure(self, reason: str) -> GuardFailure:
+        return self.guard_failures[reason]
+
+
+def build_report(trace: Trace, facts: TraceFacts | None = None) -> Report:
+    """Analyse ``trace`` once (``facts``: its analysis when the caller has it already, e.g. a finished session)."""
+    # Looked up on the modules at call time, so a test can count the calls by replacing one function.
+    facts = facts if facts is not None else trace_facts_module.analyze(trace)
+    found = tuple(findings_module.findings(trace, facts))
+    kernels = kernels_module.kernel_map(trace)
+    return Report(
+        trace=trace, facts=facts, findings=found, headline=findings_module.headline(list(found), facts),
+        by_code=by_code_module.by_code(trace), kernels=kernels, speed=speed_module.speed_of(trace, kernels),
+        failed=failures_module.failed_text(facts), totals=facts.totals(),
+        guard_failures=MappingProxyType({reason: guard_failures_module.parse_failure(reason)
+                                         for reason in _guard_reasons(trace, facts)}),
+        break_places=MappingProxyType({graph_break.location: frames_module.parse_location(graph_break.location)
+                                       for graph_break in facts.graph_breaks}),
+    )
+
+
+def _guard_reasons(trace: Trace, facts: TraceFacts) -> list[str]:
+    """The newest failure of each recompile (torch lists every earlier version's): the one the views say."""
+    reasons = [recompile.reasons[0] for recompile in facts.recompiles if recompile.reasons]
+    for artifact in trace.artifacts:
+        listed = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
+        if listed and isinstance(listed[0], str):
+            reasons.append(listed[0])
+    return reasons

@@ -1,0 +1,39 @@
+"""The tracer's commands, one module each with its own arguments; ``main`` imports only the one asked for.
+
+Each command module has ``HELP`` (its line in the top-level help), ``add_arguments(parser)`` and ``run(args)``
+(returns the exit status). Reading a log (``report``) so loads nothing of ``capture/`` or ``measure/``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from .parsing import top_parser
+
+# name -> its module; the order of the top-level help
+COMMANDS = {"trace": "trace", "record": "record", "report": "report", "merge": "merge", "diff": "diff",
+            "measure": "measure"}
+
+
+def _module(name: str):  # noqa: ANN202 - a command module
+    return importlib.import_module(f"{__name__}.{COMMANDS[name]}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; Ctrl-C that reaches here (reading logs, writing a page) is one line and the shell's 130."""
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C): stopped before finishing; files already written are complete, none is half "
+              "written", file=sys.stderr)
+        return 130
+
+
+def _run(argv: list[str]) -> int:
+    chosen = argv[0] if argv and argv[0] in COMMANDS else None
+    if chosen == "trace":  # ``trace [options] -m MODULE ARGS``: the module and its args are split off first
+        return _module("trace").main(argv)
+    parser = top_parser(COMMANDS, _module, chosen)
+    args = parser.parse_args(argv)
+    args.argv = tuple(argv)  # the command line as given, for what records it (measure's file)
+    return _module(args.command).run(args)

@@ -1,0 +1,56 @@
+"""What every command's parser shares: the name usage lines call the tool by, the help layout, whole counts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SCRIPT = "torch-compile-trace"  # the console script (pyproject's [project.scripts])
+
+
+class RawEpilog(argparse.HelpFormatter):
+    """Wrapped description and option help, the epilog's example lines as written."""
+
+    def add_text(self, text: str | None) -> None:
+        if text and text.startswith("Example:"):
+            self._add_item(lambda: text + "\n", [])
+        else:
+            super().add_text(text)
+
+
+def positive(text: str) -> int:
+    """A count of 1 or more, for argparse (its error names the option and the value)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
+def prog() -> str:
+    """The name help and usage lines call this command by: the console script's own, or python -m's."""
+    return SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m tracers"
+
+
+def top_parser(commands: dict[str, str], module_of: Callable[[str], Any], chosen: str | None) -> argparse.ArgumentParser:
+    """The whole command line: every command listed by its help line, only ``chosen``'s arguments filled in
+    (another command's module, and what it imports, is never loaded to parse this one)."""
+    name = prog()
+    parser = argparse.ArgumentParser(
+        prog=name, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="See what torch.compile does with your program: trace a script, then read the summary,\n"
+                    "the HTML page or the trace file; render, merge and compare saved traces.",
+        epilog=f"Start with:\n  {name} trace my_script.py\n  {name} trace --help      (the tracer's options)")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in commands:
+        if command == chosen or chosen is None:
+            module = module_of(command)
+            module.add_arguments(subparsers.add_parser(command, help=module.HELP))
+        else:
+            subparsers.add_parser(command, add_help=False)
+    return parser

@@ -1,0 +1,156 @@
+"""``report TRACE.json|LOG|LOGDIR``: a saved trace's page, or torch's TORCH_TRACE logs as our trace, page and summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tracers.analysis.report_model import build_report
+from tracers.ranks.merge import MergeError, is_merged_file
+from tracers.ranks.output import merged_page, write_run
+from tracers.ranks.page import PageUnavailable
+from tracers.report.save import ReportUnavailable, open_in_browser, write_page
+from tracers.terminal.summary import render_report, style_for
+from tracers.torchlogs import frames
+from tracers.torchlogs.load import LoadedLogs, LogError, load_logs, looks_like_log
+from tracers.torchlogs.merged_run import from_log_line, merged_run
+from tracers.tracefile.chrome import TraceFileError, load, write_atomic
+from tracers.tracefile.names import logs_merged_file_name
+from tracers.tracefile.validation import Dropped
+from tracers.vocabulary.exported import export_line, export_of
+
+from .parsing import positive
+
+HELP = "render a saved trace as an HTML page"
+
+
+def add_arguments(report: argparse.ArgumentParser) -> None:
+    """A trace, a merge, or TORCH_TRACE logs; where the page goes; which run of a log directory; source roots."""
+    report.description = (
+        "Write TRACE.html (stage timeline, call tree, counts, graphs, guards, break and recompile "
+        "reasons, generated code; spans link to the walkthrough's chapters and torch's source at "
+        "the commit the trace was recorded with). Works offline; any trace this tool wrote, "
+        "including ones recorded on another machine. A TORCH_TRACE log (or a directory of rank "
+        "logs) becomes this tool's trace file, its page and summary (ranks merged, with divergence).")
+    report.add_argument("trace_file", metavar="TRACE.json",
+                        help="a trace this tool wrote, a merged one, or torch's own TORCH_TRACE log "
+                             "(dedicated_log_torch_trace_*.log, gzip too) or a directory of them, one per rank")
+    report.add_argument("--out", metavar="DIR", help="where the page goes (default: beside the trace)")
+    report.add_argument("--open", action="store_true", help="open the page in a browser")
+    report.add_argument("--run", metavar="N", type=positive,
+                        help="a directory of TORCH_TRACE logs holding several runs (two logs of a rank): read "
+                             "the N-th of each rank by when it starts, 1 the earliest (default: the latest)")
+    report.add_argument("--site", metavar="URL_OR_DIR",
+                        help="walkthrough site for chapter links (default: build/html if built here, else the "
+                             "walkthrough built for the trace's torch in the user cache)")
+    report.add_argument("--source-root", dest="source_roots", action="append", metavar="DIR",
+                        help="a directory whose Python files a TORCH_TRACE log may name, read for the qualified "
+                             "names of compiled functions (repeatable; the current directory and the installed "
+                             "torch are allowed without it; no other file a log names is opened)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """0 written; 2 with one line saying why not."""
+    path, out_dir = Path(args.trace_file), Path(args.out) if args.out else None
+    if looks_like_log(path):  # torch's own TORCH_TRACE log, or a directory of them (one per rank)
+        return report_logs(path, out_dir, args.open, args.site, args.run, source_roots=tuple(args.source_roots or ()))
+    dropped = Dropped()
+    try:
+        if is_merged_file(path):  # a distributed run's merge: the multi-rank page
+            page = merged_page(path, out_dir, args.site, dropped)
+        else:
+            trace = load(path, dropped)
+            _read_warning(path, dropped)
+            dropped.clear()
+            page = write_page(build_report(trace), path, out_dir, args.site)
+    except (TraceFileError, MergeError) as error:
+        print(f"report: {error}", file=sys.stderr)
+        return 2
+    except (ReportUnavailable, PageUnavailable) as error:
+        print(f"report: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"report: cannot write the page for {path}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    _read_warning(path, dropped)
+    print(page)
+    if args.open:
+        open_in_browser(page)
+    return 0
+
+
+def _read_warning(path: Path, dropped: Dropped) -> None:
+    if dropped:
+        print(f"report: warning: {path}: left out what could not be used: {dropped.describe()}", file=sys.stderr)
+
+
+def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site: str | None = None,
+                run: int | None = None, source_roots: tuple[str, ...] = ()) -> int:
+    """0 written; 2 nothing readable (one line says why). Damage and foreign files: one warning line.
+    ``run``: of ranks with several logs in the directory, the run-th by start time (default: the latest).
+    ``source_roots``: directories whose sources a log may name (``--source-root``; frames.py)."""
+    try:
+        loaded = load_logs(path, run=run, roots=frames.source_roots(source_roots))
+    except LogError as error:
+        print(f"report: {error}", file=sys.stderr)
+        return 2
+    warning = loaded.warning()
+    if warning:
+        print(f"report: warning: {warning}", file=sys.stderr)
+    directory = out_dir or (path if path.is_dir() else path.parent)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f"report: cannot write into {directory}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    if loaded.ranked:
+        name = path.resolve().name if path.is_dir() else _stem(path)
+        print(f"report: {from_log_line(loaded)}", file=sys.stderr)
+        for log in loaded.logs:  # a torch.export log among them (draft_export writes one of its own) says so
+            export = export_of(log.trace.info.from_log)
+            if export:
+                print(f"report: {log.source}: {export_line(export)}", file=sys.stderr)
+        run = merged_run(loaded, name)
+        target = directory / logs_merged_file_name(name)
+        status = write_run(run, target, page=True, quiet=False, site=site)
+        page = target.with_suffix(".html")
+        if status == 0 and page.exists():
+            print(page)
+            _maybe_open(page, open_page)
+        return status
+    return _single(loaded, directory / f"{_stem(Path(loaded.logs[0].source))}.json", site, open_page)
+
+
+def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool) -> int:
+    try:
+        write_atomic(loaded.logs[0].trace, target)
+        report = build_report(load(target))  # as the file has it: machine paths scrubbed, like a live trace
+        written = [str(target)]
+        try:
+            page = write_page(report, target, target.parent, site)
+            written.append(str(page))
+        except ReportUnavailable as error:
+            page = None
+            print(f"report: no HTML page: {error}", file=sys.stderr)
+    except OSError as error:
+        print(f"report: cannot write {target}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    print(render_report(report, style_for(sys.stderr), written), file=sys.stderr)
+    if page is not None:
+        print(page)
+        _maybe_open(page, open_page)
+    return 0
+
+
+def _maybe_open(page: Path, open_page: bool) -> None:
+    if open_page:
+        open_in_browser(page)
+
+
+def _stem(path: Path) -> str:
+    """``dedicated_log_torch_trace_rank_0_ab12`` of ``….log`` or ``….log.gz``."""
+    name = path.name
+    for suffix in (".gz", ".log"):
+        name = name.removesuffix(suffix)
+    return name

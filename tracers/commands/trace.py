@@ -1,0 +1,121 @@
+"""``trace [OPTIONS] SCRIPT|-m MODULE [ARGS]``: its arguments, the split of a module's own, the run (trace_run.py)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+
+from tracers.capture.options import SessionOptions, TraceOptions, add_session_arguments
+from tracers.vocabulary.usage import UsageError
+
+from .parsing import RawEpilog, prog, top_parser
+
+HELP = "run a script under the tracer"
+
+
+def add_arguments(trace: argparse.ArgumentParser) -> None:
+    """The tracer's options, then SCRIPT and everything after it (the script's own)."""
+    trace.description = ("Run SCRIPT as __main__ with its own ARGS, record what torch.compile did, "
+                         "print a summary and write a Chrome Trace Event file (open it in ui.perfetto.dev) "
+                         "and an HTML page beside it. The tracer's options go before SCRIPT (or -m MODULE): "
+                         "everything after it is the script's own.")
+    trace.epilog = f"Example:\n  {prog()} trace --cache warm train.py --epochs 1"
+    trace.formatter_class = RawEpilog
+    add_session_arguments(trace)
+    trace.add_argument("--out", default="traces", metavar="DIR", help="directory for the trace (default: traces)")
+    trace.add_argument("--quiet", action="store_true", help="print only the trace's path, no summary")
+    trace.add_argument("--tree", action="store_true",
+                       help="print the whole stage tree (a long one is cut to its outer levels; the page has it all)")
+    trace.add_argument("--keep-paths", action="store_true",
+                       help="keep absolute paths in the trace (by default the working dir, site-packages, "
+                            "temp dir, Python prefix and home become ./ <site-packages> <tmp> <python> ~)")
+    trace.add_argument("--open", action="store_true", help="open the trace's HTML page in a browser afterwards")
+    trace.add_argument("--no-page", dest="page", action="store_false", help="write only the trace, no HTML page")
+    trace.add_argument("--site", metavar="URL_OR_DIR",
+                       help="walkthrough site the page's chapter links point to (default: build/html if built here, "
+                            "else the walkthrough built for this trace's torch in the user cache)")
+    trace.add_argument("--nproc", type=int, metavar="N",
+                       help="run the script on N local ranks through torchrun's launcher (one trace per rank), "
+                            "then merge them into one timeline and print the multi-rank summary")
+    trace.add_argument("-m", dest="module", metavar="MODULE",
+                       help="run MODULE as python -m does (it and ARGS come last), instead of a SCRIPT")
+    trace.add_argument("script", metavar="SCRIPT", nargs="?", help="the Python script to run")
+    trace.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="arguments for the script")
+
+
+def _trace_parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The whole command line, and ``trace``'s own parser in it."""
+    parser = top_parser({"trace": "trace"}, lambda _: __import__(__name__, fromlist=["_"]), "trace")
+    subparsers = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    return parser, subparsers.choices["trace"]
+
+
+def options_after_script(args: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """The script's arguments that are also ``trace``'s options: they go to the script, as designed, but a
+    user who wrote ``trace crashes.py --device cuda`` most likely meant them for the tracer."""
+    valued = {flag: action.nargs != 0 for action in parser._actions for flag in action.option_strings
+              if flag.startswith("--") and flag != "--help"}
+    found: list[str] = []
+    for index, arg in enumerate(args):
+        flag = arg.split("=", 1)[0]
+        if flag in valued:
+            takes = valued[flag] and "=" not in arg and index + 1 < len(args)
+            found.append(f"{arg} {args[index + 1]}" if takes else arg)
+    return found
+
+
+def split_module(argv: list[str]) -> tuple[list[str], str | None, list[str]]:
+    """``trace [options] -m MODULE [ARGS]``: everything after MODULE is the module's, as with ``python -m``,
+    even words that look like this command's options. Returns (our argv, module, its args)."""
+    _, trace_parser = _trace_parser()
+    valued = {flag for action in trace_parser._actions if action.nargs != 0 for flag in action.option_strings}
+    index = 1
+    while index < len(argv):
+        word = argv[index]
+        if word == "-m" or (word.startswith("-m") and not word.startswith("--")):
+            module = word[2:] or (argv[index + 1] if index + 1 < len(argv) else "")
+            rest = argv[index + 1:] if word[2:] else argv[index + 2:]
+            return argv[:index], module, rest
+        if not word.startswith("-") or word == "--":
+            break  # the script: what follows is its own
+        index += 2 if word in valued else 1
+    return argv, None, []
+
+
+def main(argv: list[str]) -> int:
+    """``trace``'s whole command line (``argv[0] == "trace"``): parsed, checked, run."""
+    argv, module, module_args = split_module(argv)
+    parser, trace_parser = _trace_parser()
+    options = parser.parse_args(argv)
+    if module is not None:
+        if not module:
+            print_error("-m needs a module name: python -m tracers trace -m package.module [ARGS]")
+            return 2
+        options.script, options.args = module, module_args
+    elif not options.script:
+        print_error(f"give a SCRIPT to run, or -m MODULE ({prog()} trace --help)")
+        return 2
+    misplaced = options_after_script(options.args, trace_parser)
+    if misplaced:
+        words, them = " ".join(misplaced), "it" if len(misplaced) == 1 else "them"
+        print_error(f"note: {words} came after {options.script}, so the script gets {them}; for the tracer, put "
+                    f"{them} before the script: {prog()} trace {words} {options.script} ...")
+    from .trace_run import run_trace
+
+    try:
+        session = SessionOptions.from_namespace(options)
+        return run_trace(TraceOptions(
+            script=options.script, args=options.args, module=module is not None, **asdict(session),
+            out=options.out, quiet=options.quiet, open_page=options.open, site=options.site, page=options.page,
+            keep_paths=options.keep_paths, nproc=options.nproc, tree=options.tree,
+        ))
+    except UsageError as error:
+        print_error(str(error))
+        return 2
+
+
+def print_error(text: str) -> None:
+    """One line on stderr, named for the command."""
+    import sys
+
+    print(f"trace: {text}", file=sys.stderr)
