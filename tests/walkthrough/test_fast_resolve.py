@@ -12,6 +12,8 @@ from walkthrough.lock import stage_hooks
 from walkthrough.source import cached_wheel, open_source
 from walkthrough.symbols import Resolver, Symbol, SymbolNotFound
 
+pytestmark = pytest.mark.pure
+
 ROOT = Path(__file__).resolve().parents[2]
 PATH = "torch/_shapes.py"
 M = "torch._shapes"
@@ -24,8 +26,6 @@ def assigned():
 """
 
 import functools
-
-pytestmark = pytest.mark.pure
 
 assigned = functools.partial(print)
 

@@ -11,10 +11,10 @@ from tests.walkthrough_fixtures import PIPELINE, write_tree, write_wheel
 from walkthrough import source
 from walkthrough.source import DirSource, SourceError, WheelSource, open_source
 
+pytestmark = pytest.mark.pure
+
 FAKE_PIP = '''
 import sys, zipfile, pathlib
-
-pytestmark = pytest.mark.pure
 args = sys.argv[1:]
 spec = next(a for a in args if a.startswith("torch=="))
 dest = pathlib.Path(args[args.index("-d") + 1])

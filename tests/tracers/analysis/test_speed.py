@@ -22,6 +22,8 @@ from tracers.vocabulary.durations import duration
 
 from tests.conftest import ROOT, SCRIPTS, run_python, run_trace
 
+pytestmark = pytest.mark.torch
+
 TINY = SCRIPTS / "tiny_calls.py"
 CALLS, MODULE_CALLS = 2000, 200  # tiny_calls.py's loop: the helper each step, the module every tenth
 
@@ -142,8 +144,6 @@ def test_a_traced_block_times_the_compiled_calls_and_undoes_every_patch():
 
 FUSED = '''
 import torch
-
-pytestmark = pytest.mark.torch
 
 
 def block(x, w):

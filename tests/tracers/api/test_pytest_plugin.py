@@ -6,14 +6,14 @@ import json
 
 import pytest
 
+pytestmark = pytest.mark.torch
+
 pytest_plugins = ["pytester"]
 
 # A small project's tests: aot_eager, so no C++ compile; one test breaks its graph, one compiles cleanly,
 # one compiles without the fixture and fails, one never compiles.
 PROJECT_TESTS = '''
 import torch
-
-pytestmark = pytest.mark.torch
 
 
 def scale(x):

@@ -9,6 +9,8 @@ import pytest
 
 from tests.conftest import SCRIPTS, run_python
 
+pytestmark = pytest.mark.torch
+
 # Runs the script under the tracer with the default device set either way, and reports the breaks'
 # locations and how many torch function modes were on the stack.
 _PROBE = """
@@ -16,8 +18,6 @@ import json, runpy, sys, torch
 from tracers.analysis.trace_facts import analyze
 from tracers.capture.devices import set_default_backend
 from tracers.capture.session import TraceSession
-
-pytestmark = pytest.mark.torch
 if sys.argv[1] == "function-mode":
     torch.set_default_device("cpu")  # what --device cuda did before, with the CPU for the GPU
 else:

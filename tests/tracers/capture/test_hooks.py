@@ -27,6 +27,8 @@ from tracers.tracefile.stages import Target, all_targets
 
 from tests.conftest import run_python
 
+pytestmark = pytest.mark.torch
+
 
 @pytest.fixture(autouse=True)
 def fresh_dynamo():
@@ -223,8 +225,6 @@ def test_nothing_runs_on_the_hot_path_after_compiling():
 _POST_IMPORT_CHECK = r"""
 import sys, torch
 from tracers.capture.session import TraceSession
-
-pytestmark = pytest.mark.torch
 assert "torch._inductor.compile_fx" not in sys.modules
 with TraceSession() as session:
     import torch._inductor.compile_fx as cf

@@ -12,6 +12,8 @@ from tracers.measure.measurement import load
 
 from tests.conftest import run_python
 
+pytestmark = pytest.mark.torch
+
 TINY = '''\
 import torch
 
@@ -29,8 +31,6 @@ if __name__ == "__main__":
 
 CRASHING = '''\
 import torch
-
-pytestmark = pytest.mark.torch
 
 
 def build(batch_size):

@@ -15,6 +15,9 @@ from pathlib import Path
 from tests.conftest import run_python
 from tests.hostile import LOG_SEED, dumps
 from tracers.torchlogs.load import load_logs
+import pytest
+
+pytestmark = pytest.mark.pure
 
 CASES = 300
 PEAK_RSS_MB = 1500  # the reader holds the trace it builds, never a whole device, pipe or line without end
@@ -79,9 +82,6 @@ _WATCHED_READ = """
 import json, os, sys
 from pathlib import Path
 from tracers.torchlogs.load import load_logs
-import pytest
-
-pytestmark = pytest.mark.pure
 
 seen = []
 sys.addaudithook(lambda event, args: seen.append(os.fsdecode(args[0])) if event == "open" and args

@@ -14,6 +14,8 @@ from tracers.analysis.trace_facts import analyze
 from tracers.torchlogs.load import LogError, load_logs
 from tracers.torchlogs.records import Problems, read_records
 
+pytestmark = pytest.mark.pure
+
 
 def _record(metadata: dict, payload: str | None = None, pid: int = 4242) -> str:
     """One record as torch's trace formatter writes it (torch/_logging/_internal.py, TorchLogsFormatter)."""
@@ -183,8 +185,6 @@ _CTRL_C_WHILE_READING = """
 import os, signal, sys
 from tracers.__main__ import main
 from tracers.torchlogs import load
-
-pytestmark = pytest.mark.pure
 
 read = load.load_log
 

@@ -9,12 +9,12 @@ from tracers.vocabulary.releases import REFERENCE_TORCH
 from walkthrough.toolbox.recording import load
 from walkthrough.toolbox.runner import Setting, display, run_tool
 from walkthrough.toolbox.tools import EXAMPLE, PYTHON, Requirement, Step, Tool
-
-TINY = '''\
-import torch
 import pytest
 
 pytestmark = pytest.mark.torch
+
+TINY = '''\
+import torch
 
 
 def double_then_add(x):
