@@ -23,6 +23,8 @@ def _reference_torch() -> str:
 
 
 REFERENCE_TORCH = _reference_torch()
+# The transformers release the corpus's truth files were recorded with (tests/corpus/README.md).
+CORPUS_TRANSFORMERS = "5.24.0"
 
 
 def _install(session: nox.Session, *extras: str) -> None:
@@ -43,8 +45,9 @@ def _install(session: nox.Session, *extras: str) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (real torch.compile on tiny programs)."""
+    """Run the test suite (real torch.compile on tiny programs, and the corpus of real library programs)."""
     _install(session, "test")
+    session.install(f"transformers=={CORPUS_TRANSFORMERS}")  # the corpus's Hugging Face programs
     session.run("pytest", *session.posargs)
 
 
@@ -150,3 +153,12 @@ def lock(session: nox.Session) -> None:
     """Refresh docs/walkthrough.lock.json against the reference torch (after editing pages or the stages table)."""
     _install(session)
     session.run("python", "-m", "walkthrough", "lock", *session.posargs)
+
+
+@nox.session
+def corpus(session: nox.Session) -> None:
+    """Trace the corpus of real library programs (tests/corpus/) and print torch's counts and our verdict per program:
+    nox -s corpus -- [--only NAME,NAME] [--fast] [--keep DIR] [--json FILE]."""
+    _install(session, "test")
+    session.install(f"transformers=={CORPUS_TRANSFORMERS}")
+    session.run("python", "-m", "tests.corpus.run", *session.posargs)
