@@ -1,8 +1,10 @@
-"""nox sessions: tests, docs, releases, trace, record, compare, measure, verify, lock and bench, all against the reference torch."""
+"""nox sessions: tests, docs, releases, trace, record, compare, measure, verify, lock, bench and clean, against the reference torch."""
 
 from __future__ import annotations
 
 import ast
+import os
+import shutil
 from pathlib import Path
 
 import nox
@@ -162,3 +164,32 @@ def corpus(session: nox.Session) -> None:
     _install(session, "test")
     session.install(f"transformers=={CORPUS_TRANSFORMERS}")
     session.run("python", "-m", "tests.corpus.run", *session.posargs)
+
+
+def made_by_the_tool() -> list[Path]:
+    """The venvs and caches this project makes: nox's venvs, the other releases' venvs, the per-user cache
+    (the rule of tracers/vocabulary/sites.py's cache_root: built sites and fetched wheels)."""
+    override = os.environ.get("TORCH_WALKTHROUGH_CACHE")
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    cache = Path(override).expanduser() if override else Path(base).expanduser() / "torch-compile-walkthrough"
+    return [ROOT / ".nox", ROOT / ".venvs", cache]
+
+
+def _size(path: Path) -> int:
+    return sum(entry.stat().st_size for entry in path.rglob("*") if entry.is_file() and not entry.is_symlink())
+
+
+@nox.session(venv_backend="none")
+def clean(session: nox.Session) -> None:
+    """List the venvs and caches this tool made, with their sizes; nox -s clean -- --yes removes them."""
+    found = [path for path in made_by_the_tool() if path.exists()]
+    for path in found:
+        session.log(f"{path}  ({_size(path) / 1e9:.2f} GB)")
+    if not found:
+        session.log("nothing to remove")
+    elif "--yes" not in session.posargs:
+        session.log("dry run: nothing removed; nox -s clean -- --yes removes the above")
+    else:
+        for path in found:
+            shutil.rmtree(path)
+            session.log(f"removed {path}")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from tracers.commands.parsing import Parser
 from walkthrough.lock import DEFAULT_LOCK, LockError, compute_lock, read_lock, stage_hooks, stale_reasons, write_lock
 from walkthrough.pages import PageError, scan_docs
 from walkthrough.source import SourceError, open_source
@@ -22,7 +23,7 @@ class UsageError(Exception):
 def _parser() -> argparse.ArgumentParser:
     # The console script (pyproject's [project.scripts]) names itself in usage lines; python -m names the module.
     prog = SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m walkthrough"
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="The walkthrough of torch.compile, stage by stage: build it for your torch and open it,\n"
                     "or check it against another torch release.",
@@ -54,9 +55,15 @@ def _parser() -> argparse.ArgumentParser:
                                 description="Build the site against one torch release (drift from the reference "
                                             "shown in the pages), or every supported release into one site with a "
                                             "version switcher. Nothing is installed or imported. " + where)
-    opener = commands.add_parser("open", help="open the walkthrough in a browser, building it first if needed",
-                                 description="Open the site built for a torch release (the installed one by "
-                                             "default), building it first when it is missing or stale. " + where)
+    opener = commands.add_parser(
+        "open", help="open the walkthrough in a browser, building it first if needed",
+        description="Open the site built for a torch release (the installed one by default). Where: a clone's "
+                    "build/html (nox -s docs; the clone this package runs from, or the current directory) when it "
+                    "was built for that torch; else the per-user cache (~/.cache/torch-compile-walkthrough/site/"
+                    "<release>, or under $XDG_CACHE_HOME or $TORCH_WALKTHROUGH_CACHE), built there first when "
+                    "missing or stale, with progress (chapters read / all). The same for torch-compile-walkthrough "
+                    "open and python -m walkthrough open. With no browser here it prints the path, then "
+                    "'no browser: printed the path instead', and exits 3.")
     for command in (build, opener):
         which = command.add_mutually_exclusive_group()
         which.add_argument("--torch", metavar="SPEC", default=None,
@@ -67,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
         command.add_argument("--releases", default="", metavar="LIST",
                              help="with --all: only these supported releases, comma-separated (e.g. 2.13.0,2.15.0)")
         command.add_argument("--out", type=Path, default=None,
-                             help="output dir (default: see Where below; OUT/<release> is one release's site)")
+                             help="output dir (default: see Where above; OUT/<release> is one release's site)")
         command.add_argument("--docs", type=Path, default=None,
                              help="docs dir (default: docs in a checkout, the installed package's copy otherwise)")
     record = commands.add_parser(

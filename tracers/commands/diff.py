@@ -11,6 +11,8 @@ from tracers.terminal.diff import render_diff
 from tracers.terminal.style import style_for
 from tracers.tracefile.chrome import TraceFileError, load
 
+from .inputs import not_a_trace
+
 HELP = "compare two traces stage by stage"
 
 
@@ -25,6 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """0 compared; 2 a trace could not be read (one line)."""
     try:
+        for path in (Path(args.a), Path(args.b)):
+            wrong = not_a_trace(path, logs=False)  # a log or binary data: said as such, not "invalid JSON"
+            if wrong:
+                raise TraceFileError(wrong)
         a, b = load(Path(args.a)), load(Path(args.b))
     except TraceFileError as error:
         print(f"diff: {error}", file=sys.stderr)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +20,39 @@ class RawEpilog(argparse.HelpFormatter):
             self._add_item(lambda: text + "\n", [])
         else:
             super().add_text(text)
+
+
+def option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    """Every option of ``parser`` and of the subcommands filled in below it."""
+    found: list[str] = []
+    for action in parser._actions:
+        found.extend(flag for flag in action.option_strings if flag.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.extend(option_strings(sub))
+    return found
+
+
+def unrecognized_line(words: list[str], options: list[str]) -> str | None:
+    """"unrecognized option --vs-eagr (did you mean --vs-eager?)" for the first option-like word; None if none is."""
+    for word in words:
+        if word.startswith("-") and word != "-":
+            flag = word.split("=", 1)[0]
+            close = difflib.get_close_matches(flag, sorted(set(options)), n=1, cutoff=0.6)
+            return f"unrecognized option {flag}" + (f" (did you mean {close[0]}?)" if close else "")
+    return None
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with one line and a suggestion for a mistyped option (exit 2)."""
+
+    def error(self, message: str):  # noqa: ANN201 - argparse's signature; never returns
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            line = unrecognized_line(message[len(prefix):].split(), option_strings(self))
+            if line is not None:
+                self.exit(2, f"{self.prog}: {line}\n")
+        super().error(message)
 
 
 def positive(text: str) -> int:
@@ -41,7 +75,7 @@ def top_parser(commands: dict[str, str], module_of: Callable[[str], Any], chosen
     """The whole command line: every command listed by its help line, only ``chosen``'s arguments filled in
     (another command's module, and what it imports, is never loaded to parse this one)."""
     name = prog()
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=name, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="See what torch.compile does with your program: trace a script, then read the summary,\n"
                     "the HTML page or the trace file; render, merge and compare saved traces.",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from tracers.analysis.report_model import build_report
 from tracers.ranks.merge import MergeError, is_merged_file
 from tracers.ranks.output import merged_page, write_run
 from tracers.ranks.page import PageUnavailable
-from tracers.report.save import ReportUnavailable, open_in_browser, write_page
+from tracers.report.save import ReportUnavailable, write_page
 from tracers.terminal.summary import render_report, style_for
 from tracers.torchlogs import frames
 from tracers.torchlogs.load import LoadedLogs, LogError, load_logs, looks_like_log
@@ -20,9 +21,11 @@ from tracers.tracefile.names import logs_merged_file_name
 from tracers.tracefile.validation import Dropped
 from tracers.vocabulary.exported import export_line, export_of
 
+from .browser import show
+from .inputs import not_a_trace
 from .parsing import positive
 
-HELP = "render a saved trace as an HTML page"
+HELP = "a saved trace, or torch's TORCH_TRACE logs: the summary and an HTML page"
 
 
 def add_arguments(report: argparse.ArgumentParser) -> None:
@@ -55,15 +58,24 @@ def run(args: argparse.Namespace) -> int:
     path, out_dir = Path(args.trace_file), Path(args.out) if args.out else None
     if looks_like_log(path):  # torch's own TORCH_TRACE log, or a directory of them (one per rank)
         return report_logs(path, out_dir, args.open, args.site, args.run, source_roots=tuple(args.source_roots or ()))
-    dropped = Dropped()
+    if _same_file((out_dir or path.parent) / f"{path.stem}.html", path):  # the page's name (report/save.py)
+        print(f"report: {path}: the page would be written over this input; --out DIR writes it elsewhere",
+              file=sys.stderr)
+        return 2
+    dropped, summary = Dropped(), None
     try:
         if is_merged_file(path):  # a distributed run's merge: the multi-rank page
             page = merged_page(path, out_dir, args.site, dropped)
         else:
+            wrong = not_a_trace(path)  # a log of another kind, or binary data: said as such, not "invalid JSON"
+            if wrong:
+                raise TraceFileError(wrong)
             trace = load(path, dropped)
             _read_warning(path, dropped)
             dropped.clear()
-            page = write_page(build_report(trace), path, out_dir, args.site)
+            report = build_report(trace)
+            page = write_page(report, path, out_dir, args.site)
+            summary = render_report(report, style_for(sys.stderr), [str(page)])  # the same summary as a log's
     except (TraceFileError, MergeError) as error:
         print(f"report: {error}", file=sys.stderr)
         return 2
@@ -74,10 +86,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"report: cannot write the page for {path}: {error.strerror or error}", file=sys.stderr)
         return 2
     _read_warning(path, dropped)
+    if summary is not None:
+        print(summary, file=sys.stderr)
     print(page)
-    if args.open:
-        open_in_browser(page)
-    return 0
+    return _maybe_open(page, args.open)
 
 
 def _read_warning(path: Path, dropped: Dropped) -> None:
@@ -117,9 +129,22 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
         page = target.with_suffix(".html")
         if status == 0 and page.exists():
             print(page)
-            _maybe_open(page, open_page)
+            return _maybe_open(page, open_page)
         return status
-    return _single(loaded, directory / f"{_stem(Path(loaded.logs[0].source))}.json", site, open_page)
+    target = directory / f"{_stem(Path(loaded.logs[0].source))}.json"
+    if _same_file(target, path) or _same_file(target.with_suffix(".html"), path):
+        print(f"report: {path}: its trace or page would be written over this log; --out DIR writes them elsewhere",
+              file=sys.stderr)
+        return 2
+    return _single(loaded, target, site, open_page)
+
+
+def _same_file(output: Path, given: Path) -> bool:
+    """Whether writing ``output`` would replace the input ``given`` (the same file, by any name or link)."""
+    try:
+        return output.exists() and os.path.samefile(output, given)
+    except OSError:
+        return False
 
 
 def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool) -> int:
@@ -139,13 +164,12 @@ def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool)
     print(render_report(report, style_for(sys.stderr), written), file=sys.stderr)
     if page is not None:
         print(page)
-        _maybe_open(page, open_page)
+        return _maybe_open(page, open_page)
     return 0
 
 
-def _maybe_open(page: Path, open_page: bool) -> None:
-    if open_page:
-        open_in_browser(page)
+def _maybe_open(page: Path, open_page: bool) -> int:
+    return show(page) if open_page else 0
 
 
 def _stem(path: Path) -> str:

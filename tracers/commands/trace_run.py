@@ -17,11 +17,13 @@ from tracers.capture.progress import Progress
 from tracers.capture.runner import Outcome, ScriptError, hard_exits_handled, outcome_of, run_program
 from tracers.analysis.report_model import build_report
 from tracers.measure.vs_eager import run_eager, with_eager
+from .browser import show
+from .noise import ProfilerNoiseFiltered
 from .trace_launch import launch
 from tracers.ranks.output import write_run
 from tracers.ranks.processes import gather
 from tracers.report.links import chapter_site, page_urls
-from tracers.report.save import open_in_browser, save_report, save_trace
+from tracers.report.save import save_report, save_trace
 from tracers.terminal.summary import render_report, style_for
 from tracers.tracefile.events import rank_of
 from tracers.tracefile.names import TraceName, claim_name, release_name
@@ -72,18 +74,20 @@ def run_trace(options: TraceOptions) -> int:
     run = _start_run(options)
     with prepared_session(options.session, command, [progress]) as session, children_traced(run.children):
         outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
+        quiet_profiler = ProfilerNoiseFiltered(options.session.profile)  # torch's USDT lines off the terminal
         session.start()
 
         def before_hard_exit(code: int) -> None:
             """The script called os._exit(code): nothing after it runs, so the trace is written now."""
             session.info.warnings.append(f"the script ended with os._exit({code}): no cleanup of its own ran")
-            _finish(session, outcome_of(SystemExit(code)), options, progress, run, hard_exit=True)
+            _finish(session, outcome_of(SystemExit(code)), options, progress, run, hard_exit=True, quiet=quiet_profiler)
 
         try:
+            quiet_profiler.start()
             with hard_exits_handled(before_hard_exit):
                 outcome = run_program(program, options.args)
         finally:
-            status, path = _finish(session, outcome, options, progress, run)
+            status, path = _finish(session, outcome, options, progress, run, quiet=quiet_profiler)
         if status is not None:
             return status
     deep = session.deep
@@ -97,7 +101,7 @@ def run_trace(options: TraceOptions) -> int:
 
 
 def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress, run: _Run,
-            hard_exit: bool = False) -> tuple[int | None, Path | None]:
+            hard_exit: bool = False, quiet: ProfilerNoiseFiltered | None = None) -> tuple[int | None, Path | None]:
     """Stop the session, save the trace and its page, gather the child processes' traces, print the summary.
     Returns an exit status if writing failed, and where the trace went: named for the device the run used and,
     under a launcher, its rank."""
@@ -106,6 +110,8 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
     try:
         session.finish(outcome)
         session.stop()
+        if quiet is not None:  # the profiler is closed: the terminal is the summary's again
+            quiet.stop()
         progress.clear()
         if options.vs_eager and not hard_exit and outcome.status not in _DEATH_SIGNALS:
             _time_eager(session, options)
@@ -146,7 +152,7 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
             _write_processes(children.run, options, run)
         sys.stderr.flush()
         if options.open_page and saved.page is not None:
-            open_in_browser(saved.page)
+            show(saved.page)  # no browser: one line says so; the exit status stays the script's
         return None, saved.trace
     finally:
         if previous is not None:

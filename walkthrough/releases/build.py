@@ -7,11 +7,12 @@ import importlib.util
 import io
 import sys
 import time
-import webbrowser
+import webbrowser  # noqa: F401 - tests stand a browser in through it
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+from tracers.commands.browser import show
 from tracers.vocabulary.releases import REFERENCE_TORCH
 from tracers.vocabulary.sites import SiteMarker, user_sites
 from tracers.tracefile.atomic import write_text_atomic
@@ -23,6 +24,7 @@ from walkthrough.source import SourceError, open_source
 
 ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout: conf.py and docs/
 DEFAULT_OUT = Path("build") / "releases"  # in a checkout; an installed package builds into user_sites()
+CHECKOUT_SITE = Path("build") / "html"  # what `nox -s docs` builds in a clone; `open` uses it when built for its torch
 # What the pages import while Sphinx builds them (the `docs` extra), checked first so a missing one is one line.
 SITE_MODULES = ("sphinx", "myst_parser", "sphinx_design", "sphinx_copybutton", "furo", "pygments")
 
@@ -79,23 +81,54 @@ def plan_all(releases: tuple[str, ...] | None = None) -> list[Planned]:
 
 
 def build_one(planned: Planned, out: Path, doctrees: Path, *, docs: Path = ROOT / "docs", conf: Path = ROOT,
-              switcher: Path | None = None) -> Built:
-    """sphinx-build for one release, warnings as errors (drift is content, so it never warns)."""
-    from sphinx.cmd.build import build_main
-
+              switcher: Path | None = None, progress=None) -> Built:  # noqa: ANN001 - a print-like callable
+    """sphinx-build for one release, warnings as errors (drift is content, so it never warns); ``progress`` is
+    told each chapter read, as "chapters 3/24"."""
     overrides = {"walkthrough_torch": planned.spec, "html_title": f"torch.compile, stage by stage — torch {planned.release}"}
     if switcher is not None:
         overrides["walkthrough_switcher"] = str(switcher.resolve())
-    args = ["-W", "--keep-going", "-q", "-b", "html", "-c", str(conf), "-d", str(doctrees)]
-    for key, value in overrides.items():
-        args += ["-D", f"{key}={value}"]
     started = time.perf_counter()
-    captured = io.StringIO()
+    captured, terminal = io.StringIO(), sys.stderr
+
+    def told(text: str) -> None:  # progress reaches the terminal; what else the build prints is captured
+        with contextlib.redirect_stderr(terminal):
+            progress(text)
+
     with contextlib.redirect_stderr(captured):
-        returncode = build_main([*args, str(docs), str(out)])
+        returncode = _sphinx(docs, conf, out, doctrees, overrides, captured, told if progress else None)
     if returncode == 0:  # a built site says which torch it is for: trace pages written later link to it then
         marker(planned).write(out)
     return Built(planned, out, time.perf_counter() - started, returncode, captured.getvalue())
+
+
+def _sphinx(docs: Path, conf: Path, out: Path, doctrees: Path, overrides: dict, warnings: io.StringIO,
+            progress) -> int:  # noqa: ANN001 - a print-like callable, or None
+    """What ``sphinx-build -W --keep-going -q -b html`` does, told of each chapter read; 0 built, else Sphinx's."""
+    from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+    counts = {"done": 0, "all": 0}
+
+    def before_reading(app, env, docnames) -> None:  # noqa: ANN001 - Sphinx's event arguments
+        counts["all"] = len(docnames)
+
+    def read(app, doctree) -> None:  # noqa: ANN001
+        counts["done"] += 1
+        done, every = counts["done"], max(1, counts["all"] // 10)  # about ten lines, not one per page
+        if progress is not None and (done % every == 0 or done == counts["all"]):
+            progress(f"      chapters {done}/{counts['all']} read")
+
+    try:
+        with patch_docutils(conf), docutils_namespace():
+            app = Sphinx(docs, conf, out, doctrees, "html", overrides, status=None, warning=warnings,
+                         warningiserror=True)
+            app.connect("env-before-read-docs", before_reading)
+            app.connect("doctree-read", read)
+            app.build()
+            return app.statuscode
+    except Exception as error:  # noqa: BLE001 - as sphinx-build: the build failed, its message is the output
+        print(f"{type(error).__name__}: {error}", file=warnings)
+        return 2
 
 
 def marker(planned: Planned) -> SiteMarker:
@@ -133,7 +166,7 @@ def build_site(planned: list[Planned], out: Path, *, docs: Path = ROOT / "docs",
     for index, item in enumerate(planned, 1):
         progress(f"[{index}/{len(planned)}] torch {item.release} from {item.spec} → {out / item.release}/ ...")
         result = build_one(item, out / item.release, out / ".doctrees" / item.release, docs=docs, conf=conf,
-                           switcher=out / SWITCHER_FILE)
+                           switcher=out / SWITCHER_FILE, progress=progress)
         progress(f"      {'built' if result.ok else 'FAILED'} in {result.seconds:.1f} s" +
                  ("" if result.ok else f":\n{result.output.rstrip()}"))
         built.append(result)
@@ -201,7 +234,7 @@ def _build_all(planned: list[Planned], root: Path, where: Place) -> int:
 
 def _build_release(planned: Planned, target: Path, where: Place) -> int:
     _say(f"building the walkthrough for torch {planned.release} from {planned.spec} → {target}/ ...")
-    result = build_one(planned, target, target / ".doctrees", docs=where.docs, conf=where.conf)
+    result = build_one(planned, target, target / ".doctrees", docs=where.docs, conf=where.conf, progress=_say)
     if not result.ok:
         _say(result.output.rstrip())
         print(f"walkthrough build: torch {planned.release} failed after {result.seconds:.1f} s (Sphinx's messages above)")
@@ -210,12 +243,52 @@ def _build_release(planned: Planned, target: Path, where: Place) -> int:
     return 0
 
 
+def built_for(site: Path, planned: Planned) -> bool:
+    """Whether ``site`` holds the walkthrough built for ``planned``'s torch: its marker says so, or (a plain
+    ``nox -s docs`` build, which writes none) its pages link torch's source at that torch's commit."""
+    if not (site / "index.html").is_file():
+        return False
+    found = SiteMarker.read(site)
+    if found is not None:
+        return found.release == planned.release and (not planned.git or found.torch_git == planned.git)
+    if not planned.git:
+        return False
+    needle = f"/blob/{planned.git}/"
+    for page in sorted(site.glob("chapters/*.html")) or sorted(site.glob("*.html")):
+        try:
+            if needle in page.read_text(encoding="utf-8", errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def clone_sites() -> list[Path]:
+    """The ``build/html`` of the clone this package runs from, and of the current directory when it is a clone."""
+    sources, found = site_sources(), []
+    if sources is not None and sources.checkout:
+        found.append(sources.conf / CHECKOUT_SITE)
+    here = Path.cwd()
+    if (here / "conf.py").is_file() and (here / "docs" / "index.md").is_file():
+        found.append(here / CHECKOUT_SITE)
+    return list(dict.fromkeys(path.resolve() for path in found))
+
+
+def open_target(planned: Planned) -> Path:
+    """The one rule of ``open`` (console script and ``python -m`` alike): a clone's ``build/html`` when it is built
+    for this torch, else the per-user cache's ``<release>/`` (built there when missing or stale)."""
+    for site in clone_sites():
+        if built_for(site, planned):
+            return site
+    return user_sites() / planned.release
+
+
 def main_open(spec: str | None, all_releases: bool, out: Path | None, releases: str, docs: Path | None) -> int:
-    """The ``python -m walkthrough open`` command: the built site in a browser, built first when it is missing or was
-    built by another version of this package or from another torch build. Exit statuses as ``build``'s."""
-    where = place(docs)
+    """The ``open`` command: the built site in a browser, built first when it is missing or was built by another
+    version of this package or from another torch build. 0 opened; 1, 2 as ``build``'s; 3 no browser (the path
+    printed instead)."""
     if all_releases:
-        root = out or where.root
+        root = out or user_sites()
         index = root / "index.html"
         if not index.is_file():  # a site of every release is built once; `build --all` refreshes it
             where = _checked_place(docs)
@@ -224,13 +297,12 @@ def main_open(spec: str | None, all_releases: bool, out: Path | None, releases: 
                 return code
     else:
         planned = plan(spec or "installed")
-        target = out or where.root / planned.release
+        target = out or open_target(planned)
         index = target / "index.html"
-        if SiteMarker.read(target) != marker(planned):
+        in_clone = out is None and target != user_sites() / planned.release  # a clone's build/html, built for it
+        if not in_clone and SiteMarker.read(target) != marker(planned):
             code = _build_release(planned, target, _checked_place(docs))
             if code:
                 return code
     print(f"opening {index}")
-    if not webbrowser.open(index.resolve().as_uri()):
-        print("no browser found here ($BROWSER names one): open that file yourself")
-    return 0
+    return show(index)
