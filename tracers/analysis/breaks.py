@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
+from tracers.vocabulary.durations import duration_s
 
 from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
 from .frames import SourceLine, parse_location, short, traceback_lines, user_and_library
@@ -36,6 +37,7 @@ class BreakGroup:
     merged: dict[str, GuardFailure] = field(default_factory=dict)  # its resume functions' recompiles, by compile id
     created: list[str] = field(default_factory=list)  # the resume functions' first compiles
     cost_s: float = 0.0
+    created_s: float = 0.0  # their compile: said, not in the cost (that code compiles either way once the break goes)
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -47,13 +49,14 @@ class BreakGroup:
         return place is not None and place in self.places
 
     def claim_created(self, compiles: dict[str, CompileFacts], ledger: Ledger) -> None:
-        """The compiles that exist only because of these breaks: the code after them, and its recompiles on the
-        values the line computed."""
+        """The compiles that exist only because of these breaks: the code after them (claimed, so no other finding
+        counts it, but kept out of the cost: removing the break compiles that code in the frame's own graph), and
+        its recompiles on the values the line computed (in the cost: without the break they never happen)."""
         for compile_id, facts in compiles.items():
             first_version = compile_identity.torch_id(compile_id).endswith("/0")
             if first_version and self.continues(facts.frame) and not ledger.counted(compile_id):
                 self.created.append(compile_id)
-                self.cost_s += ledger.whole(compile_id)
+                self.created_s += ledger.whole(compile_id)
         for compile_id in self.merged:
             self.cost_s += ledger.whole(compile_id)
 
@@ -81,6 +84,10 @@ class BreakGroup:
         for compile_id, failure in self.merged.items():
             frame = compiles[compile_id].frame if compile_id in compiles else None
             parts.append(f"{frame_words(frame)} recompiled (compile {compile_id}): {failure.sentence}")
+        if self.created:
+            parts.append(f"the code after it compiled on its own ({len(self.created)} compile"
+                         f"{'s' if len(self.created) != 1 else ''}, {duration_s(self.created_s)}): not in the cost, as "
+                         "it compiles either way once the break is gone (a little less as one graph)")
         if self.skipped:
             eager = sum(trace.info.calls_eager.get(compile_id, 0) for compile_id in self.ids) or None
             what = f"Dynamo could not resume after a graph break ({titles[0]}) and ran the whole frame eagerly"
@@ -109,8 +116,6 @@ class BreakGroup:
 
 def _cost_counts(group: BreakGroup) -> str:
     said = []
-    if group.created:
-        said.append("the code after it compiled")
     if group.merged:
         said.append("its recompiles")
     said.append("traced work thrown away")

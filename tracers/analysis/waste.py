@@ -25,6 +25,14 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
                      breaks: list[Finding]) -> list[Finding]:
     """torch.compile ran but produced no graph at all: everything ran eager, whatever else the findings say."""
     frame_compiles = facts.frame_compiles
+    if not frame_compiles and COMPILE_ENTRY in facts.fired:
+        calls = facts.stage_calls.get("entry", 0)
+        return [Finding(
+            kind="nothing-compiled", what="torch.compile was called, but Dynamo never compiled a frame: no call went "
+                                          "through what it returned, so everything ran eager", events=0,
+            compile_ids=(), cost_s=0.0, parts=(f"torch.compile's entry ran {calls} time{'s' if calls != 1 else ''}; "
+                                               "no frame reached Dynamo",),
+            advice=_NEVER_CALLED, explained=RESTARTS)]
     if not frame_compiles or facts.graph_count:
         return []
     names = [short(compile_facts.frame or "?") for compile_facts in frame_compiles]
@@ -43,6 +51,13 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
         parts=(f"frames compiled: {', '.join(frames[:4])}" + (" …" if len(frames) > 4 else ""), f"why: {why}"),
         advice=_DDP_FIX if ddp else "See the graph breaks below: each one sent its frame back to eager.",
         explained=DISTRIBUTED if ddp else RESTARTS)]
+
+
+COMPILE_ENTRY = "torch:compile"  # the stages table's target for torch.compile itself
+_NEVER_CALLED = ("Call what torch.compile returned, not the original: `model = torch.compile(model)` compiles the "
+                 "wrapper's `__call__`, so another method of it (`.generate()`, a helper) runs the module's own code "
+                 "uncompiled. To compile every call of the model, those inside `generate()` included, compile it in "
+                 "place: `model.compile()`.")
 
 
 def _placed(frame: str | None) -> str:
