@@ -6,7 +6,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from tracers.tracefile.events import Trace
+
+from . import eager_calls
 from .dynamo_shield import shield
+from .eager_calls import EntryCalls
 from .recorder import Recorder
 
 TARGET = "torch._dynamo.convert_frame:ConvertFrame.__call__"  # Dynamo's frame callback: (self, frame, ...)
@@ -32,20 +36,30 @@ def _counting(graph: Callable[..., Any], cell: list[int]) -> Callable[..., Any]:
 class CallCounter:
     """After each frame callback, wraps the graphs Dynamo just installed so their calls are counted (the call
     that compiled one included), and, where Dynamo gave a frame up (recompile limit, an unresumable break),
-    counts the frame's later eager calls with ``sys.monitoring`` (Python 3.12+). Every wrapper is taken out at
-    ``stop``; the compiled code keeps working with its own graphs."""
+    counts the frame's later eager calls: with ``sys.monitoring`` (Python 3.12+), else through what
+    torch.compile returned (capture/eager_calls.py). Every wrapper is taken out at ``stop``; the compiled code
+    keeps working with its own graphs. A session's collector (capture/collector.py)."""
+
+    what = "the call counts"
 
     def __init__(self, recorder: Recorder):
+        self.recorder = recorder
         self._served: dict[str, list[int]] = {}
         self._eager: dict[str, list[int]] = {}
         self._installed: list[tuple[dict[str, Any], str, Any, Any]] = []  # globals, name, graph, wrapper
         self._watched: dict[Any, list[int]] = {}  # code object -> its eager-call cell
+        self._code_ids: dict[Any, list[str]] = {}  # code object -> the compile ids whose graphs are counted
+        self._entries = EntryCalls()  # where sys.monitoring is missing
         self._tool: int | None = None
         self._shielded = False
         self._before: dict[int, set[str]] = {}  # open callback's span id -> the graphs its frame's globals held
         self.note: str | None = None
-        recorder.argument_observers[TARGET] = self._before_callback
-        recorder.result_observers[TARGET] = self._after_callback
+
+    def start(self) -> None:
+        self.recorder.argument_observers[TARGET] = self._before_callback
+        self.recorder.result_observers[TARGET] = self._after_callback
+        if getattr(sys, "monitoring", None) is None:
+            self._entries.install(self.recorder)
 
     def _before_callback(self, recorder: Recorder, args: tuple[Any, ...]) -> None:
         """Note the graphs already installed (by compiles before the session, too): only new ones are this one's."""
@@ -56,7 +70,7 @@ class CallCounter:
 
     def _after_callback(self, recorder: Recorder, args: tuple[Any, ...], result: Any) -> None:
         if not self._shielded:  # the wrappers run inside compiled code: Dynamo must not compile them
-            self._shielded = shield(sys.modules[__name__])
+            self._shielded = shield(sys.modules[__name__], eager_calls)
         span = recorder.current_span()
         compile_id = span.compile_id if span is not None else None
         frame = args[1] if len(args) > 1 else None
@@ -71,6 +85,8 @@ class CallCounter:
         for name, value in list(scope.items()):
             if name.startswith(_GRAPH_PREFIX) and name not in before and callable(value) \
                     and not getattr(value, "__tracers_counted__", False):
+                if compile_id not in self._served:
+                    self._code_ids.setdefault(getattr(frame, "f_code", None), []).append(compile_id)
                 cell = self._served.setdefault(compile_id, [0])
                 wrapper = _counting(value, cell)
                 scope[name] = wrapper
@@ -85,13 +101,18 @@ class CallCounter:
         if code is None or code in self._watched:
             return
         if monitoring is None:
-            self.note = "calls that ran eager are counted on Python 3.12 and newer (sys.monitoring)"
+            if not self._entries.watch(code, compile_id, self._served_by(code)):
+                self.note = ("calls that ran eager are counted on Python 3.11 only for the function or module that "
+                             "torch.compile returned in the trace (3.12 and newer count every frame)")
             return
         if self._tool is None and not self._claim_tool(monitoring):
             return
         # The watch starts before the frame that made Dynamo give up runs (eagerly), so that call counts too.
         self._watched[code] = self._eager.setdefault(compile_id, [0])
         monitoring.set_local_events(self._tool, code, monitoring.events.PY_START)
+
+    def _served_by(self, code: Any) -> int:
+        return sum(self._served[compile_id][0] for compile_id in self._code_ids.get(code, ()))
 
     def _claim_tool(self, monitoring: Any) -> bool:
         for tool in (monitoring.PROFILER_ID, monitoring.OPTIMIZER_ID, 3, 4):
@@ -116,6 +137,7 @@ class CallCounter:
             if scope.get(name) is wrapper:
                 scope[name] = graph
         self._installed.clear()
+        self._entries.stop()
         if self._tool is not None:
             monitoring = sys.monitoring
             for code in self._watched:
@@ -124,10 +146,14 @@ class CallCounter:
             monitoring.free_tool_id(self._tool)
             self._tool = None
 
+    def contribute(self, trace: Trace) -> None:
+        trace.info.calls_served, trace.info.calls_eager, trace.info.calls_note = self.served, self.eager, self.note
+
     @property
     def served(self) -> dict[str, int]:
         return {compile_id: cell[0] for compile_id, cell in self._served.items()}
 
     @property
     def eager(self) -> dict[str, int]:
-        return {compile_id: cell[0] for compile_id, cell in self._eager.items()}
+        counted = {compile_id: cell[0] for compile_id, cell in self._eager.items()}
+        return {**counted, **self._entries.eager(self._served_by)}

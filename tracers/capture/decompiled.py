@@ -10,6 +10,7 @@ from types import CodeType
 from typing import Any
 
 from tracers.tracefile.events import DECOMPILED as KIND
+from tracers.tracefile.events import Trace
 
 from .recorder import Recorder
 
@@ -23,7 +24,10 @@ class TransformedCodeCollector:
 
     During the compile it only files a placeholder artifact and keeps the code object; listing and
     decompiling happen when the session stops, so the compile itself pays nothing for them. depyf
-    (https://github.com/thuml/depyf) is optional: without it the artifact keeps the listing alone."""
+    (https://github.com/thuml/depyf) is optional: without it the artifact keeps the listing alone.
+    A session's collector (capture/collector.py)."""
+
+    what = "Dynamo's rewritten code"
 
     def __init__(self, recorder: Recorder, compile_id: Callable[[], str | None]):
         self.recorder = recorder
@@ -33,16 +37,16 @@ class TransformedCodeCollector:
         self._attached = False
         self._warning: str | None = None  # a lazily registered hook has no one to tell at once
 
-    def attach(self) -> str | None:
+    def start(self) -> list[str]:
         """Register the hook now if Dynamo is loaded, else once the first compile step starts (importing
         Dynamo here would cost a program that never compiles its import time); a warning when this torch
         has no bytecode hooks."""
         self._attached = True
         if _CONVERT_FRAME not in sys.modules:
             self.recorder.listeners.append(self._on_span)
-            return None
-        warning, self._warning = self._register(), None  # said now, not again at detach
-        return warning
+            return []
+        warning, self._warning = self._register(), None  # said now, not again at stop
+        return [warning] if warning else []
 
     def _on_span(self, event: str, span: object) -> None:
         if self._handle is None and self._attached and event == "enter" and _CONVERT_FRAME in sys.modules:
@@ -69,7 +73,7 @@ class TransformedCodeCollector:
             pass
         return None  # keep Dynamo's code as it is
 
-    def detach(self) -> list[str]:
+    def stop(self) -> list[str]:
         """Remove the hook, then list and decompile what was collected; warnings for what could not be."""
         self._attached = False
         if self._on_span in self.recorder.listeners:
@@ -103,6 +107,9 @@ class TransformedCodeCollector:
                     artifact, metadata={**artifact.metadata, **metadata}, payload=source,
                     payload_size=len(source or ""))
         return warnings
+
+    def contribute(self, trace: Trace) -> None:
+        pass  # stop filled its artifacts in, in the recorder's list
 
 
 def _decompiler() -> tuple[Callable[[CodeType], str] | None, str | None]:

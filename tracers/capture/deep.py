@@ -8,7 +8,7 @@ import tempfile
 import time
 from typing import Any
 
-from tracers.tracefile.events import DeepEvent
+from tracers.tracefile.events import DeepEvent, Trace
 
 
 class DeepUnavailable(Exception):
@@ -64,6 +64,26 @@ class DeepTracer:
                 duration_ns=int(event.get("dur", 0) * 1000),
             ))
         return events
+
+
+class DeepMode:
+    """A ``DeepTracer`` as a session's collector (capture/collector.py): its calls join the trace once it stops."""
+
+    what = "deep mode"
+
+    def __init__(self, tracer: DeepTracer):
+        self.tracer = tracer
+        self.events: list[DeepEvent] = []
+
+    def start(self) -> None:
+        self.tracer.start()
+
+    def stop(self) -> None:
+        self.events = self.tracer.stop()
+
+    def contribute(self, trace: Trace) -> None:
+        trace.info.deep_min_duration_us = self.tracer.min_duration_us
+        trace.deep_events = self.events
 
 
 def deep_tracer(min_duration_us: float | None) -> DeepTracer | None:

@@ -13,6 +13,7 @@ from types import FunctionType, ModuleType
 from typing import Any
 
 from tracers.tracefile import compile_identity as _compile_identity_module
+from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import Target
 
 from . import recorder as _recorder_module
@@ -286,6 +287,27 @@ class HookSet:
                 setattr(patch.owner, patch.attr, patch.original)
             self.patches.clear()
         return warnings
+
+    # -- as a session's collector (capture/collector.py) ----------------------------------
+    what = "the hooks"
+
+    def start(self) -> None:
+        self.install()
+
+    def stop(self) -> list[str]:
+        return self.uninstall()
+
+    def contribute(self, trace: Trace) -> None:
+        """Which targets were hooked, which this torch lacks, which the program never imported."""
+        info = trace.info
+        info.targets_hooked = sorted(set(self.hooked))
+        missing = dict(self.missing)
+        for target, why in self.unreached_modules().items():
+            if why == "not imported by this program":
+                info.targets_not_imported.append(target)
+            else:
+                missing[target] = why
+        info.targets_missing = missing
 
 
 def _current_value(owner: Any, attr: str) -> Any:

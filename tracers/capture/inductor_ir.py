@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from tracers.tracefile.events import Trace
+
 from .recorder import Recorder
 
 # torch names these artifact loggers ``<module>.__<artifact>`` (torch._logging.getArtifactLogger).
@@ -16,7 +18,10 @@ LOGGERS = {
 
 class InductorIRCollector(logging.Handler):
     """Turns the two IR logs on for the run, for this handler alone (no console output), and files each
-    record as an ``ir`` artifact. Off by default: printing the IR costs compile time."""
+    record as an ``ir`` artifact. Off by default: printing the IR costs compile time. A session's collector
+    (capture/collector.py)."""
+
+    what = "Inductor's IR logs"
 
     def __init__(self, recorder: Recorder, compile_id: Callable[[], str | None]):
         super().__init__(level=logging.INFO)
@@ -34,7 +39,7 @@ class InductorIRCollector(logging.Handler):
         name = next((artifact for artifact, logger in LOGGERS.items() if logger == record.name), record.name)
         self.recorder.add_artifact("ir", name, self._compile_id(), {}, text, len(text))
 
-    def attach(self) -> None:
+    def start(self) -> None:
         for qualified in LOGGERS.values():
             logger = logging.getLogger(qualified)
             self._saved[qualified] = (logger.level, logger.propagate)
@@ -42,7 +47,7 @@ class InductorIRCollector(logging.Handler):
             logger.propagate = False  # ours only: torch's console handlers sit on the parents
             logger.addHandler(self)
 
-    def detach(self) -> None:
+    def stop(self) -> None:
         for qualified, (level, propagate) in self._saved.items():
             logger = logging.getLogger(qualified)
             if self in logger.handlers:
@@ -50,3 +55,6 @@ class InductorIRCollector(logging.Handler):
             logger.setLevel(level)
             logger.propagate = propagate
         self._saved.clear()
+
+    def contribute(self, trace: Trace) -> None:
+        pass  # its records are the recorder's artifacts

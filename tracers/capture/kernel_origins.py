@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from tracers.tracefile.events import Trace
+
 from .recorder import Recorder
 
 # Inductor calls this once for every kernel it writes (C++ and Triton, and each extern call of the wrapper)
@@ -30,7 +32,10 @@ def parse_stack(text: str) -> tuple[tuple[str, int, str, str], ...]:
 
 
 class KernelOrigins:
-    """Files one ``kernel_origins`` record per kernel: its name, FX nodes, their stacks and codegen spans."""
+    """Files one ``kernel_origins`` record per kernel: its name, FX nodes, their stacks and codegen spans.
+    A session's collector (capture/collector.py)."""
+
+    what = "the kernels' origins"
 
     def __init__(self, recorder: Recorder):
         self.recorder = recorder
@@ -40,7 +45,7 @@ class KernelOrigins:
         self._frame_ids: dict[tuple[str, int, str, str], int] = {}
         self._order: tuple[Any, dict[int, int]] = (None, {})  # the graph being generated, its nodes' positions
 
-    def install(self) -> None:
+    def start(self) -> None:
         self.recorder.result_observers[TARGET] = self.file_kernel
         for target in CODEGEN_TARGETS:
             self.recorder.result_observers[target] = self.note_codegen
@@ -124,10 +129,13 @@ class KernelOrigins:
             self._order = (graph, {id(node): index for index, node in enumerate(graph.nodes)})
         return self._order[1]
 
-    def release(self) -> None:
+    def stop(self) -> None:
         """Let go of the last graph (the session holds this object until the trace is written)."""
         self._order = (None, {})
         self._codegen_span.clear()
+
+    def contribute(self, trace: Trace) -> None:
+        pass  # its records are the recorder's artifacts
 
 
 def _parts(schedule: Any) -> list[Any]:
@@ -140,9 +148,3 @@ def _parts(schedule: Any) -> list[Any]:
             continue
         parts.extend(node for node in get_nodes() if hasattr(node, "get_name"))
     return parts
-
-
-def install(recorder: Recorder) -> KernelOrigins:
-    origins = KernelOrigins(recorder)
-    origins.install()
-    return origins

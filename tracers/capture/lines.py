@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from types import CodeType, FrameType
 from typing import Any
 
+from tracers.tracefile.events import Trace
+
 from .dynamo_shield import shield
 
 
@@ -179,6 +181,28 @@ class LineCounter:
         for (path, line), count in sorted(self.counts.items()):
             table.setdefault(path, {})[line] = count
         return table
+
+
+class ExecutedLines:
+    """A ``LineCounter`` as a session's collector (capture/collector.py); the counter's own ``start`` says
+    whether counting could start at all, which the trace records."""
+
+    what = "executed lines"
+
+    def __init__(self, counter: LineCounter):
+        self.counter = counter
+        self.recorded = False
+
+    def start(self) -> list[str]:
+        self.recorded = self.counter.start()
+        return [] if self.recorded else [f"executed lines not recorded: {self.counter.refused}"]
+
+    def stop(self) -> None:
+        self.counter.stop()
+
+    def contribute(self, trace: Trace) -> None:
+        trace.info.lines_recorded = self.recorded
+        trace.executed_lines = self.counter.result()
 
 
 def watches_from_lock(path: str, torch_version: str) -> tuple[list[Watch], str | None]:

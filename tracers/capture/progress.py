@@ -8,6 +8,7 @@ from typing import TextIO
 
 from tracers.tracefile.events import Span
 from tracers.tracefile.stages import STAGE_BY_ID
+from tracers.vocabulary.progress import ProgressLine
 
 _SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -17,13 +18,12 @@ class Progress:
     so the script's own output is not mixed with ours."""
 
     def __init__(self, stream: TextIO = sys.stderr, interval_s: float = 0.1):
-        self.stream = stream
-        self.enabled = bool(getattr(stream, "isatty", lambda: False)())
+        self.line = ProgressLine(stream)
+        self.enabled = self.line.live  # the trace command turns it off where another process leads the terminal
         self.interval_s = interval_s
         self._last_draw = 0.0
         self._started: dict[int, float] = {}  # root span id -> wall start
         self._frames = 0
-        self._shown = False
 
     def __call__(self, event: str, span: Span) -> None:
         if not self.enabled:
@@ -46,12 +46,7 @@ class Progress:
         frame = span.frame or ""
         self._frames += 1
         text = f"{_SPINNER[self._frames % len(_SPINNER)]} compiling {compile_id}{frame} — {title} ({elapsed:.1f} s)"
-        self.stream.write("\r\033[2K" + text[:120])
-        self.stream.flush()
-        self._shown = True
+        self.line.draw(text[:120])
 
     def clear(self) -> None:
-        if self._shown:
-            self.stream.write("\r\033[2K")
-            self.stream.flush()
-            self._shown = False
+        self.line.clear()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from tracers.tracefile.events import RunInfo, Span
+from tracers.tracefile.events import RunInfo, Span, Trace
 
 from .launcher import RankEnv, RankEnvironmentError, clock_anchor, detect, group_rank, process_group_backend
 
@@ -15,7 +15,10 @@ class RankWatch:
 
     With ``group_run_id`` (a child process of a traced run) a process without the launcher's variables is a
     rank when its default process group says so: ``torch.multiprocessing.spawn`` programs pass the rank
-    to ``init_process_group`` itself."""
+    to ``init_process_group`` itself. A session's collector (capture/collector.py): it only listens, so there
+    is nothing to start or stop."""
+
+    what = "the rank's facts"
 
     def __init__(self, info: RunInfo, group_run_id: str | None = None):
         self.info = info
@@ -46,7 +49,14 @@ class RankWatch:
         self.env = RankEnv(rank, world, rank, world, socket.gethostname(), "process group", self.group_run_id)
         self.info.rank = {**self.env.as_json(), "backend": None}
 
-    def finish(self, info: RunInfo) -> None:
+    def start(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        pass
+
+    def contribute(self, trace: Trace) -> None:
+        info = trace.info
         if self.env is None and self.group_run_id is not None:
             self._from_group()
         if info.rank is not None:

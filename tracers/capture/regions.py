@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import USER_STAGE, Target
 
 from .recorder import Recorder
@@ -19,6 +20,24 @@ def activate(recorder: Recorder) -> None:
 def deactivate(recorder: Recorder) -> None:
     if recorder in _active:
         _active.remove(recorder)
+
+
+class Regions:
+    """A session's collector (capture/collector.py): its recorder takes the script's regions while it runs."""
+
+    what = "the script's regions"
+
+    def __init__(self, recorder: Recorder):
+        self.recorder = recorder
+
+    def start(self) -> None:
+        activate(self.recorder)
+
+    def stop(self) -> None:
+        deactivate(self.recorder)
+
+    def contribute(self, trace: Trace) -> None:
+        pass  # its spans are the recorder's
 
 
 @contextlib.contextmanager

@@ -1,4 +1,4 @@
-"""One tracing session: hooks, the structured-trace collector and the recorder, installed and removed together."""
+"""One tracing session: its collectors (hooks, torch's records, the recorder …) started and stopped together."""
 
 from __future__ import annotations
 
@@ -14,16 +14,19 @@ from tracers.tracefile.stages import Target, all_targets
 from tracers.vocabulary import machine
 from tracers.vocabulary.releases import TOOL_VERSION
 
-from . import autotune, cudagraph_skips, kernel_origins, regions
+from . import autotune, cudagraph_skips
 from .artifacts import ArtifactCollector
 from .calls import CallCounter
+from .collector import Collector, Recording, ResultObserver, StructuredTrace
 from .decompiled import TransformedCodeCollector
-from .deep import DeepTracer
+from .deep import DeepMode, DeepTracer
 from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
-from .lines import LineCounter, watch_for
+from .kernel_origins import KernelOrigins
+from .lines import ExecutedLines, LineCounter, watch_for
 from .rank_watch import RankWatch
 from .recorder import Listener, Recorder
+from .regions import Regions
 from .runner import Outcome, outcome_of
 from .timing import Timing
 from .torch_counts import TorchCounter
@@ -48,30 +51,56 @@ class TraceSession:
                  lines: LineCounter | None = None, inductor_ir: bool = False, run_id: str | None = None,
                  timing: Timing | None = None):
         self.recorder = Recorder(compile_id=_current_compile_id)
+        self.info = _run_info(device, cache_mode, command or [])
+        self._trace = Trace(self.info, self.recorder.spans, self.recorder.artifacts)  # the collectors add the rest
         self._facts: TraceFacts | None = None
         self.torch_counter = TorchCounter()
         self.recorder.listeners.append(self._before_reset)
         self.recorder.listeners.extend(listeners)
-        for observer in (autotune, cudagraph_skips):  # what a hooked call decided, read from its args/result
-            observer.install(self.recorder)
         self.calls = CallCounter(self.recorder)
-        self.kernel_origins = kernel_origins.install(self.recorder)  # each kernel's FX nodes and user lines
+        self.kernel_origins = KernelOrigins(self.recorder)  # each kernel's FX nodes and user lines
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
         self.ir = InductorIRCollector(self.recorder, _current_compile_id) if inductor_ir else None
         self.transformed = TransformedCodeCollector(self.recorder, _current_compile_id)
-        self.info = _run_info(device, cache_mode, command or [])
         # A child of a traced run (run_id set) is a rank too when its process group says so (spawn sets no RANK).
         self.rank_watch = RankWatch(self.info, group_run_id=run_id)
         self.recorder.listeners.append(self.rank_watch)
         self.deep = deep
-        self.deep_events: list[DeepEvent] = []
         self.lines = lines
         self.hooks.on_patched = self._on_patched
         self.timing = timing  # --vs-eager / --profile: each compiled function's calls timed
         if timing is not None:
             self.recorder.listeners.append(timing.probe)
-        self._entered = False
+        self.collectors = self._in_order()
+        self._started: list[Collector] = []
+        self._running = False
+
+    def _in_order(self) -> list[Collector]:
+        """Started in this order, stopped in reverse. Torch's counters first, to count all the run does; the
+        observers of hooked calls and the readers of torch's records before the hooks, so the first hooked call is
+        seen whole; the recorder's switch after them, so at stop it is off before anything is taken out and
+        nothing the undoing calls is recorded; timings, regions, executed lines and deep mode last, so they stop
+        first and neither time nor count the others' undoing (a settrace hook over depyf's decompiling would cost
+        seconds)."""
+        ordered = [
+            self.torch_counter,
+            self.rank_watch,
+            self.kernel_origins,
+            ResultObserver("the autotuning results", autotune.install, self.recorder),
+            ResultObserver("the CUDA-graph skips", cudagraph_skips.install, self.recorder),
+            self.calls,
+            self.transformed,
+            self.ir,
+            StructuredTrace(self.collector),
+            self.hooks,
+            Recording(self.recorder),
+            self.timing,
+            Regions(self.recorder),
+            ExecutedLines(self.lines) if self.lines is not None else None,
+            DeepMode(self.deep) if self.deep is not None else None,
+        ]
+        return [collector for collector in ordered if collector is not None]
 
     def __enter__(self) -> TraceSession:
         self.start()
@@ -95,65 +124,38 @@ class TraceSession:
             self.torch_counter.before_reset()  # reset empties the counters of frame compiles
 
     def start(self) -> None:
-        self._safely("torch's counters", self.torch_counter.start)
-        if self.lines is not None:
-            self.info.lines_recorded = self.lines.start()
-            if not self.info.lines_recorded:
-                self.info.warnings.append(f"executed lines not recorded: {self.lines.refused}")
-        self.collector.attach()
-        if self.ir is not None:
-            self.ir.attach()
-        self.info.warnings.extend(filter(None, [self._safely("Dynamo's bytecode hook", self.transformed.attach)]))
-        self.hooks.install()
-        regions.activate(self.recorder)
-        if self.timing is not None:
-            self.timing.start()
-        self._entered = True
-        if self.deep is not None:
-            self.info.deep_min_duration_us = self.deep.min_duration_us
-            self.deep.start()
+        """Start every collector in order; one that fails becomes a warning, the run is traced without it."""
+        self._running = True
+        try:
+            for collector in self.collectors:
+                self._started.append(collector)  # stopped even if its start fails half way: it may have patched
+                self._safely(collector, "started", collector.start)
+        except BaseException as interrupted:  # Ctrl-C while starting: undo what started, then let it go on
+            self.finish(outcome_of(interrupted))
+            self.stop()
+            raise
 
     def stop(self) -> None:
-        """Remove everything; safe to call twice."""
-        if not self._entered:
+        """Stop the started collectors, newest first, then let each add to the trace; safe to call twice."""
+        if not self._running:
             return
-        self._entered = False
-        # The optional recorders must not cost the trace: a failure of theirs becomes a warning.
-        if self.deep is not None:
-            self.deep_events = self._safely("deep mode", self.deep.stop) or []
-        if self.lines is not None:
-            self._safely("executed lines", self.lines.stop)
-        regions.deactivate(self.recorder)
-        if self.timing is not None:
-            self._safely("the call timings", lambda: self.timing.stop(self.info))
-        self.recorder.active = False
-        self._safely("the call counts", self.calls.stop)
-        self.info.calls_served, self.info.calls_eager = self.calls.served, self.calls.eager
-        self.info.calls_note = self.calls.note
-        self.kernel_origins.release()
-        self.info.warnings.extend(self.hooks.uninstall())
-        self.info.warnings.extend(self.collector.detach())
-        if self.ir is not None:
-            self.ir.detach()
-        self.info.warnings.extend(self._safely("Dynamo's rewritten code", self.transformed.detach) or [])
-        if self.recorder.close_open_spans():
-            self.info.warnings.append("some compile steps were still running when the run ended")
-        self.info.targets_hooked = sorted(set(self.hooks.hooked))
-        missing = dict(self.hooks.missing)
-        for target, why in self.hooks.unreached_modules().items():
-            if why == "not imported by this program":
-                self.info.targets_not_imported.append(target)
-            else:
-                missing[target] = why
-        self.info.targets_missing = missing
-        self.info.dropped_records = dict(sorted(self.collector.dropped.items()))
-        self.info.resets = self.recorder.identity.resets
-        self.rank_watch.finish(self.info)
+        self._running = False
+        stopping, self._started = list(reversed(self._started)), []
+        interrupted: BaseException | None = None
+        for collector in stopping:
+            try:
+                self._safely(collector, "stopped cleanly", collector.stop)
+            except BaseException as error:  # noqa: BLE001 - a second Ctrl-C: the rest are still undone first
+                interrupted = interrupted or error
+        for collector in stopping:
+            self._safely(collector, "added to the trace", lambda: collector.contribute(self._trace))
         self._note_device_used()
         self._check_totals()
         if self.info.status == "running":
             self.info.status = "ok"
             self.info.exit_code = 0
+        if interrupted is not None:
+            raise interrupted
 
     def _note_device_used(self) -> None:
         """Name the trace for the device the program really ran on (a DDP job on NCCL without --device cuda)."""
@@ -174,12 +176,12 @@ class TraceSession:
         self._facts = analyze(self.trace)
         self.info.totals_check = compare(self._facts.totals(), counted, why).as_json()
 
-    def _safely(self, what: str, stop: Callable[[], Any]) -> Any:
+    def _safely(self, collector: Collector, done: str, step: Callable[[], list[str] | None]) -> None:
+        """A collector must not cost the trace (nor the traced run): its warnings, and its failure, are written in it."""
         try:
-            return stop()
+            self.info.warnings.extend(step() or [])
         except Exception as error:  # noqa: BLE001 - reported in the trace, never raised into the run
-            self.info.warnings.append(f"{what} could not be stopped cleanly: {type(error).__name__}: {error}")
-            return None
+            self.info.warnings.append(f"{collector.what} could not be {done}: {type(error).__name__}: {error}")
 
     def finish(self, outcome: Outcome) -> None:
         """Record how the run ended."""
@@ -196,8 +198,12 @@ class TraceSession:
 
     @property
     def trace(self) -> Trace:
-        lines = self.lines.result() if self.lines is not None else {}
-        return Trace(self.info, self.recorder.spans, self.recorder.artifacts, self.deep_events, lines)
+        """Spans, artifacts and run facts as they are recorded; executed lines and deep-mode calls once stopped."""
+        return self._trace
+
+    @property
+    def deep_events(self) -> list[DeepEvent]:
+        return self._trace.deep_events
 
 
 def _run_info(device: str, cache_mode: str, command: list[str]) -> RunInfo:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracers.tracefile.events import RunInfo
+from tracers.tracefile.events import Trace
 from tracers.tracefile.speed import COMPILED, SpeedRecord
 
 from .calls import TARGET
@@ -13,13 +13,17 @@ from .speed import CallTimer, CompileProbe
 
 
 class Timing:
-    """Installed with the session's hooks, removed with them; writes ``info.runtime`` when it stops."""
+    """A session's collector (capture/collector.py): the call timings and profile window, written to
+    ``info.runtime`` once it stopped cleanly."""
+
+    what = "the call timings"
 
     def __init__(self, profile: bool):
         self.probe = probe = CompileProbe(TARGET)  # the session adds it to its recorder's listeners
         self.window = ProfileWindow() if profile else None
         self.timer = CallTimer(COMPILED, probe, self.window)
         self._kernel_profile: Any = None  # Inductor's C++ kernel profiling switch, as it was
+        self._record: SpeedRecord | None = None
 
     def start(self) -> None:
         if self.window is not None:
@@ -30,7 +34,7 @@ class Timing:
             inductor_config.cpp.enable_kernel_profile = True
         self.timer.install()
 
-    def stop(self, info: RunInfo) -> None:
+    def stop(self) -> None:
         self.timer.uninstall()
         notes: list[str] = []
         if self.window is not None:
@@ -39,6 +43,9 @@ class Timing:
             inductor_config.cpp.enable_kernel_profile = self._kernel_profile
             self.window.stop(self.timer._functions)
             notes = self.window.notes
-        record = SpeedRecord(self.timer.result(), None, tuple(self.window.profiles) if self.window else (),
-                               "; ".join(notes) or None)
-        info.runtime = record.as_json()
+        self._record = SpeedRecord(self.timer.result(), None, tuple(self.window.profiles) if self.window else (),
+                                   "; ".join(notes) or None)
+
+    def contribute(self, trace: Trace) -> None:
+        if self._record is not None:  # a stop that failed half way leaves no runtime, rather than a wrong one
+            trace.info.runtime = self._record.as_json()

@@ -8,11 +8,16 @@ from typing import Any
 
 from tracers.analysis.totals import ZERO as _ZERO
 from tracers.analysis.totals import Totals
+from tracers.tracefile.events import Trace
 
 
 class TorchCounter:
     """Reads torch's counters at the start of the run, before each ``torch._dynamo.reset()`` (which empties
-    the frame counters) and at the end; the difference is what torch counted while the tracer ran."""
+    the frame counters) and at the end; the difference is what torch counted while the tracer ran. A session's
+    collector (capture/collector.py), started first so its first reading comes before any hooked call; the
+    session compares ``finish`` with the finished trace's totals."""
+
+    what = "torch's counters"
 
     def __init__(self) -> None:
         self._start = _ZERO
@@ -29,6 +34,12 @@ class TorchCounter:
 
         self._stats = counters["stats"]  # torch tests and notebooks call counters.clear(): spot it
         self._start = self._read()
+
+    def stop(self) -> None:
+        pass  # read by ``finish``, once the whole trace can be compared with it
+
+    def contribute(self, trace: Trace) -> None:
+        pass
 
     def before_reset(self) -> None:
         self._before_resets = self._before_resets.plus(self._cleared_by_reset())

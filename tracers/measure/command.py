@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import signal
 import sys
-import threading
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from tracers.vocabulary.durations import duration_s
+from tracers.vocabulary.progress import ProgressLine
 from tracers.vocabulary.releases import public_version
 from tracers.vocabulary.usage import UsageError, check_writable
 
@@ -103,42 +103,6 @@ def _check_torch(device: str, backend: str) -> str:
     return torch.__version__
 
 
-class Ticker:
-    """The progress line of one run: on a terminal it counts seconds while the run works; else one line per run."""
-
-    def __init__(self, stream: TextIO):
-        self.stream = stream
-        self.live = bool(getattr(stream, "isatty", lambda: False)())
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self, text: str) -> None:
-        self._text, self._started = text, time.monotonic()
-        if not self.live:
-            self.stream.write(f"{text} …")
-            self.stream.flush()
-            return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._draw, daemon=True)
-        self._thread.start()
-
-    def _draw(self) -> None:
-        while not self._stop.is_set():
-            self.stream.write(f"\r\033[2K{self._text} … {time.monotonic() - self._started:.0f} s")
-            self.stream.flush()
-            self._stop.wait(1.0)
-
-    def finish(self, outcome: str) -> None:
-        elapsed = time.monotonic() - self._started
-        if self._thread is not None:
-            self._stop.set()
-            self._thread.join()
-            self._thread = None
-            self.stream.write(f"\r\033[2K{self._text} …")
-        self.stream.write(f" {outcome} ({duration_s(elapsed)})\n")
-        self.stream.flush()
-
-
 def _outcome(run: Run) -> str:
     if not run.ok:
         return f"failed in {run.phase or 'the process'}: {run.error}"
@@ -181,15 +145,15 @@ def run_measure(options: MeasureOptions, argv: tuple[str, ...] = (), stream: Tex
     stream.write(f"Measuring {example.stem} on {options.device} with torch {torch_version}: {len(planned)} runs, "
                  f"each in a fresh process, into {out_dir}/\n")
     runner = Runner(str(example), options.device, settings, options.run_timeout)
-    ticker = Ticker(stream)
+    line = ProgressLine(stream)  # on a terminal it counts the seconds of each run
     runs: list[Run] = []
     status = "complete"
     previous = _stop_on_sigterm()
     try:
         for index, item in enumerate(planned, 1):
-            ticker.start(f"[{index}/{len(planned)}] {item.label}")
+            line.start(f"[{index}/{len(planned)}] {item.label}")
             run = runner.run(item)
-            ticker.finish(_outcome(run))
+            line.finish(f"{_outcome(run)} ({duration_s(line.elapsed_s)})")
             runs.append(run)
             measurement = _updated(measurement, runs, "partial", clock)
             write_atomic(measurement, json_path)  # after every run: a crash later still leaves these
@@ -198,7 +162,7 @@ def run_measure(options: MeasureOptions, argv: tuple[str, ...] = (), stream: Tex
                 status = "partial"
                 break
     except KeyboardInterrupt:
-        ticker.finish("interrupted")
+        line.finish(f"interrupted ({duration_s(line.elapsed_s)})")
         status = "interrupted"
     finally:
         runner.close()

@@ -1,18 +1,23 @@
-"""The stage diff of two traces as HTML: time per stage side by side, one-sided targets, counts, kernels, speed."""
+"""The stage diff of two traces as HTML (templates/diff.html): time per stage side by side, one-sided targets,
+counts, kernels, speed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
+from tracers.analysis.code_diff import CodeDiff
 from tracers.analysis.diff import TraceDiff
 from tracers.tracefile.events import RunInfo
 from tracers.tracefile.stages import TARGET_BY_NAME
 from tracers.vocabulary.durations import duration
 
 from .options import Links
-from .palette import colour, stage_title
+from .palette import StageLabel, colour, stage_label, stage_title
 from .speed_diff import render_runtime_diff
-from .text import esc, target_label
+from .templating import render, safe
+from .text import target_label
 
 MAX_KERNELS = 12  # names shown per side; the count says how many there are
 MAX_CODE_ROWS = 15  # functions and lines shown in the compile-time-by-your-code part; the largest changes first
@@ -48,160 +53,158 @@ def kernel_kinds(names: tuple[str, ...]) -> str:
     return ", ".join(kinds) or "none"
 
 
-def _stage_cell(stage: str, links: Links) -> str:
-    title = esc(stage_title(stage))
-    swatch = f'<span class="wt-swatch" style="background:{esc(colour(stage))}"></span>'
-    url = links.chapter_url(stage)
-    return f'<a href="{esc(url)}">{swatch}{title}</a>' if url else f"{swatch}{title}"
+@dataclass(frozen=True)
+class SideView:
+    key: str  # a or b
+    name: str
+    version: str
+    version_class: str
+    git: str
+    device: str
+    cache: str
+    file: str
 
 
-def _time_cell(ns: int | None, calls: int, longest: int, stage: str, other: str) -> str:
-    """A bar and the time; where the stage never ran on this side, a mark naming the ``other`` side."""
+@dataclass(frozen=True)
+class TimeCell:
+    """A bar and the time; ``ns`` None: the stage never ran on this side, and the cell names the ``other``."""
+
+    ns: int | None
+    other: str
+    calls: str = ""
+    width: str = ""
+    colour: str = ""
+    time: str = ""
+
+
+@dataclass(frozen=True)
+class StageRow:
+    stage: str
+    ran: str  # both, a or b
+    label: StageLabel
+    a: TimeCell
+    b: TimeCell
+    ratio: str
+
+
+@dataclass(frozen=True)
+class TargetItem:
+    target: str
+    label: str
+    source_url: str | None
+    stage: StageLabel | None  # the stage of a target of the stages table
+
+
+@dataclass(frozen=True)
+class KernelSide:
+    key: str
+    name: str
+    count: int
+    kinds: str
+    shown: tuple[str, ...]
+    more: int
+
+
+@dataclass(frozen=True)
+class CodeRow:
+    code: str
+    a: str
+    b: str
+    a_calls: int
+    b_calls: int
+
+
+@dataclass(frozen=True)
+class CodeView:
+    a_tracing: str
+    b_tracing: str
+    rows: tuple[CodeRow, ...]
+    lines: tuple[tuple[str, str, str], ...]  # (line, kernels under A, under B)
+    from_comments: tuple[str, ...]  # the sides whose kernels were read from the output code's comments
+
+
+@dataclass(frozen=True)
+class DiffView:
+    title: str
+    caption: str
+    a: SideView
+    b: SideView
+    stages: tuple[StageRow, ...]
+    only: tuple[tuple[str, str, tuple[TargetItem, ...]], ...]  # (side key, side name, targets)
+    counts: tuple[tuple[str, int, int], ...]
+    compiles: tuple  # analysis.diff's compile rows
+    kernels: tuple[KernelSide, ...]
+    same_kernels: bool
+    code: CodeView | None
+    runtime: Markup | None
+
+
+def _time_cell(ns: int | None, calls: int, longest: int, stage: str, other: str) -> TimeCell:
     if ns is None:
-        return f'<td class="wt-diff-time wt-diff-absent"><span class="wt-diff-only">only in {esc(other)}</span></td>'
+        return TimeCell(None, other)
     width = BAR_SHARE * ns / longest if longest else 0
-    calls_text = f"{calls} call" + ("s" if calls != 1 else "")
-    return (f'<td class="wt-diff-time" data-ns="{ns}" title="{esc(calls_text)}">'
-            f'<span class="wt-diff-bar" style="width:{width:.1f}%;background:{esc(colour(stage))}"></span>'
-            f'<span class="wt-diff-value">{esc(duration(ns))}</span></td>')
+    return TimeCell(ns, other, f"{calls} call" + ("s" if calls != 1 else ""), f"{width:.1f}", colour(stage),
+                    duration(ns))
 
 
-def render_stages(result: TraceDiff, a: Side, b: Side, links: Links = Links()) -> str:
+def _stages(result: TraceDiff, a: Side, b: Side, links: Links) -> tuple[StageRow, ...]:
     """One row per stage: bars on one scale for both sides, a mark where a stage ran on one side only."""
     longest = max([row.a_ns or 0 for row in result.stages] + [row.b_ns or 0 for row in result.stages] + [0])
     rows = []
     for row in result.stages:
         if row.a_ns is not None and row.b_ns is not None:
-            ratio = f"{row.b_ns / row.a_ns:.2f}×" if row.a_ns else ""
-            kind = "both"
+            ratio, kind = (f"{row.b_ns / row.a_ns:.2f}×" if row.a_ns else ""), "both"
         else:
             ratio, kind = "", ("a" if row.b_ns is None else "b")
-        rows.append(f'<tr data-stage="{esc(row.stage)}" data-ran="{kind}"><th scope="row">{_stage_cell(row.stage, links)}'
-                    f"</th>{_time_cell(row.a_ns, row.a_calls, longest, row.stage, b.name)}"
-                    f"{_time_cell(row.b_ns, row.b_calls, longest, row.stage, a.name)}"
-                    f'<td class="wt-diff-ratio">{ratio}</td></tr>')
-    head = (f'<thead><tr><th>stage</th><th>{esc(a.name)}</th><th>{esc(b.name)}</th>'
-            f'<th title="{esc(b.name)} time / {esc(a.name)} time">ratio</th></tr></thead>')
-    return f'<table class="wt-diff-stages">{head}<tbody>{"".join(rows)}</tbody></table>'
+        rows.append(StageRow(row.stage, kind, stage_label(row.stage, links.chapter_url),
+                             _time_cell(row.a_ns, row.a_calls, longest, row.stage, b.name),
+                             _time_cell(row.b_ns, row.b_calls, longest, row.stage, a.name), ratio))
+    return tuple(rows)
 
 
-def _target_item(target: str, links: Links) -> str:
+def _target(target: str, links: Links) -> TargetItem:
     known = TARGET_BY_NAME.get(target)
-    label = f"<code>{esc(target_label(target))}</code>"
-    source = links.source_url(target)
-    if source:
-        label = f'<a href="{esc(source)}">{label}</a>'
-    stage = ""
-    if known:
-        url = links.chapter_url(known.stage)
-        title = esc(stage_title(known.stage))
-        stage = f' <a class="wt-stage" href="{esc(url)}">{title}</a>' if url else f' <span class="wt-stage">{title}</span>'
-    return f'<li data-target="{esc(target)}" title="{esc(target)}">{label}{stage}</li>'
+    stage = StageLabel(stage_title(known.stage), "", links.chapter_url(known.stage)) if known else None
+    return TargetItem(target, target_label(target), links.source_url(target), stage)
 
 
-def render_only(result: TraceDiff, a: Side, b: Side, links: Links = Links()) -> str:
-    """Entry points that fired on one side only, each with its chapter when that page exists."""
-    columns = []
-    for side, only, key in ((a, result.only_a, "a"), (b, result.only_b, "b")):
-        items = "".join(_target_item(target, links) for target in only) or '<li class="wt-muted">none</li>'
-        columns.append(f'<div class="wt-diff-only-list" data-side="{key}"><strong>ran only in {esc(side.name)}</strong>'
-                       f"<ul>{items}</ul></div>")
-    return f'<div class="wt-diff-targets">{"".join(columns)}</div>'
+def _kernels(side: Side, key: str, names: tuple[str, ...]) -> KernelSide:
+    """Kernel names of one side, how many, and which generator wrote them (cpp_fused_* or triton_*)."""
+    return KernelSide(key, side.name, len(names), kernel_kinds(names), tuple(names[:MAX_KERNELS]),
+                      max(0, len(names) - MAX_KERNELS))
 
 
-def render_counts(result: TraceDiff, a: Side, b: Side) -> str:
-    rows = []
-    for what, count_a, count_b in result.counts:
-        differs = ' class="wt-diff-differs"' if count_a != count_b else ""
-        rows.append(f'<tr data-count="{esc(what)}"{differs}><th scope="row">{esc(what)}</th>'
-                    f"<td>{count_a}</td><td>{count_b}</td></tr>")
-    return (f'<table class="wt-diff-counts"><thead><tr><th></th><th>{esc(a.name)}</th><th>{esc(b.name)}</th>'
-            f'</tr></thead><tbody>{"".join(rows)}</tbody></table>')
-
-
-def render_compiles(result: TraceDiff, a: Side, b: Side) -> str:
-    """One row per frame compile of either side, matched by the trace's compile id."""
-    rows = []
-    for row in result.compiles:
-        differs = ' class="wt-diff-differs"' if row.differs else ""
-        cells = "".join(f"<td>{esc(side.text)}</td>" if side else '<td class="wt-muted">—</td>'
-                        for side in (row.a, row.b))
-        rows.append(f'<tr data-compile="{esc(row.compile_id)}"{differs}><th scope="row"><code>'
-                    f"{esc(row.compile_id)}</code></th>{cells}</tr>")
-    if not rows:
-        return '<p class="wt-muted">Neither side compiled a frame.</p>'
-    return (f'<table class="wt-diff-compiles"><thead><tr><th>compile</th><th>{esc(a.name)}</th>'
-            f'<th>{esc(b.name)}</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
-
-
-def render_kernels(result: TraceDiff, a: Side, b: Side) -> str:
-    """Kernel names per side, how many, and which generator wrote them (cpp_fused_* or triton_*)."""
-    columns = []
-    for side, names, key in ((a, result.kernels_a, "a"), (b, result.kernels_b, "b")):
-        shown = "".join(f"<li><code>{esc(name)}</code></li>" for name in names[:MAX_KERNELS])
-        if len(names) > MAX_KERNELS:
-            shown += f'<li class="wt-muted">and {len(names) - MAX_KERNELS} more</li>'
-        if not names:
-            shown = '<li class="wt-muted">no kernels in the recorded code</li>'
-        columns.append(f'<div class="wt-diff-kernel-list" data-side="{key}" data-kernels="{len(names)}">'
-                       f"<strong>{esc(side.name)}: {len(names)} kernel{'s' if len(names) != 1 else ''}</strong> "
-                       f'<span class="wt-muted">({esc(kernel_kinds(names))})</span><ul>{shown}</ul></div>')
-    same = ""
-    if result.kernels_a and set(result.kernels_a) == set(result.kernels_b):
-        same = '<p class="wt-note">Both sides generated the same kernels.</p>'
-    return f'<div class="wt-diff-kernels">{"".join(columns)}</div>{same}'
-
-
-def render_code(result: TraceDiff, a: Side, b: Side) -> str:
+def _code(code: CodeDiff | None, a: Side, b: Side) -> CodeView | None:
     """Compile time by your code on each side: tracing time per function, and the lines whose kernels differ."""
-    code = result.code
     if code is None or not (code.rows or code.lines):
-        return ""
-    rows = "".join(
-        f'<tr><td><code>{esc(row.code)}</code></td>'
-        f'<td class="wt-num">{esc(duration(row.a_ns)) if row.a_ns is not None else "—"}</td>'
-        f'<td class="wt-num">{esc(duration(row.b_ns)) if row.b_ns is not None else "—"}</td>'
-        f'<td class="wt-num">{row.a_calls} / {row.b_calls}</td></tr>' for row in code.rows[:MAX_CODE_ROWS])
-    table = (f'<table class="wt-by-code-table"><thead><tr><th>function traced (time with callees)</th>'
-             f'<th>{esc(a.name)}</th><th>{esc(b.name)}</th><th>calls</th></tr></thead><tbody>'
-             f'<tr><td>all of Dynamo\'s tracing</td><td class="wt-num">{esc(duration(code.a_tracing_ns))}</td>'
-             f'<td class="wt-num">{esc(duration(code.b_tracing_ns))}</td><td></td></tr>{rows}</tbody></table>')
-    lines = "".join(f'<tr><td><code>{esc(row.line)}</code></td><td><code>{esc(", ".join(row.a_kernels) or "—")}</code>'
-                    f'</td><td><code>{esc(", ".join(row.b_kernels) or "—")}</code></td></tr>'
-                    for row in code.lines[:MAX_CODE_ROWS])
-    if lines:
-        lines = (f'<table class="wt-by-code-table"><thead><tr><th>line of your code</th><th>kernels in {esc(a.name)}'
-                 f'</th><th>kernels in {esc(b.name)}</th></tr></thead><tbody>{lines}</tbody></table>')
-    notes = "".join(f'<p class="wt-note">{esc(side.name)}: no codegen was seen (a cache hit, or a trace recorded '
-                    'before the tracer read kernels), so its kernels come from the output code\'s comments, which '
-                    'name Triton kernels and extern calls but no C++ kernel.</p>'
-                    for side, comments in zip((a, b), code.from_comments) if comments and lines)
-    return f'<div class="wt-by-code"><h4>Compile time by your code</h4>{table}{lines}{notes}</div>'
+        return None
+    rows = tuple(CodeRow(row.code, duration(row.a_ns) if row.a_ns is not None else "—",
+                         duration(row.b_ns) if row.b_ns is not None else "—", row.a_calls, row.b_calls)
+                 for row in code.rows[:MAX_CODE_ROWS])
+    lines = tuple((row.line, ", ".join(row.a_kernels) or "—", ", ".join(row.b_kernels) or "—")
+                  for row in code.lines[:MAX_CODE_ROWS])
+    from_comments = tuple(side.name for side, comments in zip((a, b), code.from_comments) if comments)
+    return CodeView(duration(code.a_tracing_ns), duration(code.b_tracing_ns), rows, lines, from_comments)
 
 
-def _side_header(side: Side, key: str) -> str:
+def _side(side: Side, key: str) -> SideView:
     info = side.info
-    device = info.device + (f" ({info.device_name})" if info.device_name else "")
     version = f"torch {info.torch_version}" + (f" · {side.version_note}" if side.version_note else "")
-    version_class = "wt-trace-version" + (" wt-not-reference" if side.version_note else "")
-    file = f' <code class="wt-muted">{esc(side.file)}</code>' if side.file else ""
-    return (f'<li data-side="{key}"><strong>{esc(side.name)}</strong>: '
-            f'<span class="{version_class}" title="torch git {esc(info.torch_git_sha or "unknown")}">{esc(version)}</span>'
-            f" · {esc(device)} · {esc(info.cache_mode)} caches{file}</li>")
+    return SideView(key, side.name, version, "wt-trace-version" + (" wt-not-reference" if side.version_note else ""),
+                    info.torch_git_sha or "unknown", info.device + (f" ({info.device_name})" if info.device_name else ""),
+                    info.cache_mode, side.file)
 
 
 def render_diff(result: TraceDiff, a: Side, b: Side, links: Links = Links(), title: str = "",
                 caption: str = "") -> str:
     """The whole diff block, self-contained but for the trace stylesheet."""
-    heading = f'<span class="wt-trace-title">{esc(title)}</span>: ' if title else ""
-    header = (f'<div class="wt-trace-header">{heading}{esc(a.name)} vs {esc(b.name)}</div>'
-              f'<ul class="wt-diff-sides">{_side_header(a, "a")}{_side_header(b, "b")}</ul>')
-    if caption:
-        header += f'<div class="wt-caption">{esc(caption)}</div>'
-    parts = (("stages", render_stages(result, a, b, links)), ("targets", render_only(result, a, b, links)),
-             ("counts", render_counts(result, a, b)), ("compiles", render_compiles(result, a, b)),
-             ("kernels", render_kernels(result, a, b)), ("code", render_code(result, a, b)))
-    if result.runtime is not None:  # a trace recorded without --vs-eager or --profile has no such part to compare
-        parts += (("runtime", render_runtime_diff(result.runtime, (a.name, b.name))),)
-    body = "".join(f'<section class="wt-trace-part" data-part="diff-{name}">{html}</section>' for name, html in parts)
-    return f'<div class="wt-trace wt-trace-diff">{header}{body}</div>'
+    runtime = None  # a trace recorded without --vs-eager or --profile has no such part to compare
+    if result.runtime is not None:
+        runtime = safe(render_runtime_diff(result.runtime, (a.name, b.name)))
+    only = tuple((key, side.name, tuple(_target(target, links) for target in targets))
+                 for side, targets, key in ((a, result.only_a, "a"), (b, result.only_b, "b")))
+    kernels = (_kernels(a, "a", result.kernels_a), _kernels(b, "b", result.kernels_b))
+    same = bool(result.kernels_a) and set(result.kernels_a) == set(result.kernels_b)
+    view = DiffView(title, caption, _side(a, "a"), _side(b, "b"), _stages(result, a, b, links), only,
+                    tuple(result.counts), tuple(result.compiles), kernels, same, _code(result.code, a, b), runtime)
+    return render("diff.html", view=view)

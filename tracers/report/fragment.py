@@ -90,12 +90,6 @@ def _from_log_note(info) -> str:  # noqa: ANN001 - RunInfo
             f'{damage_note}{missing_note} A log does not hold:</p><ul>{lacks}</ul>{export_note}</div>')
 
 
-def render_body(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
-                options: RenderOptions = RenderOptions()) -> str:
-    """The old call form of :func:`report_body` (analyses the trace itself)."""
-    return report_body(build_report(trace, facts), links, options)
-
-
 def report_body(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions()) -> str:
     """The parts asked for, in the order asked for."""
     trace, facts = report.trace, report.facts

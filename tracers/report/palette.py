@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 
 # Neighbouring stages get clearly different hues; saturated enough to read as bars, light enough for
@@ -44,3 +47,16 @@ def stage_title(stage: str) -> str:
 
 def stage_sort_key(stage: str) -> int:
     return STAGE_ORDER.get(stage, len(STAGE_ORDER) + (stage == "user"))
+
+
+@dataclass(frozen=True)
+class StageLabel:
+    """A stage as a table's row head shows it (macros.html ``stage_label``): swatch and title, linked to its chapter."""
+
+    title: str
+    colour: str
+    url: str | None = None
+
+
+def stage_label(stage: str, chapter_url: Callable[[str], str | None], title: str | None = None) -> StageLabel:
+    return StageLabel(stage_title(stage) if title is None else title, colour(stage), chapter_url(stage))

@@ -1,13 +1,56 @@
-"""The HTML diff's "Speed by your code": per compiled function eager and compiled per call on each side with the
-ratio, and per profiled function the kernel time by user line on each side."""
+"""The HTML diff's "Speed by your code" (templates/speed_diff.html): per compiled function eager and compiled per call
+on each side with the ratio, and per profiled function the kernel time by user line on each side."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from tracers.analysis.speed import FunctionSpeed
 from tracers.analysis.speed_diff import ProfileRow, SpeedDiff, SpeedRow
 from tracers.vocabulary.durations import duration
 
-from .text import esc
+from .templating import render
+
+
+@dataclass(frozen=True)
+class SideCells:
+    """One side's row of a compiled function: its numbers, or ``missing`` saying why there are none."""
+
+    side: str
+    missing: str = ""
+    calls: str = ""
+    eager: str = ""
+    compiled: str = ""
+    speedup: str = ""
+    slower: bool = False
+
+
+@dataclass(frozen=True)
+class FunctionRows:
+    site: str
+    order: int
+    name: str
+    ratio: str
+    sides: tuple[SideCells, SideCells]
+
+
+@dataclass(frozen=True)
+class ProfileView:
+    name: str
+    site: str
+    seen: str
+    lines: tuple[tuple[str, str, str, str, str], ...]  # (line, code, time under A, under B, ratio)
+    more_lines: int
+
+
+@dataclass(frozen=True)
+class SpeedDiffView:
+    a: str
+    b: str
+    untimed: tuple[str, ...]  # sides traced without --vs-eager or --profile
+    timers: tuple[str, str] | None  # said where both sides were timed, by different clocks
+    functions: tuple[FunctionRows, ...]
+    profiles: tuple[ProfileView, ...]
 
 
 def render_runtime_diff(result: SpeedDiff | None, names: tuple[str, str]) -> str:
@@ -15,62 +58,37 @@ def render_runtime_diff(result: SpeedDiff | None, names: tuple[str, str]) -> str
     if result is None:
         return ""
     a, b = names
-    untimed = "".join(f'<p class="wt-note">{esc(side)}: traced without <code>--vs-eager</code> or '
-                      '<code>--profile</code>.</p>'
-                      for side, timed in ((a, result.timed_a), (b, result.timed_b)) if not timed)
+    untimed = tuple(side for side, timed in ((a, result.timed_a), (b, result.timed_b)) if not timed)
+    timers = None
     if result.timed_a and result.timed_b and result.timer_a != result.timer_b:
-        untimed += (f'<p class="wt-note">{esc(a)} timed by {esc(result.timer_a or "?")}, {esc(b)} by '
-                    f'{esc(result.timer_b or "?")}.</p>')
-    parts = ['<div class="wt-by-code wt-runtime"><h4>Speed by your code</h4>', untimed]
-    if result.functions:
-        rows = "".join(_function_rows(row, result, names) for row in result.functions)
-        parts.append('<table class="wt-by-code-table wt-diff-runtime"><thead><tr><th>compiled function</th><th></th>'
-                     '<th>calls</th><th>eager / call</th><th>compiled / call</th><th>speedup</th>'
-                     f'<th title="{esc(b)} compiled time / {esc(a)} compiled time">compiled {esc(b)} / {esc(a)}</th>'
-                     f'</tr></thead><tbody>{rows}</tbody></table>')
-    parts += [_profile(row, names) for row in result.profiles]
-    return "".join(parts) + "</div>"
+        timers = (result.timer_a or "?", result.timer_b or "?")
+    view = SpeedDiffView(a, b, untimed, timers, tuple(_function(row, result, names) for row in result.functions),
+                         tuple(_profile(row, names) for row in result.profiles))
+    return render("speed_diff.html", view=view)
 
 
-def _function_rows(row: SpeedRow, result: SpeedDiff, names: tuple[str, str]) -> str:
+def _function(row: SpeedRow, result: SpeedDiff, names: tuple[str, str]) -> FunctionRows:
     ratio = f"{row.compiled_ratio:.2f}×" if row.compiled_ratio is not None else ""
-    cells = []
-    for side, speed, timed in ((names[0], row.a, result.timed_a), (names[1], row.b, result.timed_b)):
-        if speed is None:
-            what = f"not compiled in {side}" if timed else "not timed"
-            cells.append(f'<td>{esc(side)}</td><td class="wt-muted" colspan="4">{esc(what)}</td>')
-        else:
-            cells.append(f"<td>{esc(side)}</td>{_speed_cells(speed)}")
-    head = (f'<td rowspan="2"><code>{esc(row.name)}</code> <span class="wt-muted">{esc(row.site)}</span></td>')
-    return (f'<tr data-function="{esc(row.site)}#{row.order}">{head}{cells[0]}'
-            f'<td class="wt-num" rowspan="2">{esc(ratio)}</td></tr><tr>{cells[1]}</tr>')
+    sides = tuple(_cells(side, speed, timed) for side, speed, timed in
+                  ((names[0], row.a, result.timed_a), (names[1], row.b, result.timed_b)))
+    return FunctionRows(row.site, row.order, row.name, ratio, sides)
 
 
-def _speed_cells(speed: FunctionSpeed) -> str:
+def _cells(side: str, speed: FunctionSpeed | None, timed: bool) -> SideCells:
+    if speed is None:
+        return SideCells(side, f"not compiled in {side}" if timed else "not timed")
     speedup = f"{speed.speedup:.2f}×" if speed.speedup is not None else "—"
-    flag = " wt-flag" if speed.speedup is not None and speed.speedup < 1 else ""
-    return (f'<td class="wt-num">{speed.calls:,}</td><td class="wt-num">{esc(_time(speed.eager_ns))}</td>'
-            f'<td class="wt-num">{esc(_time(speed.compiled_ns))}</td><td class="wt-num{flag}">{esc(speedup)}</td>')
+    return SideCells(side, "", f"{speed.calls:,}", _time(speed.eager_ns), _time(speed.compiled_ns), speedup,
+                     speed.speedup is not None and speed.speedup < 1)
 
 
 def _time(ns: float | None) -> str:
     return duration(ns) if ns is not None else "—"
 
 
-def _profile(row: ProfileRow, names: tuple[str, str]) -> str:
-    a, b = names
+def _profile(row: ProfileRow, names: tuple[str, str]) -> ProfileView:
     seen = ", ".join(f"{side}: {profile.calls} calls" if profile else f"{side}: not profiled"
-                     for side, profile in ((a, row.a), (b, row.b)))
-    lines = "".join(
-        f'<tr><td><code>{esc(line.line)}</code> <code>{esc(line.code)}</code></td>'
-        f'<td class="wt-num">{esc(_time(line.a_ns))}</td><td class="wt-num">{esc(_time(line.b_ns))}</td>'
-        f'<td class="wt-num">{esc(f"{line.ratio:.2f}×" if line.ratio is not None else "")}</td></tr>'
-        for line in row.lines)
-    if row.more_lines:
-        lines += f'<tr><td class="wt-muted" colspan="4">and {row.more_lines} more lines</td></tr>'
-    table = (f'<table class="wt-by-code-table"><thead><tr><th>your line</th><th>{esc(a)} kernel time / call</th>'
-             f'<th>{esc(b)} kernel time / call</th><th>{esc(b)} / {esc(a)}</th></tr></thead><tbody>{lines}</tbody>'
-             '</table>' if lines else
-             '<p class="wt-note">No kernel of this function\'s compiled graphs was seen on either side.</p>')
-    return (f'<h5>Kernel time by your line: <code>{esc(row.name)}</code> <span class="wt-muted">{esc(row.site)} · '
-            f'torch.profiler, per call ({esc(seen)})</span></h5>{table}')
+                     for side, profile in zip(names, (row.a, row.b)))
+    lines = tuple((line.line, line.code, _time(line.a_ns), _time(line.b_ns),
+                   f"{line.ratio:.2f}×" if line.ratio is not None else "") for line in row.lines)
+    return ProfileView(row.name, row.site, seen, lines, row.more_lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from jinja2 import Environment, PackageLoader, Template
+from jinja2 import ChoiceLoader, Environment, PackageLoader
 from markupsafe import Markup
 
 from .text import esc
@@ -29,14 +29,21 @@ def _escaped(value: object) -> object:
 
 
 @cache
-def environment() -> Environment:
-    return Environment(loader=_Loader("tracers.report", "templates"), autoescape=True, finalize=_escaped,
+def environment(package: str = __package__) -> Environment:
+    """``package``'s templates/, then ours (the layout, the shared macros): a walkthrough page extends base.html."""
+    loaders = [_Loader(name, "templates") for name in dict.fromkeys((package, __package__))]
+    return Environment(loader=ChoiceLoader(loaders), autoescape=True, finalize=_escaped,
                        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True)
 
 
 def render(name: str, **values: object) -> str:
     """The template ``name`` filled with ``values`` (a view model's fields)."""
     return environment().get_template(name).render(**values)
+
+
+def render_from(package: str, name: str, **values: object) -> str:
+    """:func:`render` for a template of another package (the walkthrough's pages) over the same layout and macros."""
+    return environment(package).get_template(name).render(**values)
 
 
 def safe(html: str) -> Markup:

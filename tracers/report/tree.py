@@ -1,16 +1,18 @@
-"""The call tree as nested <details>: one node per span, open or closed without any JavaScript."""
+"""The call tree as nested <details> (templates/tree.html): one node per span, open or closed without any JavaScript."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from tracers.tracefile.events import Span
 from tracers.vocabulary.durations import duration
 
 from .folding import MAX_NAMES, Fold, fold_inlined, fold_skipped_frames
 from .options import Links
-from .palette import colour, stage_title
-from .text import esc, span_title, target_label
+from .palette import StageLabel, colour, stage_label, stage_title
+from .templating import render
+from .text import span_title, target_label
 
 DEFAULT_OPEN_LEVELS = 2
 
@@ -31,6 +33,59 @@ def children_by_parent(spans: list[Span]) -> tuple[list[Span], dict[int, list[Sp
 COMPILE_STEP = "torch._dynamo.convert_frame:_compile"  # below one frame compile, nodes start closed
 
 
+@dataclass(frozen=True)
+class Head:
+    """A node's line: swatch, target (linked to torch's source), stage (linked to its chapter), time and marks."""
+
+    target: str
+    label: str
+    source_url: str | None
+    stage: str
+    chapter: str | None
+    colour: str
+    hover: str
+    time: str
+    repeats: int  # calls that did the same, shown once; 0: one call
+    compile_id: str | None
+    frame: str | None  # said where it differs from the parent's
+    error: str | None
+    unfinished: bool
+
+
+@dataclass(frozen=True)
+class Node:
+    kind: str  # leaf or node
+    span: int
+    head: Head
+    open: bool = False
+    children: tuple = ()
+
+
+@dataclass(frozen=True)
+class Group:
+    """Many consecutive calls of one target: one line, and inside it one node per distinct way they went."""
+
+    label: str
+    time: str
+    count: int
+    open: bool
+    children: tuple[Node, ...]
+    kind: str = "group"
+
+
+@dataclass(frozen=True)
+class FoldView:
+    """A row standing for many spans, with the names it folds (the most frequent first)."""
+
+    label: str
+    stage: StageLabel
+    time: str
+    count: int
+    names: tuple[tuple[str, int], ...]
+    more: int
+    kind: str = "fold"
+
+
 def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | None = None) -> str:
     roots, children = children_by_parent(spans)
     # A node named in open_stages starts open, and so does every node on the way to it: an open node
@@ -46,20 +101,17 @@ def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | N
         mark(root)
 
     def node(span: Span, level: int, parent_frame: str | None, repeats: list[Span] | None = None,
-             below_compile: bool = False) -> str:
-        head = _summary(span, links, show_frame=span.frame is not None and span.frame != parent_frame,
-                        repeats=repeats)
+             below_compile: bool = False) -> Node:
+        head = _head(span, links, show_frame=span.frame is not None and span.frame != parent_frame, repeats=repeats)
         kids = fold_inlined(span, children)
         if not kids:
-            return f'<div class="wt-node wt-leaf" data-span="{esc(span.id)}">{head}</div>'
+            return Node("leaf", span.id, head)
         # Down to each frame compile the tree is open; below it, closed: a real model's compile has thousands of steps.
         is_open = leads_to_open[span.id] if open_stages is not None else not below_compile
         frame = span.frame or parent_frame
-        inner = items(kids, level + 1, frame, below_compile or span.target == COMPILE_STEP)
-        return (f'<details class="wt-node" data-span="{esc(span.id)}"{" open" if is_open else ""}>'
-                f'<summary>{head}</summary><div class="wt-children">{inner}</div></details>')
+        return Node("node", span.id, head, is_open, items(kids, level + 1, frame, below_compile or span.target == COMPILE_STEP))
 
-    def items(kids: list[Span | Fold], level: int, frame: str | None, below_compile: bool) -> str:
+    def items(kids: list[Span | Fold], level: int, frame: str | None, below_compile: bool) -> tuple:
         rendered = []
         for run in _runs(kids):
             if isinstance(run[0], Fold):
@@ -68,25 +120,18 @@ def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | N
                 rendered.append(node(run[0], level, frame, below_compile=below_compile))
             else:
                 rendered.append(group(run, level, frame, below_compile))
-        return "".join(rendered)
+        return tuple(rendered)
 
-    def group(run: list[Span], level: int, frame: str | None, below_compile: bool = False) -> str:
-        """Many consecutive calls of one target: one line, and inside it one node per distinct
-        way they went (the first such call stands for the others, with their count and total time)."""
-        total = sum(span.duration_ns for span in run)
-        head = (f'<code class="wt-target">{esc(target_label(run[0].target))}</code> '
-                f'<span class="wt-time">{esc(duration(total))}</span>'
-                f'<span class="wt-repeat" title="consecutive calls">×{len(run)}</span>')
-        inner = "".join(node(same[0], level + 1, frame, repeats=same, below_compile=below_compile)
-                        for same in _by_shape(run, children))
+    def group(run: list[Span], level: int, frame: str | None, below_compile: bool = False) -> Group:
+        """The first call of each distinct way stands for the others, with their count and total time."""
+        inner = tuple(node(same[0], level + 1, frame, repeats=same, below_compile=below_compile)
+                      for same in _by_shape(run, children))
         is_open = (any(leads_to_open[span.id] for span in run) if open_stages is not None
                    else level < DEFAULT_OPEN_LEVELS and not below_compile)
-        return (f'<details class="wt-group"{" open" if is_open else ""}><summary>{head}</summary>'
-                f'<div class="wt-children">{inner}</div></details>')
+        return Group(target_label(run[0].target), duration(sum(span.duration_ns for span in run)), len(run), is_open,
+                     inner)
 
-    if not roots:
-        return '<div class="wt-trace-tree wt-trace-empty">No compile step was recorded.</div>'
-    return f'<div class="wt-trace-tree">{items(fold_skipped_frames(roots, children), 0, None, False)}</div>'
+    return render("tree.html", roots=items(fold_skipped_frames(roots, children), 0, None, False) if roots else ())
 
 
 # Fewer consecutive calls of one target than this stay separate nodes; more become one group
@@ -119,48 +164,17 @@ def _by_shape(run: list[Span], children: dict[int, list[Span]]) -> list[list[Spa
     return list(groups.values())
 
 
-def _fold(fold: Fold, links: Links) -> str:
-    """A row standing for many spans, with the names it folds (the most frequent first)."""
-    chapter = links.chapter_url(fold.stage)
-    stage = esc(stage_title(fold.stage))
-    stage_html = f'<a class="wt-chapter" href="{esc(chapter)}">{stage}</a>' if chapter else stage
-    names = "".join(f"<li><code>{esc(name)}</code> ×{count}</li>" for name, count in fold.names.most_common(MAX_NAMES))
-    more = len(fold.names) - MAX_NAMES
-    if more > 0:
-        names += f'<li class="wt-muted">and {more} more</li>'
-    return (f'<details class="wt-fold"><summary><span class="wt-swatch" style="background:{colour(fold.stage)}">'
-            f'</span><span class="wt-fold-label">{esc(fold.label)}</span> <span class="wt-stage">{stage_html}</span> '
-            f'<span class="wt-time">{esc(duration(fold.total_ns))}</span><span class="wt-repeat">×{fold.count}</span>'
-            f'</summary><ul class="wt-children wt-fold-names">{names}</ul></details>')
+def _fold(fold: Fold, links: Links) -> FoldView:
+    names = tuple(fold.names.most_common(MAX_NAMES))
+    return FoldView(fold.label, stage_label(fold.stage, links.chapter_url), duration(fold.total_ns), fold.count, names,
+                    len(fold.names) - MAX_NAMES)
 
 
-def _summary(span: Span, links: Links, show_frame: bool, repeats: list[Span] | None = None) -> str:
+def _head(span: Span, links: Links, show_frame: bool, repeats: list[Span] | None = None) -> Head:
     stage = stage_title(span.stage)
-    chapter = links.chapter_url(span.stage)
-    source = links.source_url(span.target)
-    label = f'<code class="wt-target">{esc(target_label(span.target))}</code>'
-    if source:
-        title = esc(f"{span.target} in torch's source")
-        label = f'<a class="wt-source" href="{esc(source)}" title="{title}">{label}</a>'
-    stage_html = esc(stage)
-    if chapter:
-        stage_html = f'<a class="wt-chapter" href="{esc(chapter)}">{stage_html}</a>'
-    pieces = [
-        f'<span class="wt-swatch" style="background:{colour(span.stage)}" title="{esc(span_title(span, stage))}">'
-        f'</span>',
-        label,
-        f'<span class="wt-stage">{stage_html}</span>',
-        f'<span class="wt-time">{esc(duration(span.duration_ns))}</span>',
-    ]
-    if repeats and len(repeats) > 1:
-        pieces[-1] = (f'<span class="wt-time">{esc(duration(sum(s.duration_ns for s in repeats)))}</span>'
-                      f'<span class="wt-repeat" title="calls that did the same, shown once">×{len(repeats)}</span>')
-    if span.compile_id:
-        pieces.append(f'<span class="wt-compile-id" title="compile id">{esc(span.compile_id)}</span>')
-    if show_frame:
-        pieces.append(f'<span class="wt-frame">{esc(span.frame)}</span>')
-    if span.error:
-        pieces.append(f'<span class="wt-flag">raised {esc(span.error)}</span>')
-    if span.unfinished:
-        pieces.append('<span class="wt-flag">unfinished</span>')
-    return " ".join(pieces)
+    many = bool(repeats and len(repeats) > 1)
+    time = duration(sum(s.duration_ns for s in repeats) if many else span.duration_ns)
+    return Head(span.target, target_label(span.target), links.source_url(span.target), stage,
+                links.chapter_url(span.stage), colour(span.stage), span_title(span, stage), time,
+                len(repeats) if many else 0, span.compile_id, span.frame if show_frame else None, span.error,
+                span.unfinished)

@@ -1,22 +1,22 @@
-"""A comparison as HTML: one fragment for the personal page and the docs' recorded comparison, and the lone page."""
+"""A comparison as HTML (templates/compare.html): one fragment for the personal page and the docs' recorded
+comparison, and the lone page."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from tracers.report.page import page_document
-from tracers.report.palette import colour
-from tracers.report.text import esc
+from tracers.report.palette import StageLabel, stage_label
+from tracers.report.templating import render_from, safe
 from tracers.vocabulary.durations import duration
 from walkthrough.releases.changes import render_findings
 from walkthrough.verify import Finding, Report
 
-from .model import MOVED_SHARE, Comparison, Entry, StageChanges, TimedRow
+from .model import MOVED_SHARE, Comparison, Entry, ReleaseSide, StageChanges, TimedRow
 from .summary import change_text, graph_text, spread_note, stage_title
-
-
-DIFFERS = ' class="wt-diff-differs"'
 
 
 def _none(*_: str) -> str | None:
@@ -31,143 +31,131 @@ class PageLinks:
     release_url: Callable[[str, str], str | None] = _none  # (release, docname such as changes) -> URL
 
 
-def _timing(row: TimedRow, side: str) -> str:
+@dataclass(frozen=True)
+class TimingCell:
+    """A median time with the runs it is the median of; ``time`` None: the row never ran under that release."""
+
+    ns: int | None = None
+    spread: str = ""
+    time: str | None = None
+
+
+@dataclass(frozen=True)
+class TimedView:
+    key: str
+    label: StageLabel | None  # a stage's row head; None for a function's row
+    a: TimingCell
+    b: TimingCell
+    classes: str
+    why: str  # why the change counts as moved; "": it does not
+    change: str
+    calls: str = ""
+
+
+@dataclass(frozen=True)
+class SideView:
+    key: str
+    release: str
+    version: str
+    git: str
+    codes: str
+    failed: bool
+
+
+@dataclass(frozen=True)
+class StageChangesView:
+    stage: str
+    title: str
+    why: str
+    changed: int
+    unchanged: int
+    chapter: str | None
+    built: tuple[tuple[str, str], ...]  # (release, URL of its walkthrough's changes page)
+    findings: Markup | None  # None: none of the stage's functions changed
+
+
+@dataclass(frozen=True)
+class GraphView:
+    compile_id: str
+    differs: bool
+    sides: tuple[tuple[str, str], ...]  # (what was generated, kernel names) under A, under B
+
+
+@dataclass(frozen=True)
+class CompareView:
+    title: str
+    device: str
+    cache: str
+    a: SideView
+    b: SideView
+    stages: tuple[TimedView, ...]
+    spread_note: str
+    code: tuple[TimedView, ...]  # empty: Dynamo traced none of the user's functions
+    counts: tuple[tuple[str, int, int], ...]
+    varied: str
+    findings: tuple[tuple[str, str, str], ...]  # (change, kind, sentence)
+    changes: tuple[StageChangesView, ...]
+    changes_note: str
+    compared_entries: int
+    moved_share: str
+    graphs: tuple[GraphView, ...]
+    graphs_differing: int
+
+
+def _timing(row: TimedRow, side: str) -> TimingCell:
     value = row.a if side == "a" else row.b
     if value is None:
-        return '<td class="wt-num wt-muted">—</td>'
+        return TimingCell()
     spread = f" (runs {', '.join(duration(ns) for ns in value.runs)})" if len(value.runs) > 1 else ""
-    return f'<td class="wt-num" data-ns="{value.median}" title="median{esc(spread)}">{esc(duration(value.median))}</td>'
+    return TimingCell(value.median, spread, duration(value.median))
 
 
-def _change(row: TimedRow, a: str, b: str) -> str:
+def _timed(row: TimedRow, comparison: Comparison, label: StageLabel | None = None) -> TimedView:
+    a, b = comparison.a.release, comparison.b.release
     why = row.moved(a, b)
     classes = "wt-compare-change" + (" wt-compare-noise" if row.noise else "") + (" wt-diff-differs" if why else "")
-    title = f' title="{esc(why)}"' if why else ""
-    return f'<td class="{classes}"{title}>{esc(change_text(row, a, b))}</td>'
-
-
-def _stage_cell(stage: str, links: PageLinks) -> str:
-    swatch = f'<span class="wt-swatch" style="background:{esc(colour(stage))}"></span>'
-    url = links.chapter_url(stage)
-    title = esc(stage_title(stage))
-    return f'<a href="{esc(url)}">{swatch}{title}</a>' if url else f"{swatch}{title}"
-
-
-def render_stages(comparison: Comparison, links: PageLinks) -> str:
-    a, b = comparison.a.release, comparison.b.release
-    rows = "".join(f'<tr data-stage="{esc(row.key)}"><th scope="row">{_stage_cell(row.key, links)}</th>'
-                   f'{_timing(row, "a")}{_timing(row, "b")}{_change(row, a, b)}</tr>' for row in comparison.stages)
-    return (f'<table class="wt-compare-stages"><thead><tr><th>stage</th><th>torch {esc(a)}</th><th>torch {esc(b)}</th>'
-            f'<th title="{esc(b)} time / {esc(a)} time">change</th></tr></thead><tbody>{rows}</tbody></table>'
-            f'<p class="wt-note">{esc(spread_note(comparison))}</p>')
-
-
-def _calls(row: TimedRow, comparison: Comparison) -> str:
-    return "" if row is comparison.tracing else f"{row.a_calls} / {row.b_calls}"  # the total has no calls
-
-
-def render_code(comparison: Comparison) -> str:
-    if not comparison.code:
-        return '<p class="wt-muted">Dynamo traced none of your functions under either release.</p>'
-    a, b = comparison.a.release, comparison.b.release
-    rows = "".join(f'<tr><td><code>{esc(row.key)}</code></td>{_timing(row, "a")}{_timing(row, "b")}'
-                   f'{_change(row, a, b)}<td class="wt-num">{_calls(row, comparison)}</td></tr>'
-                   for row in (comparison.tracing, *comparison.code))
-    return (f'<h4>Compile time by your functions</h4><table class="wt-by-code-table"><thead><tr>'
-            f'<th>function traced (time with what Dynamo inlined)</th><th>torch {esc(a)}</th><th>torch {esc(b)}</th>'
-            f'<th>change</th><th>calls</th></tr></thead><tbody>{rows}</tbody></table>')
-
-
-def render_counts(comparison: Comparison) -> str:
-    a, b = comparison.a.release, comparison.b.release
-    rows = "".join(f'<tr data-count="{esc(what)}"{DIFFERS if ca != cb else ""}>'
-                   f'<th scope="row">{esc(what)}</th><td>{ca}</td><td>{cb}</td></tr>'
-                   for what, ca, cb in comparison.counts)
-    varied = (f'<p class="wt-note">Not the same in every run (the first run\'s shown): {esc(", ".join(comparison.varied))}'
-              f'.</p>' if comparison.varied else "")
-    return (f'<h4>Counts (first run of each release)</h4><table class="wt-diff-counts"><thead><tr><th></th>'
-            f'<th>torch {esc(a)}</th><th>torch {esc(b)}</th></tr></thead><tbody>{rows}</tbody></table>{varied}')
-
-
-def render_findings_changes(comparison: Comparison) -> str:
-    a, b = comparison.a.release, comparison.b.release
-    if not comparison.findings:
-        return '<h4>Findings</h4><p class="wt-compare-findings">The findings are the same under both releases.</p>'
-    items = "".join(f'<li data-change="{esc(change.change)}" data-kind="{esc(change.kind)}">{esc(change.sentence(a, b))}'
-                    f'</li>' for change in comparison.findings)
-    return f'<h4>Findings gained, lost or changed</h4><ul class="wt-compare-findings">{items}</ul>'
+    calls = "" if row is comparison.tracing else f"{row.a_calls} / {row.b_calls}"  # the total has no calls
+    return TimedView(row.key, label, _timing(row, "a"), _timing(row, "b"), classes, why, change_text(row, a, b), calls)
 
 
 def _finding(entry: Entry) -> Finding:
     return Finding(entry.kind, entry.name, (), entry.status, entry.old, entry.new, entry.uses, entry.note)
 
 
-def _stage_changes(stage: StageChanges, comparison: Comparison, links: PageLinks, report: Report) -> str:
-    chapter = links.chapter_url(stage.stage)
-    read = f' <a href="{esc(chapter)}">the chapter</a>' if chapter else ""
-    built = [f'<a href="{esc(url)}">torch {esc(release)}\'s walkthrough</a>'
-             for release in (comparison.b.release, comparison.a.release)
-             if (url := links.release_url(release, "changes"))]
-    where = f' · {" · ".join(built)}' if built else ""
-    body = render_findings(tuple(map(_finding, stage.entries)), report) if stage.entries else \
-        '<p class="wt-muted">None of its functions changed.</p>'
-    return (f'<details class="wt-compare-stage" data-stage="{esc(stage.stage)}"><summary><strong>'
-            f'{esc(stage_title(stage.stage))}</strong>: {esc(stage.why)} · {len(stage.entries)} changed, '
-            f'{stage.unchanged} the same{read}{where}</summary>{body}</details>')
+def _stage_changes(stage: StageChanges, comparison: Comparison, links: PageLinks, report: Report) -> StageChangesView:
+    built = tuple((release, url) for release in (comparison.b.release, comparison.a.release)
+                  if (url := links.release_url(release, "changes")))
+    findings = safe(render_findings(tuple(map(_finding, stage.entries)), report)) if stage.entries else None
+    return StageChangesView(stage.stage, stage_title(stage.stage), stage.why, len(stage.entries), stage.unchanged,
+                            links.chapter_url(stage.stage), built, findings)
 
 
-def render_changes(comparison: Comparison, links: PageLinks) -> str:
-    a, b = comparison.a, comparison.b
-    report = Report(a.release, a.torch_git, b.release, b.torch_git, "", (), 0.0)
-    note = f'<p class="wt-note">{esc(comparison.changes_note)}.</p>' if comparison.changes_note else ""
-    intro = (f'<h4>What changed in torch where the time moved</h4><p>The walkthrough\'s entries (hook targets, '
-             f'linked functions, excerpts, facts) for the stages whose time or behaviour moved, compared between '
-             f'torch {esc(a.release)} and {esc(b.release)}: '
-             f'{comparison.compared_entries} entries in all. Places link to torch\'s source at each commit.</p>')
-    if not comparison.changes:
-        return ('<h4>What changed in torch where the time moved</h4>' + note +
-                '<p class="wt-muted">No stage\'s time or behaviour moved (same calls, and every time change within '
-                f'the run-to-run spread or under {MOVED_SHARE:.0%}), so no entries of the walkthrough are listed.</p>')
-    return intro + note + "".join(_stage_changes(stage, comparison, links, report) for stage in comparison.changes)
+def _side(side: ReleaseSide, key: str) -> SideView:
+    return SideView(key, side.release, side.torch_version, side.torch_git[:12], ", ".join(map(str, side.exit_codes)),
+                    any(side.exit_codes))
 
 
-def render_graphs(comparison: Comparison) -> str:
-    if not comparison.graphs:
-        return '<p class="wt-muted">No generated code under either release.</p>'
-    a, b = comparison.a.release, comparison.b.release
-    differing = sum(graph.differs for graph in comparison.graphs)
-    rows = "".join(
-        f'<tr data-compile="{esc(graph.compile_id)}"{DIFFERS if graph.differs else ""}>'
-        f'<th scope="row"><code>{esc(graph.compile_id)}</code></th>'
-        f'<td>{esc(graph_text(graph.a_kernels, graph.a_fused, graph.a_extern))}'
-        f'<br><code class="wt-muted">{esc(", ".join(graph.a_kernels or ()))}</code></td>'
-        f'<td>{esc(graph_text(graph.b_kernels, graph.b_fused, graph.b_extern))}'
-        f'<br><code class="wt-muted">{esc(", ".join(graph.b_kernels or ()))}</code></td></tr>'
-        for graph in comparison.graphs)
-    return (f'<details class="wt-compare-graphs"><summary>Generated code per compiled graph: {differing} of '
-            f'{len(comparison.graphs)} differ</summary><table class="wt-diff-compiles"><thead><tr><th>compile</th>'
-            f'<th>torch {esc(a)}</th><th>torch {esc(b)}</th></tr></thead><tbody>{rows}</tbody></table></details>')
-
-
-def _side(side, key: str) -> str:  # noqa: ANN001 - model.ReleaseSide
-    codes = ", ".join(map(str, side.exit_codes))
-    failed = ' <strong class="wt-compare-failed">the script failed</strong>' if any(side.exit_codes) else ""
-    return (f'<li data-side="{key}"><strong>torch {esc(side.release)}</strong>: {esc(side.torch_version)} '
-            f'<span class="wt-muted">(git {esc(side.torch_git[:12])})</span> · exit {esc(codes)}{failed}</li>')
+def _graph(graph) -> GraphView:  # noqa: ANN001 - model.GraphCode
+    return GraphView(graph.compile_id, graph.differs,
+                     ((graph_text(graph.a_kernels, graph.a_fused, graph.a_extern), ", ".join(graph.a_kernels or ())),
+                      (graph_text(graph.b_kernels, graph.b_fused, graph.b_extern), ", ".join(graph.b_kernels or ()))))
 
 
 def render_comparison(comparison: Comparison, links: PageLinks = PageLinks(), title: str = "") -> str:
     """The whole comparison, self-contained but for the trace stylesheet."""
-    heading = esc(title or comparison.command)
-    header = (f'<div class="wt-trace-header"><span class="wt-trace-title">{heading}</span>: torch '
-              f'{esc(comparison.a.release)} vs {esc(comparison.b.release)} · {esc(comparison.device)} · '
-              f'{esc(comparison.cache)} caches</div><ul class="wt-diff-sides">{_side(comparison.a, "a")}'
-              f'{_side(comparison.b, "b")}</ul>')
-    parts = (("stages", render_stages(comparison, links)), ("code", render_code(comparison)),
-             ("counts", render_counts(comparison)), ("findings", render_findings_changes(comparison)),
-             ("changes", render_changes(comparison, links)), ("graphs", render_graphs(comparison)))
-    body = "".join(f'<section class="wt-trace-part" data-part="compare-{name}">{html}</section>' for name, html in parts)
-    return f'<div class="wt-trace wt-trace-compare">{header}{body}</div>'
+    a, b = comparison.a, comparison.b
+    report = Report(a.release, a.torch_git, b.release, b.torch_git, "", (), 0.0)
+    stages = tuple(_timed(row, comparison, stage_label(row.key, links.chapter_url, stage_title(row.key)))
+                   for row in comparison.stages)
+    code = tuple(_timed(row, comparison) for row in (comparison.tracing, *comparison.code)) if comparison.code else ()
+    view = CompareView(
+        title or comparison.command, comparison.device, comparison.cache, _side(a, "a"), _side(b, "b"), stages,
+        spread_note(comparison), code, tuple(comparison.counts), ", ".join(comparison.varied),
+        tuple((change.change, change.kind, change.sentence(a.release, b.release)) for change in comparison.findings),
+        tuple(_stage_changes(stage, comparison, links, report) for stage in comparison.changes),
+        comparison.changes_note, comparison.compared_entries, f"{MOVED_SHARE:.0%}",
+        tuple(map(_graph, comparison.graphs)), sum(graph.differs for graph in comparison.graphs))
+    return render_from(__package__, "compare.html", view=view)
 
 
 def render_page(comparison: Comparison, links: PageLinks = PageLinks()) -> str:

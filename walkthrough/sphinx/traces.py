@@ -11,9 +11,9 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 from sphinx.errors import NoUri
 
-from tracers.analysis.trace_facts import analyze
+from tracers.analysis.report_model import build_report
 from tracers.vocabulary.releases import REFERENCE_TORCH, source_url
-from tracers.report.fragment import render_body, render_header, stylesheet_path
+from tracers.report.fragment import report_body, report_header, stylesheet_path
 from tracers.report.options import Links, RenderOptions
 from tracers.report.artifacts import selection_problems
 from tracers.report.options import DEFAULT_ARTIFACTS, EMBED_PARTS, parse_parts, split_list
@@ -147,8 +147,9 @@ class TorchTrace(PageDirective):
         self.check_release("trace", recording.path.name, recording.device, trace.info.torch_version)
         links = Links(chapter_url=self._chapter_url, source_url=self._source_url, page_url=self._page_url)
         try:
-            header = render_header(trace, options, links)
-            body = render_body(trace, analyze(trace), links, options)
+            report = build_report(trace)
+            header = report_header(report, options, links)
+            body = report_body(report, links, options)
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             # The loader checks the file's shape, not every value's type: a hand-edited trace ends here.
             raise WalkthroughError(f"{self.where}: {recording.path}: trace file is damaged "

@@ -5,49 +5,17 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
-import threading
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
+
+from tracers.vocabulary.progress import ProgressLine
 
 from .detect import detect_all, features
 from .outputs import documents, stats
 from .recording import FORMAT_VERSION, LISTED_FILES, Recording, StepCost, ToolRecord, file_name, save
 from .runner import Setting, StepRun, ToolRun, run_tool, warm_up
 from .tools import PLAIN, Tool
-
-
-class Ticker:
-    """``[2/7] TORCH_LOGS … 12 s`` redrawn each second on a terminal; silent elsewhere."""
-
-    def __init__(self, stream: TextIO, label: str):
-        self.stream, self.label = stream, label
-        self.live = bool(getattr(stream, "isatty", lambda: False)())
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> Ticker:
-        self.started = time.monotonic()
-        if self.live:
-            self._thread.start()
-        else:
-            print(f"{self.label} …", end="", file=self.stream, flush=True)
-        return self
-
-    def _run(self) -> None:
-        while not self._stop.wait(1.0):
-            self.stream.write(f"\r\033[2K{self.label} … {time.monotonic() - self.started:.0f} s")
-            self.stream.flush()
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self.live:
-            self._thread.join()
-            self.stream.write(f"\r\033[2K{self.label} …")
-
-    def done(self, text: str) -> None:
-        print(f" {text}", file=self.stream, flush=True)
 
 
 def _cost(step: StepRun) -> StepCost:
@@ -95,25 +63,26 @@ def record(setting: Setting, tools: list[Tool], out_root: Path, keep: Path | Non
     print(f"Recording {len(tools)} tool(s) on {setting.example} ({setting.device}, torch "
           f"{facts['torch_version']}): each in a fresh process with an empty cache directory", file=stream)
     records: list[ToolRecord] = []
+    line = ProgressLine(stream)  # ``[2/7] TORCH_LOGS … 12 s`` counted on a terminal while the tool runs
     warm_up(setting)
     try:
         baseline_run: ToolRun | None = None
         for index, tool in enumerate(everything, 1):
-            with Ticker(stream, f"[{index}/{total}] {tool.name}") as ticker:
+            with line.counting(f"[{index}/{total}] {tool.name}"):
                 missing = tool.missing()
                 run = None if missing else run_tool(tool, setting, root)
             if tool is PLAIN:
                 baseline_run = run
             current = _record_of(tool, run, baseline_run, setting.example, missing)
             records.append(current)
-            ticker.done(_outcome(current, records[0]))
+            line.finish(_outcome(current, records[0]))
             if tool is PLAIN and current.status != "ok":
                 print(f"record: the example fails on its own ({current.error}); nothing recorded", file=stream)
                 return 2
         # The plain run once more, last, from its own empty cache: how much the machine's timings wandered.
-        with Ticker(stream, f"[{total}/{total}] {PLAIN.name}, again") as ticker:
+        with line.counting(f"[{total}/{total}] {PLAIN.name}, again"):
             again = run_tool(PLAIN, setting, root, name="plain-again").steps[0]
-        ticker.done(f"{'ok' if again.error is None else again.error} ({again.wall_s:.1f} s)")
+        line.finish(f"{'ok' if again.error is None else again.error} ({again.wall_s:.1f} s)")
         recording = Recording(
             FORMAT_VERSION, setting.example, setting.args, setting.device, device_description(setting.device),
             facts["torch_version"], facts["torch_git_sha"], facts["python"], facts["platform"],

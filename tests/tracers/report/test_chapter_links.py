@@ -11,7 +11,8 @@ from tracers.vocabulary import sites
 from tracers.report.options import Links
 from tracers.report.page import render_site_note
 from tracers.report.links import chapter_site
-from tracers.report.save import write_report
+from tracers.analysis.report_model import build_report
+from tracers.report.save import write_page
 from tracers.vocabulary.sites import (
     MARKER,
     SiteMarker,
@@ -110,18 +111,18 @@ def test_site_option_and_build_html_come_first(cache, tmp_path):
 def test_the_page_links_chapters_into_the_user_site_and_says_so(cache, tmp_path):
     site = built_site("2.13.0")
     trace = load(RECORDED)
-    page = write_report(trace, RECORDED, tmp_path / "pages").read_text()
+    page = write_page(build_report(trace), RECORDED, tmp_path / "pages").read_text()
     base = site.resolve().as_uri()
     assert f'href="{base}/{STAGE_BY_ID["frame"].chapter}.html"' in page
     assert (f"Chapter links go to the walkthrough built for torch 2.13.0 in the user cache: "
             f'<a href="{base}/index.html">{base}/</a>.') in page
-    other = write_report(trace, RECORDED, tmp_path / "other", site="https://example.org/w").read_text()
+    other = write_page(build_report(trace), RECORDED, tmp_path / "other", site="https://example.org/w").read_text()
     assert f'href="https://example.org/w/{STAGE_BY_ID["frame"].chapter}.html"' in other and base not in other
     assert "Chapter links go to the site given with --site" in other
 
 
 def test_without_a_site_the_page_says_why(cache, tmp_path):
-    page = write_report(load(RECORDED), RECORDED, tmp_path).read_text()
+    page = write_page(build_report(load(RECORDED)), RECORDED, tmp_path).read_text()
     assert "No chapter links: no walkthrough is built for torch 2.13.0 in the user cache" in page
     assert not re.search(r'href="[^"]*chapters/', page)
 

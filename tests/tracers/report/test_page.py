@@ -13,9 +13,10 @@ pytest.importorskip("pygments")
 
 from tracers.analysis.trace_facts import analyze  # noqa: E402
 from tracers.vocabulary.releases import REFERENCE_TORCH  # noqa: E402
-from tracers.report.fragment import render_body, render_fragment, render_header
+from tracers.analysis.report_model import build_report  # noqa: E402
+from tracers.report.fragment import report_body, report_fragment, report_header
 from tracers.report.options import Links, RenderOptions
-from tracers.report.page import render_page
+from tracers.report.page import report_page
 from tracers.report.versions import check_version
 from tracers.report.artifacts import selection_problems  # noqa: E402
 from tracers.report.options import parse_parts, split_list  # noqa: E402
@@ -36,6 +37,10 @@ RECORDED = sorted(path for path in (ROOT / "docs" / "_traces").glob("*/*/*.json"
 MLP = ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "mlp-cpu-cold.json"
 BREAKS = ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "graph_breaks-cpu-cold.json"
 
+
+def _body(trace: Trace, facts=None, **options) -> str:  # noqa: ANN001 - TraceFacts
+    """The page's parts of one trace's report (``links``, ``options`` as report_body takes them)."""
+    return report_body(build_report(trace, facts), **options)
 
 def ident(value: str | None) -> int | str:
     """A span or artifact id as written: recorded ids are ints, hand-edited ones may be anything."""
@@ -98,7 +103,7 @@ def test_there_are_recorded_traces_of_both_devices():
 
 
 def test_every_span_is_drawn_coloured_by_stage_with_hover_text(recorded):
-    page = parse(render_body(recorded, options=RenderOptions(parts=("timeline",))))
+    page = parse(_body(recorded, options=RenderOptions(parts=("timeline",))))
     rects = page.find("rect")
     by_id = {span.id: span for span in recorded.spans}
     fills, bars = {}, {}
@@ -120,7 +125,7 @@ def test_every_span_is_drawn_coloured_by_stage_with_hover_text(recorded):
         x = (span.start_ns - origin) / total * 1000
         rows = [y for (y, stage) in bars if stage == span.stage]
         assert any(left - 0.01 <= x <= right + 0.01 for y in rows for left, right in bars[(y, span.stage)]), span
-    html = render_body(recorded, options=RenderOptions(parts=("timeline",)))
+    html = _body(recorded, options=RenderOptions(parts=("timeline",)))
     assert html.count("</title></rect>") == len(rects)
     first = recorded.spans[-1]
     assert f"{first.target}" in html  # the hover names the target (escaped text is identical here)
@@ -130,7 +135,7 @@ def test_every_span_is_drawn_coloured_by_stage_with_hover_text(recorded):
 
 def test_hundreds_of_tiny_identical_calls_become_a_few_bars_and_tree_nodes():
     trace = load(ROOT / "docs" / "_traces" / "cpu" / REFERENCE_TORCH / "compiled_autograd-cpu-cold.json")
-    timeline = render_body(trace, options=RenderOptions(parts=("timeline",)))
+    timeline = _body(trace, options=RenderOptions(parts=("timeline",)))
     merged = [int(count) for count in re.findall(r"<title>(\d+) calls too short to draw apart", timeline)]
     drawn = timeline.count("</title></rect>")
     by_id = {span.id: span for span in trace.spans}
@@ -138,7 +143,7 @@ def test_hundreds_of_tiny_identical_calls_become_a_few_bars_and_tree_nodes():
                  for span in trace.spans)  # inlined calls: drawn within their outermost translator's bar
     assert merged and drawn + sum(merged) - len(merged) == len(trace.spans) - nested
     assert drawn < len(trace.spans) / 2
-    tree = render_body(trace, options=RenderOptions(parts=("tree",)))
+    tree = _body(trace, options=RenderOptions(parts=("tree",)))
     groups = [int(count) for count in re.findall(r'title="consecutive calls">×(\d+)<', tree)]
     assert groups and min(groups) >= 4 and max(groups) >= 400
     convert = "torch._dynamo.convert_frame:ConvertFrame.__call__"
@@ -149,7 +154,7 @@ def test_hundreds_of_tiny_identical_calls_become_a_few_bars_and_tree_nodes():
 
 def test_bars_start_and_grow_with_time():
     trace = load(MLP)
-    page = parse(render_body(trace, options=RenderOptions(parts=("timeline",))))
+    page = parse(_body(trace, options=RenderOptions(parts=("timeline",))))
     rect = {int(r["data-span"]): r for r in page.find("rect")}
     spans = sorted(trace.spans, key=lambda s: s.start_ns)
     assert float(rect[spans[0].id]["x"]) == 0
@@ -163,15 +168,15 @@ def test_bars_start_and_grow_with_time():
 
 def test_graph_breaks_and_recompiles_are_marked_on_the_timeline():
     trace = load(BREAKS)
-    page = parse(render_body(trace, options=RenderOptions(parts=("timeline",))))
+    page = parse(_body(trace, options=RenderOptions(parts=("timeline",))))
     marks = page.find("line", "wt-mark")
     breaks = [a for a in trace.artifacts if a.kind == "break"]
     recompiles = [a for a in trace.artifacts if a.kind == "recompile"]
     assert len(marks) == len(breaks) + len(recompiles) and breaks and recompiles
-    html = render_body(trace, options=RenderOptions(parts=("timeline",)))
+    html = _body(trace, options=RenderOptions(parts=("timeline",)))
     assert "<title>graph break (compile 0/0) at docs/examples/graph_breaks.py:10: Failed to trace builtin" in html
     assert [item["data-mark"] for item in page.find("li") if "data-mark" in item] == ["break", "recompile"]
-    assert not parse(render_body(load(MLP), options=RenderOptions(parts=("timeline",)))).find("line")
+    assert not parse(_body(load(MLP), options=RenderOptions(parts=("timeline",)))).find("line")
 
 
 def _page_parents(spans):
@@ -202,7 +207,7 @@ def _page_parents(spans):
 
 
 def test_tree_nesting_matches_span_nesting(recorded):
-    html = render_body(recorded, options=RenderOptions(parts=("tree",)))
+    html = _body(recorded, options=RenderOptions(parts=("tree",)))
     page = parse(html)
     expected, children, folded = _page_parents(recorded.spans)
     shown = page.node_parent
@@ -236,13 +241,13 @@ def test_tree_is_open_down_to_each_frame_compile_and_named_stages_on_request():
                 return True
         return False
 
-    page = parse(render_body(trace, options=RenderOptions(parts=("tree",))))
+    page = parse(_body(trace, options=RenderOptions(parts=("tree",))))
     nodes = {int(a["data-span"]) for a in page.find("details", "wt-node")}
     assert any(page.open_nodes[span] for span in nodes) and not all(page.open_nodes[span] for span in nodes)
     for span, is_open in page.open_nodes.items():
         if span in nodes:
             assert is_open == (not below_compile(by_id[span])), by_id[span].target
-    page = parse(render_body(trace, options=RenderOptions(parts=("tree",), open_stages=frozenset({"lowering"}))))
+    page = parse(_body(trace, options=RenderOptions(parts=("tree",), open_stages=frozenset({"lowering"}))))
     by_id = {span.id: span for span in trace.spans}
     lowering = [span for span in trace.spans if span.stage == "lowering"]
     assert lowering
@@ -257,8 +262,8 @@ def test_tree_is_open_down_to_each_frame_compile_and_named_stages_on_request():
 
 def test_counts_match_the_analysis(recorded):
     facts = analyze(recorded)
-    page = parse(render_body(recorded, facts, options=RenderOptions(parts=("counts",))))
-    html = render_body(recorded, facts, options=RenderOptions(parts=("counts",)))
+    page = parse(_body(recorded, facts, options=RenderOptions(parts=("counts",))))
+    html = _body(recorded, facts, options=RenderOptions(parts=("counts",)))
     shown = dict(re.findall(r'data-count="([^"]+)"[^>]*><strong>(\d+)</strong>', html))
     assert page.find("li")
     hits = sum(c["hit"] for c in facts.cache_counts.values())
@@ -274,7 +279,7 @@ def test_graph_break_and_recompile_reasons_are_listed():
     trace = load(BREAKS)
     facts = analyze(trace)
     assert facts.graph_breaks and facts.recompiles
-    html = render_body(trace, facts, options=RenderOptions(parts=("counts",)))
+    html = _body(trace, facts, options=RenderOptions(parts=("counts",)))
     assert "Failed to trace builtin operator" in html
     assert "size mismatch at index 0" in html
 
@@ -282,7 +287,7 @@ def test_graph_break_and_recompile_reasons_are_listed():
 def test_artifacts_grouped_by_compile_highlighted_and_collapsed():
     trace = load(BREAKS)
     facts = analyze(trace)
-    html = render_body(trace, facts, options=RenderOptions(parts=("artifacts",)))
+    html = _body(trace, facts, options=RenderOptions(parts=("artifacts",)))
     page = parse(html)
     groups = [a["data-compile"] for a in page.find("details", "wt-compile")]
     assert groups == [c.compile_id for c in facts.compiles]  # in compile order
@@ -299,7 +304,7 @@ def test_artifacts_grouped_by_compile_highlighted_and_collapsed():
 def test_artifacts_by_name_kind_and_compile_id():
     trace = load(BREAKS)
     options = RenderOptions(parts=("artifacts",), artifacts=("dynamo_output_graph", "shapes"), compile_id="0/1")
-    page = parse(render_body(trace, options=options))
+    page = parse(_body(trace, options=options))
     items = page.find("details", "wt-artifact")
     chosen = [a for a in trace.artifacts if a.compile_id == "0/1" and (a.name == "dynamo_output_graph"
                                                                           or a.kind == "shapes")]
@@ -307,7 +312,7 @@ def test_artifacts_by_name_kind_and_compile_id():
     assert any(a.kind == "shapes" for a in chosen)
     assert [a["data-compile"] for a in page.find("details", "wt-compile")] == ["0/1"]
     assert "open" in page.find("details", "wt-compile")[0]  # a single compile opens its list
-    html = render_body(trace, options=options)
+    html = _body(trace, options=options)
     assert "_run_module_as_main" not in html  # shape records drop torch's own stack
 
 
@@ -315,7 +320,7 @@ def test_long_payloads_are_cut_with_a_note():
     trace = load(MLP)
     guards = next(a for a in trace.artifacts if a.kind == "guards")
     limit = 500
-    html = render_body(trace, options=RenderOptions(parts=("artifacts",), artifacts=("guards",),
+    html = _body(trace, options=RenderOptions(parts=("artifacts",), artifacts=("guards",),
                                                     max_payload_chars=limit))
     assert f"Cut at {limit:,} of {len(guards.payload):,} characters" in html
     assert guards.payload[limit:limit + 200].strip().splitlines()[-1] not in html
@@ -349,7 +354,7 @@ def test_everything_from_the_trace_is_escaped():
                   download_url='/d/"<script>.json')
     options = RenderOptions(artifacts=("graph", "break", "shapes", "recompile"), caption='<script>"cap"',
                             title="<script>", open_stages=frozenset({"lowering"}))
-    html = render_fragment(trace, links=links, options=options)
+    html = report_fragment(build_report(trace), links=links, options=options)
     assert "<script" not in html
     assert "&lt;script&gt;" in html and "&quot;" in html
     page = parse(html)  # well formed: no attribute was broken out of
@@ -369,7 +374,7 @@ def test_links_to_chapters_and_source_where_the_callables_give_them():
     chapters = {"frame": "chapters/02-frame-evaluation.html"}
     sources = {"torch._dynamo.convert_frame:_compile": "https://example.org/convert_frame.py#L1-L9"}
     links = Links(chapter_url=chapters.get, source_url=sources.get)
-    html = render_body(trace, links=links)
+    html = _body(trace, links=links)
     page = parse(html)
     hrefs = [a["href"] for a in page.find("a") if not a["href"].startswith("#")]  # "#": the icicle's zoom views
     frame_spans = sum(1 for s in trace.spans if s.stage == "frame")
@@ -378,16 +383,16 @@ def test_links_to_chapters_and_source_where_the_callables_give_them():
     assert hrefs.count(sources["torch._dynamo.convert_frame:_compile"]) == sum(
         1 for s in trace.spans if s.target == "torch._dynamo.convert_frame:_compile")
     assert set(hrefs) == set(chapters.values()) | set(sources.values())  # nothing else is linked
-    unlinked = parse(render_body(trace))
+    unlinked = parse(_body(trace))
     assert not [a for a in unlinked.find("a") if not a["href"].startswith("#")]
 
 
 def test_header_shows_the_version_and_marks_other_releases():
     trace = load(MLP)
-    header = render_header(trace)
+    header = report_header(build_report(trace))
     assert f"torch {trace.info.torch_version}" in header and "wt-not-reference" not in header
     old = dataclasses.replace(trace, info=dataclasses.replace(trace.info, torch_version="2.9.1+cpu"))
-    header = render_header(old, links=Links(download_url="mlp.json"))
+    header = report_header(build_report(old), links=Links(download_url="mlp.json"))
     assert "wt-not-reference" in header and "torch 2.9.1+cpu · not the reference" in header
     assert 'href="mlp.json"' in header and "ui.perfetto.dev" in header
 
@@ -431,7 +436,7 @@ def test_selection_problems_name_typos_and_missing_compiles():
 
 def test_a_standalone_page_carries_its_styles_and_escapes_its_title():
     trace = load(MLP)
-    html = render_page(trace, links=Links(download_url="mlp-cpu-cold.json"), options=RenderOptions(title="<mlp>"))
+    html = report_page(build_report(trace), links=Links(download_url="mlp-cpu-cold.json"), options=RenderOptions(title="<mlp>"))
     assert html.startswith("<!DOCTYPE html>") and "<title>&lt;mlp&gt; — torch.compile trace</title>" in html
     assert ".wt-trace-legend" in html and ".highlight .k" in html  # the trace CSS and a Pygments theme, inline
     # One script, inline: the timeline's zoom; nothing is fetched.
