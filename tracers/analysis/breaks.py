@@ -101,6 +101,18 @@ class BreakGroup:
                          "it on a value the line computed")
         advice = None if hint else ("Move the unsupported call out of the compiled region, or wrap the function that "
                                     "makes it in torch.compiler.disable.")
+        hint_note = None
+        disabled = _DISABLED.search(explanation or "")
+        if disabled and not self.skipped:
+            # The user disabled this function on purpose: removing the decorator (torch's hint) lets Dynamo trace
+            # its body, and what made it worth disabling (a .item(), a print, a log call) breaks there instead.
+            name = disabled.group(1)
+            what = (f"{count} graph break{'s' if count != 1 else ''}: `{name}` is marked torch.compiler.disable, so "
+                    "each call of it ends the graph and resumes after it")
+            advice = (f"The break is what the disable costs. If `{name}` only logs or inspects, call it outside the "
+                      "compiled function, on what it returns; if it must run inside, keep the break: it is one per call.")
+            hint_note = ("torch's hint, removing the disable, lets Dynamo trace the function's body: the calls it was "
+                         "disabled for break there instead")
         if (len(titles) > 1 or self.merged) and self.library is None:  # the user's own line breaks, not a library
             advice = ("One line causes all of these: move it out of the compiled function (for a print or a "
                       ".item(), return the tensor and use it after the call), so no break and no value crosses it.")
@@ -108,10 +120,14 @@ class BreakGroup:
             kind=kind, what=what, events=count, recompiles=len(self.merged), compile_ids=ids, cost_s=self.cost_s,
             user_line=self.user, library_line=self.library, graphs_added=graphs, no_graph=no_graph,
             eager_calls=eager, eager_note=trace.info.calls_note if self.skipped else None,
-            explanation=explanation, hint=hint, torch_link=link.group(1) if link else None,
+            explanation=explanation, hint=hint, hint_note=hint_note, torch_link=link.group(1) if link else None,
             graph_break_id=link.group(2).upper() if link else None, advice=advice, explained=BREAKS,
             parts=tuple(parts), cost_counts=_cost_counts(self),
             detail="\n\n".join(failure.raw for failure in self.merged.values()))
+
+
+_DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>` since it was wrapped with "
+                       r"`torch\.compiler\.disable`")
 
 
 def _cost_counts(group: BreakGroup) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
-from .frames import SourceLine, is_library, short
+from .frames import SourceLine, caller_paths, is_library, is_users_file, short
 from .guard_failures import GuardFailure, made_dynamic
 from .guard_sources import call_site, map_wrapper_args, naming, parse_source
 from .trace_facts import CompileFacts, TraceFacts
@@ -157,7 +157,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explained = SHAPES
     elif specialised:
         what += ", and Dynamo specialised it on each value"
-        advice = _SPECIALISED.format(name=subject, where=(library or user).short if (library or user) else "its use")
+        advice = _ATTRIBUTE.format(name=subject) if subject.startswith("self.") else \
+            _SPECIALISED.format(name=subject, where=(library or user).short if (library or user) else "its use")
     elif kind == "value" and subject.startswith("self."):
         advice = _ATTRIBUTE.format(name=subject)
     if kind in _PROPAGATES and served_once:
@@ -202,7 +203,7 @@ def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[Source
     """(the user's line, the library line where the guard came from when that is not the user's): the guard's own
     line where it is the user's; else the innermost line of the user's among the frames that called the compile."""
     guard = failure.line if failure.line is not None and failure.line.line else None
-    if guard is not None and not is_library(guard.path):
+    if guard is not None and is_users_file(guard.path, caller_paths(trace.artifacts)):
         return guard, None
     return _caller(trace, compile_id), guard
 

@@ -10,7 +10,7 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
 from .finding_type import CACHES, DISTRIBUTED, RESTARTS, SETUP, Explained, Finding, Ledger
-from .frames import short
+from .frames import SourceLine, is_library, short
 from .one_time import ONE_TIME_STAGES, OneTime
 from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
 from .user_names import frame_words
@@ -27,10 +27,14 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
     frame_compiles = facts.frame_compiles
     if not frame_compiles and COMPILE_ENTRY in facts.fired:
         calls = facts.stage_calls.get("entry", 0)
+        called = [SourceLine(str(artifact.metadata.get("filename")), int(artifact.metadata.get("line") or 0),
+                             str(artifact.metadata.get("name") or ""), str(artifact.metadata.get("loc") or ""))
+                  for artifact in trace.artifacts if artifact.kind == "compile-call"]
         return [Finding(
             kind="nothing-compiled", what="torch.compile was called, but Dynamo never compiled a frame: no call went "
                                           "through what it returned, so everything ran eager", events=0,
-            compile_ids=(), cost_s=0.0, parts=(f"torch.compile's entry ran {calls} time{'s' if calls != 1 else ''}; "
+            compile_ids=(), cost_s=0.0, user_line=next((line for line in called if not is_library(line.path)), None),
+            parts=(f"torch.compile's entry ran {calls} time{'s' if calls != 1 else ''}; "
                                                "no frame reached Dynamo",),
             advice=_NEVER_CALLED, explained=RESTARTS)]
     if not frame_compiles or facts.graph_count:
@@ -60,6 +64,11 @@ _NEVER_CALLED = ("Call what torch.compile returned, not the original: `model = t
                  "place: `model.compile()`.")
 
 
+def _generated(frame: str | None) -> bool:
+    """``__init__ (<string>:2)``: a frame of code Python generated (exec of a string), not of a file."""
+    return bool(frame) and "(<string>:" in frame
+
+
 def _placed(frame: str | None) -> str:
     """``the rest of `__init__` after line 105 (contextlib.py:105)``: the frame in the user's words, with its place."""
     place = f" ({frame.split(' (', 1)[1]}" if frame and " (" in frame else ""
@@ -81,7 +90,9 @@ def thrown_away(compiles: dict[str, CompileFacts], ledger: Ledger) -> list[Findi
                                      f"no graph ({frames})", events=len(empty),
             compile_ids=tuple(facts.compile_id for facts in empty), cost_s=cost, cost_counts="those compiles",
             advice="Dynamo traced these frames and found no tensor work to compile; if they are called often, "
-                   "keep them out of the compiled region (torch.compiler.disable).", explained=RESTARTS))
+                   "keep them out of the compiled region (torch.compiler.disable).", explained=RESTARTS,
+            # Code Python generated (a dataclass's __init__, a namedtuple's __new__) is nobody's to move: a note.
+            informational=all(_generated(facts.frame) for facts in empty)))
     restarted = [facts for facts in compiles.values()
                  if not ledger.counted(facts.compile_id) and facts.graphs and facts.restart_ns]
     if restarted:
