@@ -58,7 +58,8 @@ class GuardFailure:
         said = {"identity": f"a different object was passed as {name} (Dynamo guards on its identity)",
                 "size": f"the size of {name} changed", "dtype": f"the dtype of {name} changed",
                 "device": f"the device of {name} changed", "requires_grad": f"{name}'s requires_grad changed",
-                "type": f"the type of {name} changed", "value": f"the value of {name} changed",
+                "type": f"the type of {name} changed",
+                "value": f"{name} changed" if self.on_stack else f"the value of {name} changed",
                 "length": f"the number of items in {name} changed",
                 "global": f"{self.subject} changed",
                 "backend": "the backend changed"}.get(self.kind, f"a guard on {name} failed")

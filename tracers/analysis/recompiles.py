@@ -54,6 +54,9 @@ _SPECIALISED = ("Each new value of `{name}` compiled a new version, and the next
 _ONCE = ("It changed for one call only (the new version served 1 call), as a shorter last batch does: drop it "
          "(DataLoader(..., drop_last=True)), pad it to the usual size, or mark the dimension dynamic before the first "
          "call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version serves both.")
+_ONCE_OTHER = ("It changed for one call only (the new version served 1 call): pad it to the usual size, or mark the "
+               "dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version "
+               "serves both.")
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep the shapes the same on every rank.")
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
@@ -77,7 +80,7 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
     """One finding per frame and cause; the recompiles a break's line caused are left to that break (``merged``)."""
     groups: dict[tuple[str, str, str], _Group] = {}
     failures = {compile_id: _named(trace, compile_id, failure) for compile_id, failure in failures.items()}
-    bursts = _bursts(trace, failures, merged)
+    bursts = _bursts(trace, failures, merged, compiles)
     for compile_id, failure in _in_time_order(trace, failures):
         if compile_id in merged:
             continue
@@ -85,7 +88,7 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
         # A tensor's size, dtype or device change reaches every frame the values it made pass through (the model's,
         # its resume functions after a break, a loss function, a library's wrapper) in the one call that brought
         # it: one decision of the user's (a shorter last batch), one finding, named by the first frame's failure.
-        if failure.kind in _PROPAGATES:
+        if compile_id in bursts:
             key = (f"burst {bursts[compile_id]}", "", failure.kind)
             group = groups.get(key) or groups.setdefault(key, _Group(frame, []))
         else:
@@ -137,10 +140,14 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     dynamic = last is not None and made_dynamic(_guards(trace, last.compile_id), first)
     frames = list(dict.fromkeys(short(compiles[compile_id].frame or "") for compile_id in compiled
                                 if compile_id in compiles))
-    who = frame_words(frames[0]) if len(frames) == 1 else f"`{frame}`"
-    where = f" (in {' and in '.join(frame_words(name) for name in frames)})" if len(frames) > 1 else ""
     changed = first.said
-    what = f"{who} recompiled {len(compiled)} time{'s' if len(compiled) != 1 else ''}{where}: {changed}"
+    times = f"{len(compiled)} time{'s' if len(compiled) != 1 else ''}"
+    if len(frames) > 1:  # one change, every frame its values passed through: said once, the frames listed
+        listed = ", ".join(frame_words(name) for name in frames[:4]) + (" …" if len(frames) > 4 else "")
+        what = f"{changed}{f' ({first.change})' if first.change else ''}: {len(frames)} frames recompiled for it, " \
+               f"{times} in all ({listed})"
+    else:
+        what = f"{frame_words(frames[0]) if frames else f'`{frame}`'} recompiled {times}: {changed}"
     advice = _ADVICE.get(kind, _ADVICE["other"]).format(name=subject)
     explained = SHAPES if kind == "size" else RECOMPILES
     # Where a value keeps being pinned, the later versions' guards name the use that needs it constant.
@@ -148,7 +155,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     guard_failure = next((failure for _, failure in reversed(group.failures) if failure.line), first) \
         if specialised else first
     user, library = _lines(trace, guard_failure, ids[0])
-    served_once = last is not None and last.calls == 1 and len(compiled) == 1
+    served_once = last is not None and last.calls == 1  # the new version ran once: a one-off size
     if dynamic:
         served = f"; version {last.compile_id} served {last.calls} call{'s' if last.calls != 1 else ''}" \
             if last.calls else ""
@@ -162,7 +169,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     elif kind == "value" and subject.startswith("self."):
         advice = _ATTRIBUTE.format(name=subject)
     if kind in _PROPAGATES and served_once:
-        advice = _ONCE.format(name=subject) + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+        # A batch is dimension 0: a different dimension that changed once is not a last batch (a prompt, then decode).
+        once = _ONCE if first.change.startswith("dimension 0:") else _ONCE_OTHER
+        advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
     elif kind in _PROPAGATES and rank_of(trace.info) is not None:
         advice += _DISTRIBUTED
     if kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None:
@@ -190,13 +199,6 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts="the recompiles' whole compiles, backward included",
         detail="\n\n".join(failure.raw for _, failure in group.failures[:3]))
-
-
-def _frame_file(compiles: dict[str, CompileFacts], compile_id: str) -> str | None:
-    """``sgd.py`` of ``SGD.step (sgd.py:105)``: the file of the frame that recompiled."""
-    frame = compiles[compile_id].frame if compile_id in compiles else None
-    match = re.search(r"\(([^():]+):\d+\)", frame or "")
-    return match.group(1) if match else None
 
 
 def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[SourceLine | None, SourceLine | None]:
@@ -237,27 +239,59 @@ def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure
 
 def _in_time_order(trace: Trace, failures: dict[str, GuardFailure]) -> list[tuple[str, GuardFailure]]:
     """The recompiles in the order they happened (compile ids order frames by first compile, not by time)."""
-    started = {}
+    started: dict[str, int] = {}  # each compile's first record (a compile the limit refused has no frame record)
     for artifact in trace.artifacts:
-        if artifact.kind == "frame" and artifact.compile_id is not None:
-            started.setdefault(artifact.compile_id, artifact.ts_ns)
+        if artifact.compile_id is not None:
+            started[artifact.compile_id] = min(started.get(artifact.compile_id, artifact.ts_ns), artifact.ts_ns)
     order = list(failures)
     return sorted(failures.items(), key=lambda item: (started.get(item[0], 0), order.index(item[0])))
 
 
-def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str]) -> dict[str, int]:
-    """Size-like recompiles numbered by the call that brought them: a recompile starts a new burst when the version
-    it failed against was itself compiled in the current burst (a later call met it)."""
+def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
+            compiles: dict[str, CompileFacts]) -> dict[str, int]:
+    """Size-like recompiles numbered by the call that brought them: a recompile joins the current burst when its
+    frame is one of the burst's, was called from one (its callers name it) or from the same line of the user's, and
+    the version it failed against was not compiled in the burst (that is a later call; a refusal by the recompile
+    limit stays with the recompiles before it)."""
     bursts: dict[str, int] = {}
-    number, current = 0, set()
+    number, members, places, calls = 0, set(), set(), set()
     for compile_id, failure in _in_time_order(trace, failures):
         if compile_id in merged or failure.kind not in _PROPAGATES:
             continue
-        if failure.version in current:
-            number, current = number + 1, set()
-        current.add(compile_id)
+        facts = compiles.get(compile_id)
+        place, call = _place(facts), _user_call(trace, compile_id)
+        related = place in places or bool(_callers_places(trace, compile_id) & places) or (call and call in calls)
+        refused = facts is not None and bool(facts.fail_reason and _LIMIT.search(facts.fail_reason))
+        if (failure.version in members and not refused) or not related:
+            number, members, places, calls = number + 1, set(), set(), set()
+        members.add(compile_id)
+        places.add(place)
+        calls.add(call)
         bursts[compile_id] = number
     return bursts
+
+
+def _user_call(trace: Trace, compile_id: str) -> tuple[str, int] | None:
+    """The user's line whose call led to the compile, as (path, line)."""
+    caller = _caller(trace, compile_id)
+    return (caller.path, caller.line) if caller is not None and not is_library(caller.path) else None
+
+
+def _place(facts: CompileFacts | None) -> tuple[str, str]:
+    """(file name, function name) of a compiled frame: ``GPT2LMHeadModel.forward (modeling_gpt2.py:647)``; a resume
+    function stands for the function it continues."""
+    found = re.match(r"(?:[\w.]+\.)?(\w+) \(([^():]+):\d+\)", facts.frame or "") if facts else None
+    if not found:
+        return ("", "")
+    resumed = resume_place(found.group(1))
+    return (found.group(2), resumed[0] if resumed else found.group(1))
+
+
+def _callers_places(trace: Trace, compile_id: str) -> set[tuple[str, str]]:
+    """(file name, function name) of each frame that led to the compile."""
+    return {(str(frame.get("filename") or "").rsplit("/", 1)[-1], str(frame.get("name") or ""))
+            for artifact in trace.artifacts if artifact.kind == "frame" and artifact.compile_id == compile_id
+            for frame in artifact.metadata.get("callers") or [] if isinstance(frame, dict)}
 
 
 def _guards(trace: Trace, compile_id: str) -> str:

@@ -25,7 +25,7 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
                      breaks: list[Finding]) -> list[Finding]:
     """torch.compile ran but produced no graph at all: everything ran eager, whatever else the findings say."""
     frame_compiles = facts.frame_compiles
-    if not frame_compiles and COMPILE_ENTRY in facts.fired:
+    if not facts.compiles and COMPILE_ENTRY in facts.fired:
         calls = facts.stage_calls.get("entry", 0)
         called = [SourceLine(str(artifact.metadata.get("filename")), int(artifact.metadata.get("line") or 0),
                              str(artifact.metadata.get("name") or ""), str(artifact.metadata.get("loc") or ""))
