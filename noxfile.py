@@ -161,4 +161,4 @@ def corpus(session: nox.Session) -> None:
     nox -s corpus -- [--only NAME,NAME] [--fast] [--keep DIR] [--json FILE]."""
     _install(session, "test")
     session.install(f"transformers=={CORPUS_TRANSFORMERS}")
-    session.run("python", "-m", "tests.corpus.run", *session.posargs)
+    session.run("python", "-m", "tests.corpus.run", "--results", "benchmarks/RESULTS.md", *session.posargs)
