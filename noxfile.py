@@ -163,7 +163,7 @@ def corpus(session: nox.Session) -> None:
     nox -s corpus -- [--only NAME,NAME] [--fast] [--keep DIR] [--json FILE]."""
     _install(session, "test")
     session.install(f"transformers=={CORPUS_TRANSFORMERS}")
-    session.run("python", "-m", "tests.corpus.run", *session.posargs)
+    session.run("python", "-m", "tests.corpus.run", "--results", "benchmarks/RESULTS.md", *session.posargs)
 
 
 def made_by_the_tool() -> list[Path]:

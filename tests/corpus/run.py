@@ -85,13 +85,13 @@ class Run:
     output: str = ""
 
 
-def trace(truth: Truth, keep: Path | None = None, timeout: float = 600) -> Run:
+def trace(truth: Truth, keep: Path | None = None, timeout: float = 600, device: str = "cpu") -> Run:
     """Trace the program with ``python -m tracers trace --out DIR --quiet`` in a fresh process (``--nproc`` for a
     torchrun program), with torch's counters dumped by every process of the run, then load rank 0's (or the
     only) trace and compute our findings through the public API (``tracers.load(path).findings``)."""
     work = Path(tempfile.mkdtemp(prefix=f"corpus-{truth.name}-"))
     out, dumps = work / "trace", work / "counters"
-    command = [sys.executable, "-m", "tracers", "trace", "--out", str(out), "--quiet", "--no-page"]
+    command = [sys.executable, "-m", "tracers", "trace", "--out", str(out), "--quiet", "--no-page", "--device", device]
     if truth.nproc:
         command += ["--nproc", str(truth.nproc)]
     command += [str(truth.program), *truth.args]
@@ -298,6 +298,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write every row (and each finding's text) to this file")
     parser.add_argument("--keep", help="keep each run's traces and counters under this folder")
     parser.add_argument("--from", dest="source", help="judge the runs kept by an earlier --keep, tracing nothing")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="trace with --device cuda: the programs' tensors on the GPU (torch's default device)")
+    parser.add_argument("--results", help="write the table into this markdown file's corpus section "
+                                          "(benchmarks/RESULTS.md), replacing the section if it is there")
     options = parser.parse_args(argv)
     chosen = truths(options.only.split(",") if options.only else None)
     if options.fast:
@@ -307,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
     print("counts: g graphs, b graph breaks, c frame compiles, r recompiles, L recompile-limit hits (torch's own)")
     rows, failed_counts = [], 0
     for truth in chosen:
-        run = rejudge(truth, Path(options.source)) if options.source else trace(truth, keep)
+        run = rejudge(truth, Path(options.source)) if options.source else trace(truth, keep, device=options.device)
         differ = counts_differ(truth, run)
         failed_counts += bool(differ)
         if run.error:
@@ -331,7 +335,36 @@ def main(argv: list[str] | None = None) -> int:
           f"torch's counts differ from the truth in {failed_counts}")
     if options.json:
         Path(options.json).write_text(json.dumps({"versions": versions(), "rows": rows}, indent=1))
+    if options.results:
+        write_results(Path(options.results), rows, tally, failed_counts)
     return 1 if failed_counts else 0
+
+
+RESULTS_START, RESULTS_END = "<!-- corpus:start -->", "<!-- corpus:end -->"
+
+
+def write_results(path: Path, rows: list[dict], tally: dict[str, int], failed_counts: int) -> None:
+    """The table as a section of a markdown file, between its markers (replaced in place, else appended)."""
+    lines = [RESULTS_START, "## The corpus: real library programs against their declared truth", "",
+             f"{versions()}. `nox -s corpus` (tests/corpus/run.py) traced each program once; torch's counts come from "
+             "torch's own structures in the same run (g graphs, b graph breaks, c frame compiles, r recompiles, "
+             "L recompile-limit hits).", "",
+             "| program | torch's counts | findings (problems / all) | verdict |", "|---|---|---|---|"]
+    for row in rows:
+        shown = [finding for finding in row["findings"] if not finding["informational"]]
+        verdict = row["verdict"] + (f": {'; '.join(row['reasons'])}" if row["reasons"] else "")
+        counts = short_counts(row["torch"]).replace(" | ", "; ")
+        lines.append(f"| {row['name']} | {counts} | {len(shown)} / {len(row['findings'])} | {verdict.replace('|', '/')} |")
+    lines += ["", f"{len(rows)} programs: {tally['right']} right, {tally['partly']} partly, {tally['wrong']} wrong; "
+              f"torch's counts differ from the declared truth in {failed_counts}.", RESULTS_END]
+    section = "\n".join(lines)
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if RESULTS_START in text and RESULTS_END in text:
+        before, rest = text.split(RESULTS_START, 1)
+        text = before + section + rest.split(RESULTS_END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":

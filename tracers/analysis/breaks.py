@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
+from tracers.vocabulary.durations import duration_s
 
 from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
 from .frames import SourceLine, parse_location, short, traceback_lines, user_and_library
@@ -36,6 +37,7 @@ class BreakGroup:
     merged: dict[str, GuardFailure] = field(default_factory=dict)  # its resume functions' recompiles, by compile id
     created: list[str] = field(default_factory=list)  # the resume functions' first compiles
     cost_s: float = 0.0
+    created_s: float = 0.0  # their compile: said, not in the cost (that code compiles either way once the break goes)
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -47,13 +49,14 @@ class BreakGroup:
         return place is not None and place in self.places
 
     def claim_created(self, compiles: dict[str, CompileFacts], ledger: Ledger) -> None:
-        """The compiles that exist only because of these breaks: the code after them, and its recompiles on the
-        values the line computed."""
+        """The compiles that exist only because of these breaks: the code after them (claimed, so no other finding
+        counts it, but kept out of the cost: removing the break compiles that code in the frame's own graph), and
+        its recompiles on the values the line computed (in the cost: without the break they never happen)."""
         for compile_id, facts in compiles.items():
             first_version = compile_identity.torch_id(compile_id).endswith("/0")
             if first_version and self.continues(facts.frame) and not ledger.counted(compile_id):
                 self.created.append(compile_id)
-                self.cost_s += ledger.whole(compile_id)
+                self.created_s += ledger.whole(compile_id)
         for compile_id in self.merged:
             self.cost_s += ledger.whole(compile_id)
 
@@ -81,6 +84,10 @@ class BreakGroup:
         for compile_id, failure in self.merged.items():
             frame = compiles[compile_id].frame if compile_id in compiles else None
             parts.append(f"{frame_words(frame)} recompiled (compile {compile_id}): {failure.sentence}")
+        if self.created:
+            parts.append(f"the code after it compiled on its own ({len(self.created)} compile"
+                         f"{'s' if len(self.created) != 1 else ''}, {duration_s(self.created_s)}): not in the cost, as "
+                         "it compiles either way once the break is gone (a little less as one graph)")
         if self.skipped:
             eager = sum(trace.info.calls_eager.get(compile_id, 0) for compile_id in self.ids) or None
             what = f"Dynamo could not resume after a graph break ({titles[0]}) and ran the whole frame eagerly"
@@ -94,6 +101,18 @@ class BreakGroup:
                          "it on a value the line computed")
         advice = None if hint else ("Move the unsupported call out of the compiled region, or wrap the function that "
                                     "makes it in torch.compiler.disable.")
+        hint_note = None
+        disabled = _DISABLED.search(explanation or "")
+        if disabled and not self.skipped:
+            # The user disabled this function on purpose: removing the decorator (torch's hint) lets Dynamo trace
+            # its body, and what made it worth disabling (a .item(), a print, a log call) breaks there instead.
+            name = disabled.group(1)
+            what = (f"{count} graph break{'s' if count != 1 else ''}: `{name}` is marked torch.compiler.disable, so "
+                    "each call of it ends the graph and resumes after it")
+            advice = (f"The break is what the disable costs. If `{name}` only logs or inspects, call it outside the "
+                      "compiled function, on what it returns; if it must run inside, keep the break: it is one per call.")
+            hint_note = ("torch's hint, removing the disable, lets Dynamo trace the function's body: the calls it was "
+                         "disabled for break there instead")
         if (len(titles) > 1 or self.merged) and self.library is None:  # the user's own line breaks, not a library
             advice = ("One line causes all of these: move it out of the compiled function (for a print or a "
                       ".item(), return the tensor and use it after the call), so no break and no value crosses it.")
@@ -101,16 +120,18 @@ class BreakGroup:
             kind=kind, what=what, events=count, recompiles=len(self.merged), compile_ids=ids, cost_s=self.cost_s,
             user_line=self.user, library_line=self.library, graphs_added=graphs, no_graph=no_graph,
             eager_calls=eager, eager_note=trace.info.calls_note if self.skipped else None,
-            explanation=explanation, hint=hint, torch_link=link.group(1) if link else None,
+            explanation=explanation, hint=hint, hint_note=hint_note, torch_link=link.group(1) if link else None,
             graph_break_id=link.group(2).upper() if link else None, advice=advice, explained=BREAKS,
             parts=tuple(parts), cost_counts=_cost_counts(self),
             detail="\n\n".join(failure.raw for failure in self.merged.values()))
 
 
+_DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>` since it was wrapped with "
+                       r"`torch\.compiler\.disable`")
+
+
 def _cost_counts(group: BreakGroup) -> str:
     said = []
-    if group.created:
-        said.append("the code after it compiled")
     if group.merged:
         said.append("its recompiles")
     said.append("traced work thrown away")

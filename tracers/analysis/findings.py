@@ -13,6 +13,7 @@ from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTAR
 from .failures import compile_failures
 from .guard_failures import parse_failure
 from .recompiles import recompile_findings
+from .run_time_facts import cudagraph_findings
 from .speed_findings import RUNTIME_KINDS, speed_findings
 from .trace_facts import TraceFacts, analyze
 from .one_time import one_time
@@ -41,7 +42,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
         group.claim_waste(compiles, ledger)
     breaks = [group.finding(trace, compiles) for group in groups]
     found += breaks + compile_failures(facts, ledger) + thrown_away(compiles, ledger) + \
-        cache_misses(trace, compiles, ledger)
+        cache_misses(trace, compiles, ledger) + cudagraph_findings(trace, facts)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
     problems += speed_findings(trace)  # --vs-eager's: they cost no compile time of their own
     every = nothing_compiled(trace, facts, compiles, breaks) + problems + ddp_splits(trace) + \

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)\s*$')
 _LOCATION = re.compile(r"^(.*):(\d+)$")
@@ -57,6 +59,27 @@ def traceback_lines(text: str) -> list[SourceLine]:
             code = "" if _FRAME.match(following) else following
             frames.append(SourceLine(match.group(1), int(match.group(2)), match.group(3), code))
     return frames
+
+
+def caller_paths(artifacts: Iterable[Any]) -> set[str]:
+    """The whole paths of the frames that led to the compiles (each compile's callers, torch's frame records)."""
+    return {str(frame.get("filename") or "") for artifact in artifacts if artifact.kind == "frame"
+            for frame in [*(artifact.metadata.get("callers") or []), artifact.metadata.get("user_frame") or {}]
+            if isinstance(frame, dict)}
+
+
+def is_users_file(path: str, known: set[str]) -> bool:
+    """Whether a file torch names by a cut path (a guard's comment keeps the last characters, ``ork/main/train.py``;
+    a frame keeps the name, ``train.py``) is the user's: matched against whole paths seen; a file none of them names
+    is the user's only if its name is one of the user's files."""
+    if is_library(path):
+        return False
+    tail = path.split("/", 1)[1] if "/" in path else path  # the first part may be cut in the middle of a name
+    whole = [name for name in known if name.endswith("/" + tail) or name == tail]
+    if whole:
+        return not is_library(whole[0])
+    name = path.rsplit("/", 1)[-1]
+    return any(other.rsplit("/", 1)[-1] == name and not is_library(other) for other in known)
 
 
 def parse_location(location: str) -> SourceLine | None:

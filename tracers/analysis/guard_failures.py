@@ -6,18 +6,24 @@ import re
 from dataclasses import dataclass
 
 from .frames import SourceLine, traceback_lines
-from .user_names import is_stack_value, spoken, stack_value_words
+from .guard_sources import Source, find_sources, naming, parse_source
+from .user_names import spoken, stack_value_words
 
 _VERSION = re.compile(r"^(\d+/\d+|\S+): ")  # "0/3: " before each version's failure
 _COMMENT = re.compile(r"#\s*(.*?)\s*#\s*(\S+\.py):(\d+) in (\w+)")  # "... # code  # file.py:5 in fn"
 _TORCH_HINT = re.compile(r"\(HINT: (.*?)\)\s*$", re.M)
-_TENSOR = re.compile(r"tensor '([^']+)' (\w+) mismatch(?: at index (\d+))?\.?\s*(?:expected ([^,]+), actual (\S+))?")
+# The name may hold quotes itself (``tensor 'kwargs['input_ids']' size mismatch``).
+_TENSOR = re.compile(r"tensor '(.+?)' (\w+) mismatch(?: at index (\d+))?\.?\s*(?:expected ([^,]+), actual (\S+))?")
 _OBJ_ID = re.compile(r"___check_obj_id\(\s*([^,]+),")
 _TYPE_ID = re.compile(r"___check_type_id\(\s*([^,]+),")
-# ``is`` needs spaces around it: ``len(self.state[list(…`` holds "is" inside a name.
-_COMPARE = re.compile(r"^([A-Za-z_][\w.\[\]'()]*?)\s*(==|!=|<=|>=|<|>|\sis\s+not\s|\sis\s)\s*(.+?)\s*$")
 
-KINDS = ("identity", "size", "dtype", "device", "requires_grad", "type", "value", "backend", "other")
+KINDS = ("identity", "size", "dtype", "device", "requires_grad", "type", "value", "length", "global", "backend",
+         "other")
+_GLOBAL_STATE = re.compile(r"GLOBAL_STATE changed: (.*)")  # torch's C++ GlobalStateGuard reason
+_GLOBAL_WORDS = {"grad_mode": "grad mode (`torch.no_grad()`, `torch.enable_grad()`)",
+                 "autocast": "autocast (`torch.autocast`)", "default_dtype": "the default dtype",
+                 "deterministic_algorithms": "deterministic algorithms", "torch_function": "a torch function mode"}
+_CODE = re.compile(r"CodeGuardAccessor: Not a function on (.+?)\.__code__")
 _TENSOR_KINDS = {"size": "size", "stride": "size", "dimensionality": "size", "dtype": "dtype", "device": "device",
                  "requires_grad": "requires_grad"}
 
@@ -33,6 +39,7 @@ class GuardFailure:
     line: SourceLine | None  # the user's line the guard came from
     torch_hint: str | None  # torch's own hint inside the failure text
     raw: str  # torch's text, kept for the fold
+    source: str = ""  # the guarded value as torch names it (``args[0]``, ``kwargs['ids']``), for call-site mapping
 
     @property
     def on_stack(self) -> bool:
@@ -51,7 +58,10 @@ class GuardFailure:
         said = {"identity": f"a different object was passed as {name} (Dynamo guards on its identity)",
                 "size": f"the size of {name} changed", "dtype": f"the dtype of {name} changed",
                 "device": f"the device of {name} changed", "requires_grad": f"{name}'s requires_grad changed",
-                "type": f"the type of {name} changed", "value": f"the value of {name} changed",
+                "type": f"the type of {name} changed",
+                "value": f"{name} changed" if self.on_stack else f"the value of {name} changed",
+                "length": f"the number of items in {name} changed",
+                "global": f"{self.subject} changed",
                 "backend": "the backend changed"}.get(self.kind, f"a guard on {name} failed")
         return said
 
@@ -69,50 +79,98 @@ def parse_failure(reason: str) -> GuardFailure:
     line = SourceLine(comment.group(2), int(comment.group(3)), comment.group(4), comment.group(1)) if comment \
         else (frames[-1] if frames else None)
     hint = _TORCH_HINT.search(first)
-    subject, kind, change = _read_guard(guard, line)
-    return GuardFailure(version, subject, kind, change, line, hint.group(1).strip() if hint else None, reason)
+    subject, kind, change, source = _read_guard(guard, line)
+    return GuardFailure(version, subject, kind, change, line, hint.group(1).strip() if hint else None, reason, source)
 
 
-def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str]:
+def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str]:
+    """(subject, kind, change, source): what the guard checked, said in the user's names (guard_sources.py)."""
     tensor = _TENSOR.search(guard)
     if tensor:
         name, what, index, expected, actual = tensor.groups()
         kind = _TENSOR_KINDS.get(what, "other")
         where = f"dimension {index}: " if index is not None else ""
         change = f"{where}{expected} before, now {actual}" if expected and actual else ""
-        return spoken(name), kind, change
-    identity = _OBJ_ID.search(guard)
-    if identity:
-        return spoken(identity.group(1)), "identity", ""
-    typed = _TYPE_ID.search(guard)
-    if typed:
-        return spoken(typed.group(1)), "type", ""
+        return _said(name), kind, change, name
+    for pattern, kind in ((_OBJ_ID, "identity"), (_TYPE_ID, "type")):
+        found = pattern.search(guard)
+        if found:
+            return _said(found.group(1)), kind, "", found.group(1).strip()
     if "BACKEND_MATCH" in guard or "___check_current_backend" in guard:
-        return "the backend", "backend", ""
-    compared = _COMPARE.match(guard)
-    if compared:
-        source, operator, value = compared.groups()
-        if is_stack_value(source):
+        return "the backend", "backend", "", ""
+    state = _GLOBAL_STATE.search(guard)
+    if state:
+        words = [_GLOBAL_WORDS.get(part, part.replace("_", " ")) for part in state.group(1).split()]
+        return ", ".join(words) or "torch's global state", "global", "", ""
+    code = _CODE.search(guard)
+    if code:  # the function object passed changed (a new lambda, another activation): its identity is guarded
+        name = _said(code.group(1))
+        return name, "identity", "", code.group(1)
+    compared = _compared(guard)
+    if compared is not None:
+        source, operator, value = compared
+        named = naming(source)
+        if named.stack is not None:
             words = stack_value_words(line.code if line else "", line.line if line else None, value)
-            return words, "value", f"it was {value} when the version before was compiled" if operator == "==" else ""
-        return spoken(source), "value", f"it was {value} when the version before was compiled" \
-            if operator == "==" else f"the guard was `{spoken(guard)}`"
-    return spoken(guard)[:80] or "?", "other", ""
+            return words, "value", f"it was {value} when the version before was compiled" if operator == "==" else "", \
+                str(source)
+        subject = named.name or spoken(str(source))
+        if named.attribute in ("size", "stride") and named.dim is not None:
+            return subject, "size", f"dimension {named.dim}: {value} before" if operator == "==" else \
+                f"the guard was `{spoken(guard)}`", str(source)
+        if named.attribute == "len":
+            return subject, "length", f"it had {value} items when the version before was compiled" \
+                if operator == "==" else f"the guard was `{spoken(guard)}`", str(source)
+        return subject, "value", f"it was {value} when the version before was compiled" \
+            if operator == "==" else f"the guard was `{spoken(guard)}`", str(source)
+    return spoken(guard)[:80] or "?", "other", "", ""
 
 
-_TENSOR_GUARD = re.compile(r"check_tensor\(([^,]+),.*?size=\[([^\]]*)\]")
-_EQUALS_GUARD = re.compile(r"EQUALS_MATCH: (.+?) ==")
-_SOURCE = re.compile(r"source=(.+?), accessed_by=")
+def _said(text: str) -> str:
+    """A source in the user's words, by the grammar; the older text reading where the grammar finds no source."""
+    source = parse_source(text)
+    name = naming(source).name if source is not None else None
+    return name or spoken(text)
+
+
+_OPERATOR = re.compile(r"^\s*(==|!=|<=|>=|<|>|is\s+not\s|is\s)\s*(.+?)\s*$")
+
+
+def _compared(guard: str) -> tuple[Source, str, str] | None:
+    """``t == 5``, ``len(crops) == 2``, ``self.p is not None``: the source on the left, the operator, the value."""
+    for (start, end), source in find_sources(guard):
+        if guard[:start].strip():
+            continue  # only the left-hand side is the guarded value
+        found = _OPERATOR.match(guard[end:])
+        if found:
+            return source, found.group(1).strip(), found.group(2)
+    return None
+
+
+_TENSOR_GUARD = re.compile(r"check_tensor\((.+?), \w+, DispatchKeySet.*?size=\[([^\]]*)\]")
+_LITERAL = re.compile(r"^\s*==\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?|True|False|None|'[^']*'|\"[^\"]*\")\s*(?:#|$)")
 
 
 def made_dynamic(guards: str, failure: GuardFailure) -> bool:
     """Whether a version's guards (torch's guard tree text) no longer pin the value the failure was about: a size
-    now ``None`` in its tensor check, an int guarded without its ``==`` (automatic dynamic)."""
+    now ``None`` in its tensor check, a value guarded without any ``== constant`` (automatic dynamic). A value that
+    the next version pins again (``EQUALS_MATCH`` or a shape guard ``L['t'] == 4``) was specialised, not dynamic."""
+    names = {failure.subject, _said(failure.source)} if failure.source else {failure.subject}  # a call site's too
     if failure.kind == "size":
-        sizes = [match.group(2) for match in _TENSOR_GUARD.finditer(guards) if spoken(match.group(1)) == failure.subject]
+        sizes = [match.group(2) for match in _TENSOR_GUARD.finditer(guards) if _said(match.group(1)) in names]
         return bool(sizes) and all("None" in size for size in sizes)
     if failure.kind == "value" and not failure.on_stack:
-        pinned = any(spoken(match.group(1)) == failure.subject for match in _EQUALS_GUARD.finditer(guards))
-        present = any(spoken(match.group(1)) == failure.subject for match in _SOURCE.finditer(guards))
+        present = pinned = False
+        for line in guards.splitlines():
+            text = _GUARD_KIND.sub("", line.split("  #", 1)[0])
+            for (start, end), source in find_sources(text):
+                named = naming(source)
+                if named.name not in names or named.attribute is not None:
+                    continue
+                present = True
+                pinned = pinned or bool(_LITERAL.match(text[end:]) and not text[:start].strip(" (")) 
         return present and not pinned
     return False
+
+
+_GUARD_KIND = re.compile(r"^[| ]*\+- \w+: ")  # a guard tree line's drawing and kind, before its code

@@ -204,12 +204,21 @@ def call_site(code: str) -> tuple[list[str], dict[str, str]] | None:
         tree = ast.parse(code.strip())
     except SyntaxError:
         return None
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    # The callee is a name (``model(x)``, ``self.net(x)``), not a method of another call's result
+    # (``model(x).pow(2).mean()``): that is the object torch.compile wrapped.
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _named_callee(node.func)]
     if not calls:
         return None
     call = calls[0]
     return ([ast.unparse(arg) for arg in call.args],
             {kw.arg: ast.unparse(kw.value) for kw in call.keywords if kw.arg is not None})
+
+
+def _named_callee(func: ast.expr) -> bool:
+    """``model`` or ``self.model``: a name or an attribute chain on one."""
+    while isinstance(func, ast.Attribute):
+        func = func.value
+    return isinstance(func, ast.Name)
 
 
 def _tail_len(source: Source) -> int:

@@ -3,14 +3,16 @@ attached to the recompile it refused, and advice that fits what torch did next (
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
-from tracers.tracefile.events import Trace
+from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
-from .frames import SourceLine, short
+from .frames import SourceLine, caller_paths, is_library, is_users_file, short
 from .guard_failures import GuardFailure, made_dynamic
+from .guard_sources import call_site, map_wrapper_args, naming, parse_source
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
 
@@ -30,6 +32,11 @@ _ADVICE = {
     "value": "The value of `{name}` is a constant in the compiled graph: each new value compiles a new version. If it "
              "varies from call to call, pass it as a tensor.",
     "backend": "Each torch.compile backend compiles its own version of the frame: expected when comparing backends.",
+    "global": "Each setting of {name} compiles its own version, one per setting: expected when one compiled function "
+              "serves both training and evaluation under torch.no_grad(). Compile the evaluation step separately if "
+              "the second compile matters.",
+    "length": "The number of items in `{name}` is fixed in the compiled code: each new count compiles a new version. "
+              "Keep the count fixed (pad or group the items), or stack them into one tensor before the call.",
     "other": "A guard on `{name}` failed: see the reason and the guards of the compile before it.",
 }
 _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats it as a constant, so each new value "
@@ -39,6 +46,19 @@ _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats 
 _NOT_YOURS = ("The guard is in `{frame}` ({file}), which your line calls, not in your code: state it reads changed "
               "after the version before was compiled. Once is expected when such state fills on the first call (an "
               "optimizer's first step creates its state); if it repeats, see torch's guard below.")
+_SPECIALISED = ("Each new value of `{name}` compiled a new version, and the next version still guarded it as a "
+                "constant: its use at {where} needs a fixed value (indexing a Python list, a Python branch, a "
+                "module's float argument), so marking it dynamic does not stop this. Hold the value in a tensor "
+                "(index tensors, not lists, with it), or compute what depends on it outside the compiled function "
+                "and pass the result in.")
+_ONCE = ("It changed for one call only (the new version served 1 call), as a shorter last batch does: drop it "
+         "(DataLoader(..., drop_last=True)), pad it to the usual size, or mark the dimension dynamic before the first "
+         "call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version serves both.")
+_ONCE_OTHER = ("It changed for one call only (the new version served 1 call): pad it to the usual size, or mark the "
+               "dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version "
+               "serves both.")
+_DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
+                "ends: keep the shapes the same on every rank.")
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
             "dynamic), and that version served every later call. To skip the first, static version: {how}.")
 _DYNAMIC_HOW = {"size": "torch._dynamo.mark_dynamic(tensor, dim) before the first call, or torch.compile(..., "
@@ -59,15 +79,22 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
                        failures: dict[str, GuardFailure], merged: set[str], ledger: Ledger) -> list[Finding]:
     """One finding per frame and cause; the recompiles a break's line caused are left to that break (``merged``)."""
     groups: dict[tuple[str, str, str], _Group] = {}
-    for compile_id, failure in failures.items():
+    failures = {compile_id: _named(trace, compile_id, failure) for compile_id, failure in failures.items()}
+    bursts = _bursts(trace, failures, merged, compiles)
+    for compile_id, failure in _in_time_order(trace, failures):
         if compile_id in merged:
             continue
         frame = _base_frame(compiles[compile_id].frame if compile_id in compiles else None)
-        # A tensor's size, dtype or device change reaches the frame's resume functions through the values it
-        # made (their `y` is the frame's `x * 2`): one cause, one finding, named by the frame's own failure.
-        subject = "" if failure.kind in _PROPAGATES else failure.subject
-        key = (frame, subject, failure.kind)
-        groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
+        # A tensor's size, dtype or device change reaches every frame the values it made pass through (the model's,
+        # its resume functions after a break, a loss function, a library's wrapper) in the one call that brought
+        # it: one decision of the user's (a shorter last batch), one finding, named by the first frame's failure.
+        if compile_id in bursts:
+            key = (f"burst {bursts[compile_id]}", "", failure.kind)
+            group = groups.get(key) or groups.setdefault(key, _Group(frame, []))
+        else:
+            key = (frame, failure.subject, failure.kind)
+            group = groups.setdefault(key, _Group(frame, []))
+        group.failures.append((compile_id, failure))
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
     limit_of = _limits_to_groups(groups, limits)
@@ -92,7 +119,8 @@ def _limits_to_groups(groups: dict[tuple[str, str, str], _Group],
     by_size = sorted(groups.items(), key=lambda item: -len(item[1].failures))
     for compile_id, limit in limits.items():
         home = next((key for key, group in by_size if any(member == compile_id for member, _ in group.failures)), None) \
-            or next((key for key, _ in by_size if key[0] == _base_frame(limit.frame) and key not in limit_of), None)
+            or next((key for key, group in by_size if group.frame == _base_frame(limit.frame) and key not in limit_of),
+                    None)
         if home is not None and home not in limit_of:
             limit_of[home] = limit
     return limit_of
@@ -100,7 +128,7 @@ def _limits_to_groups(groups: dict[tuple[str, str, str], _Group],
 
 def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: dict[str, CompileFacts],
              limit: CompileFacts | None, ledger: Ledger) -> Finding:
-    frame, _, kind = key
+    frame, kind = group.frame, key[2]
     ids = unique_ids(compile_id for compile_id, _ in group.failures)
     first = group.failures[0][1]
     subject = first.subject
@@ -112,25 +140,43 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     dynamic = last is not None and made_dynamic(_guards(trace, last.compile_id), first)
     frames = list(dict.fromkeys(short(compiles[compile_id].frame or "") for compile_id in compiled
                                 if compile_id in compiles))
-    who = frame_words(frames[0]) if len(frames) == 1 else f"`{frame}`"
-    where = f" (in {' and in '.join(frame_words(name) for name in frames)})" if len(frames) > 1 else ""
     changed = first.said
-    what = f"{who} recompiled {len(compiled)} time{'s' if len(compiled) != 1 else ''}{where}: {changed}"
+    times = f"{len(compiled)} time{'s' if len(compiled) != 1 else ''}"
+    if len(frames) > 1:  # one change, every frame its values passed through: said once, the frames listed
+        listed = ", ".join(frame_words(name) for name in frames[:4]) + (" …" if len(frames) > 4 else "")
+        what = f"{changed}{f' ({first.change})' if first.change else ''}: {len(frames)} frames recompiled for it, " \
+               f"{times} in all ({listed})"
+    else:
+        what = f"{frame_words(frames[0]) if frames else f'`{frame}`'} recompiled {times}: {changed}"
     advice = _ADVICE.get(kind, _ADVICE["other"]).format(name=subject)
     explained = SHAPES if kind == "size" else RECOMPILES
+    # Where a value keeps being pinned, the later versions' guards name the use that needs it constant.
+    specialised = kind == "value" and not dynamic and len(group.failures) > 1 and not first.on_stack
+    guard_failure = next((failure for _, failure in reversed(group.failures) if failure.line), first) \
+        if specialised else first
+    user, library = _lines(trace, guard_failure, ids[0])
+    served_once = last is not None and last.calls == 1  # the new version ran once: a one-off size
     if dynamic:
         served = f"; version {last.compile_id} served {last.calls} call{'s' if last.calls != 1 else ''}" \
             if last.calls else ""
         what += f", then Dynamo compiled it as dynamic{served}"
         advice = _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"]))
         explained = SHAPES
+    elif specialised:
+        what += ", and Dynamo specialised it on each value"
+        advice = _ATTRIBUTE.format(name=subject) if subject.startswith("self.") else \
+            _SPECIALISED.format(name=subject, where=(library or user).short if (library or user) else "its use")
     elif kind == "value" and subject.startswith("self."):
         advice = _ATTRIBUTE.format(name=subject)
-    line = _line(trace, first, ids[0])
-    elsewhere = _frame_file(compiles, ids[0])
-    if not dynamic and len(compiled) == 1 and elsewhere and line is not None and line.short.split(":")[0] != elsewhere:
+    if kind in _PROPAGATES and served_once:
+        # A batch is dimension 0: a different dimension that changed once is not a last batch (a prompt, then decode).
+        once = _ONCE if first.change.startswith("dimension 0:") else _ONCE_OTHER
+        advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+    elif kind in _PROPAGATES and rank_of(trace.info) is not None:
+        advice += _DISTRIBUTED
+    if kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None:
         # The guard is in code the user calls (a library's), not theirs: said so, and not told to rewrite it.
-        advice = _NOT_YOURS.format(frame=frame, file=elsewhere)
+        advice = _NOT_YOURS.format(frame=frame, file=library.short.split(":")[0])
     eager, explanation, hint = None, None, first.torch_hint
     cost = sum(ledger.whole(compile_id) for compile_id in ids)
     if limit is not None:
@@ -147,7 +193,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     parts = tuple(f"{compile_id}: {failure.sentence}" for compile_id, failure in group.failures)
     return Finding(
         kind="recompile-limit" if limit is not None else "recompile", what=what, events=len(group.failures),
-        compile_ids=ids, cost_s=cost, user_line=line,
+        compile_ids=ids, cost_s=cost, user_line=user, library_line=library,
         graphs_added=sum(compiles[compile_id].graphs for compile_id in ids if compile_id in compiles),
         eager_calls=eager, eager_note=trace.info.calls_note if limit is not None else None,
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
@@ -155,24 +201,97 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         detail="\n\n".join(failure.raw for _, failure in group.failures[:3]))
 
 
-def _frame_file(compiles: dict[str, CompileFacts], compile_id: str) -> str | None:
-    """``sgd.py`` of ``SGD.step (sgd.py:105)``: the file of the frame that recompiled."""
-    frame = compiles[compile_id].frame if compile_id in compiles else None
-    match = re.search(r"\(([^():]+):\d+\)", frame or "")
-    return match.group(1) if match else None
+def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[SourceLine | None, SourceLine | None]:
+    """(the user's line, the library line where the guard came from when that is not the user's): the guard's own
+    line where it is the user's; else the innermost line of the user's among the frames that called the compile."""
+    guard = failure.line if failure.line is not None and failure.line.line else None
+    if guard is not None and is_users_file(guard.path, caller_paths(trace.artifacts)):
+        return guard, None
+    return _caller(trace, compile_id), guard
 
 
-def _line(trace: Trace, failure: GuardFailure, compile_id: str) -> SourceLine | None:
-    """The user's line the guard came from, else the line that called the frame."""
-    if failure.line is not None and failure.line.line:
-        return failure.line
+def _caller(trace: Trace, compile_id: str) -> SourceLine | None:
+    """The user's line that led to this compile: the innermost caller outside libraries (older traces keep only the
+    innermost caller outside torch)."""
     for artifact in trace.artifacts:
         if artifact.kind == "frame" and artifact.compile_id == compile_id:
-            frame = artifact.metadata.get("user_frame")
-            if frame:
-                return SourceLine(frame.get("filename", "?"), int(frame.get("line") or 0), frame.get("name", ""),
-                                  frame.get("loc", ""))
+            callers = [frame for frame in artifact.metadata.get("callers") or [] if isinstance(frame, dict)]
+            frames = [*callers, artifact.metadata.get("user_frame") or {}] if not callers else callers
+            for frame in reversed(frames):
+                path = str(frame.get("filename") or "")
+                if path and (not is_library(path) or not callers):
+                    return SourceLine(path, int(frame.get("line") or 0), str(frame.get("name") or ""),
+                                      str(frame.get("loc") or ""))
     return None
+
+
+def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure:
+    """``args[0]`` of a ``*args`` wrapper (a compiled module's ``__call__``, DDP's ``forward``) said as what the
+    user's call passed: ``model(x)`` -> ``x``."""
+    source = parse_source(failure.source) if failure.source else None
+    if source is None or naming(source).wrapper_arg is None or naming(source).wrapper_arg.index is None:
+        return failure
+    caller = _caller(trace, compile_id)
+    passed = call_site(caller.code) if caller is not None and caller.code else None
+    mapped = map_wrapper_args(source, *passed) if passed else None
+    return dataclasses.replace(failure, subject=mapped) if mapped else failure
+
+
+def _in_time_order(trace: Trace, failures: dict[str, GuardFailure]) -> list[tuple[str, GuardFailure]]:
+    """The recompiles in the order they happened (compile ids order frames by first compile, not by time)."""
+    started: dict[str, int] = {}  # each compile's first record (a compile the limit refused has no frame record)
+    for artifact in trace.artifacts:
+        if artifact.compile_id is not None:
+            started[artifact.compile_id] = min(started.get(artifact.compile_id, artifact.ts_ns), artifact.ts_ns)
+    order = list(failures)
+    return sorted(failures.items(), key=lambda item: (started.get(item[0], 0), order.index(item[0])))
+
+
+def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
+            compiles: dict[str, CompileFacts]) -> dict[str, int]:
+    """Size-like recompiles numbered by the call that brought them: a recompile joins the current burst when its
+    frame is one of the burst's, was called from one (its callers name it) or from the same line of the user's, and
+    the version it failed against was not compiled in the burst (that is a later call; a refusal by the recompile
+    limit stays with the recompiles before it)."""
+    bursts: dict[str, int] = {}
+    number, members, places, calls = 0, set(), set(), set()
+    for compile_id, failure in _in_time_order(trace, failures):
+        if compile_id in merged or failure.kind not in _PROPAGATES:
+            continue
+        facts = compiles.get(compile_id)
+        place, call = _place(facts), _user_call(trace, compile_id)
+        related = place in places or bool(_callers_places(trace, compile_id) & places) or (call and call in calls)
+        refused = facts is not None and bool(facts.fail_reason and _LIMIT.search(facts.fail_reason))
+        if (failure.version in members and not refused) or not related:
+            number, members, places, calls = number + 1, set(), set(), set()
+        members.add(compile_id)
+        places.add(place)
+        calls.add(call)
+        bursts[compile_id] = number
+    return bursts
+
+
+def _user_call(trace: Trace, compile_id: str) -> tuple[str, int] | None:
+    """The user's line whose call led to the compile, as (path, line)."""
+    caller = _caller(trace, compile_id)
+    return (caller.path, caller.line) if caller is not None and not is_library(caller.path) else None
+
+
+def _place(facts: CompileFacts | None) -> tuple[str, str]:
+    """(file name, function name) of a compiled frame: ``GPT2LMHeadModel.forward (modeling_gpt2.py:647)``; a resume
+    function stands for the function it continues."""
+    found = re.match(r"(?:[\w.]+\.)?(\w+) \(([^():]+):\d+\)", facts.frame or "") if facts else None
+    if not found:
+        return ("", "")
+    resumed = resume_place(found.group(1))
+    return (found.group(2), resumed[0] if resumed else found.group(1))
+
+
+def _callers_places(trace: Trace, compile_id: str) -> set[tuple[str, str]]:
+    """(file name, function name) of each frame that led to the compile."""
+    return {(str(frame.get("filename") or "").rsplit("/", 1)[-1], str(frame.get("name") or ""))
+            for artifact in trace.artifacts if artifact.kind == "frame" and artifact.compile_id == compile_id
+            for frame in artifact.metadata.get("callers") or [] if isinstance(frame, dict)}
 
 
 def _guards(trace: Trace, compile_id: str) -> str:

@@ -10,7 +10,7 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
 from .finding_type import CACHES, DISTRIBUTED, RESTARTS, SETUP, Explained, Finding, Ledger
-from .frames import short
+from .frames import SourceLine, is_library, short
 from .one_time import ONE_TIME_STAGES, OneTime
 from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
 from .user_names import frame_words
@@ -25,6 +25,18 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
                      breaks: list[Finding]) -> list[Finding]:
     """torch.compile ran but produced no graph at all: everything ran eager, whatever else the findings say."""
     frame_compiles = facts.frame_compiles
+    if not facts.compiles and COMPILE_ENTRY in facts.fired:
+        calls = facts.stage_calls.get("entry", 0)
+        called = [SourceLine(str(artifact.metadata.get("filename")), int(artifact.metadata.get("line") or 0),
+                             str(artifact.metadata.get("name") or ""), str(artifact.metadata.get("loc") or ""))
+                  for artifact in trace.artifacts if artifact.kind == "compile-call"]
+        return [Finding(
+            kind="nothing-compiled", what="torch.compile was called, but Dynamo never compiled a frame: no call went "
+                                          "through what it returned, so everything ran eager", events=0,
+            compile_ids=(), cost_s=0.0, user_line=next((line for line in called if not is_library(line.path)), None),
+            parts=(f"torch.compile's entry ran {calls} time{'s' if calls != 1 else ''}; "
+                                               "no frame reached Dynamo",),
+            advice=_NEVER_CALLED, explained=RESTARTS)]
     if not frame_compiles or facts.graph_count:
         return []
     names = [short(compile_facts.frame or "?") for compile_facts in frame_compiles]
@@ -43,6 +55,18 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
         parts=(f"frames compiled: {', '.join(frames[:4])}" + (" …" if len(frames) > 4 else ""), f"why: {why}"),
         advice=_DDP_FIX if ddp else "See the graph breaks below: each one sent its frame back to eager.",
         explained=DISTRIBUTED if ddp else RESTARTS)]
+
+
+COMPILE_ENTRY = "torch:compile"  # the stages table's target for torch.compile itself
+_NEVER_CALLED = ("Call what torch.compile returned, not the original: `model = torch.compile(model)` compiles the "
+                 "wrapper's `__call__`, so another method of it (`.generate()`, a helper) runs the module's own code "
+                 "uncompiled. To compile every call of the model, those inside `generate()` included, compile it in "
+                 "place: `model.compile()`.")
+
+
+def _generated(frame: str | None) -> bool:
+    """``__init__ (<string>:2)``: a frame of code Python generated (exec of a string), not of a file."""
+    return bool(frame) and "(<string>:" in frame
 
 
 def _placed(frame: str | None) -> str:
@@ -66,7 +90,9 @@ def thrown_away(compiles: dict[str, CompileFacts], ledger: Ledger) -> list[Findi
                                      f"no graph ({frames})", events=len(empty),
             compile_ids=tuple(facts.compile_id for facts in empty), cost_s=cost, cost_counts="those compiles",
             advice="Dynamo traced these frames and found no tensor work to compile; if they are called often, "
-                   "keep them out of the compiled region (torch.compiler.disable).", explained=RESTARTS))
+                   "keep them out of the compiled region (torch.compiler.disable).", explained=RESTARTS,
+            # Code Python generated (a dataclass's __init__, a namedtuple's __new__) is nobody's to move: a note.
+            informational=all(_generated(facts.frame) for facts in empty)))
     restarted = [facts for facts in compiles.values()
                  if not ledger.counted(facts.compile_id) and facts.graphs and facts.restart_ns]
     if restarted:

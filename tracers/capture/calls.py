@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import linecache
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from tracers.tracefile.events import Trace
@@ -13,6 +15,7 @@ from .dynamo_shield import shield
 from .eager_calls import EntryCalls
 from .recorder import Recorder
 
+COMPILE = "torch:compile"  # the stages table's target for torch.compile itself
 TARGET = "torch._dynamo.convert_frame:ConvertFrame.__call__"  # Dynamo's frame callback: (self, frame, ...)
 _GRAPH_PREFIX = "__compiled_fn"  # the name Dynamo installs each compiled graph under in the frame's globals
 _GAVE_UP = ("RUN_ONLY", "SKIP")  # FrameAction names: on a cache miss the frame now runs eagerly, uncompiled
@@ -56,6 +59,7 @@ class CallCounter:
         self.note: str | None = None
 
     def start(self) -> None:
+        self.recorder.argument_observers[COMPILE] = _compile_called
         self.recorder.argument_observers[TARGET] = self._before_callback
         self.recorder.result_observers[TARGET] = self._after_callback
         if getattr(sys, "monitoring", None) is None:
@@ -157,3 +161,18 @@ class CallCounter:
     def eager(self) -> dict[str, int]:
         counted = {compile_id: cell[0] for compile_id, cell in self._eager.items()}
         return {**counted, **self._entries.eager(self._served_by)}
+
+
+def _compile_called(recorder: Recorder, _args: tuple[Any, ...]) -> None:
+    """File where the user's code called torch.compile: a finding that nothing compiled names that line."""
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename.startswith(_SKIP) or "/torch/" in frame.f_code.co_filename):
+        frame = frame.f_back
+    if frame is not None:
+        line = frame.f_lineno
+        code = linecache.getline(frame.f_code.co_filename, line).strip()
+        recorder.add_artifact("compile-call", "torch.compile", None, {
+            "filename": frame.f_code.co_filename, "line": line, "name": frame.f_code.co_name, "loc": code}, None, 0)
+
+
+_SKIP = str(Path(__file__).resolve().parent.parent)  # the tracer's own frames: the hook that calls the observer

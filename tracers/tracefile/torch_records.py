@@ -88,7 +88,8 @@ CODE_KINDS = frozenset({"code"})
 # Original and rewritten bytecode of a frame: name suffixes, since the name starts with the frame's.
 _BYTECODE_SUFFIXES = ("_ORIGINAL_BYTECODE", "_MODIFIED_BYTECODE")
 
-_PACKAGE_DIR = str(Path(__file__).parent.parent)  # the tracers package: its frames are not the user's
+_PACKAGE_DIR = str(Path(__file__).parent.parent)
+_CALLERS = 12  # frames kept per compile: the user's line is rarely deeper than a model's own calls  # the tracers package: its frames are not the user's
 
 
 def keeps(name: str) -> bool:
@@ -203,7 +204,9 @@ class RecordTranslator:
         elif kind == "metrics":
             details = {key: details[key] for key in _METRIC_FIELDS if details.get(key) not in (None, [], "", {})}
         elif kind == "frame":
-            details["user_frame"] = self._user_frame(metadata.get("stack") or details.get("stack") or [])
+            stack = metadata.get("stack") or details.get("stack") or []
+            details["user_frame"] = self._user_frame(stack)
+            details["callers"] = self._callers(stack)
             details.pop("stack", None)
         elif kind == "debug" and payload and len(payload) > DEBUG_PAYLOAD_CHARS:
             payload = (payload[:DEBUG_PAYLOAD_CHARS] + f"\n… cut at {DEBUG_PAYLOAD_CHARS:,} of {len(payload):,} "
@@ -229,6 +232,18 @@ class RecordTranslator:
     def filename(self, interned: Any) -> str:
         """A file name as torch interned it in an earlier ``str`` record (the index itself if none came)."""
         return self._strings.get(interned, str(interned))
+
+    def _callers(self, stack: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The frames outside torch and this tracer that led to the compiled frame, outermost first (at most
+        ``_CALLERS``, the innermost): a library's frame (a regional compile inside a model) is reached from the
+        user's own line further out, which the findings name."""
+        frames = []
+        for frame in stack[:-1]:
+            filename = self.filename(frame.get("filename"))
+            if "/torch/" not in filename and not filename.startswith(_PACKAGE_DIR) and "<frozen" not in filename:
+                frames.append({"filename": filename, "line": frame.get("line"), "name": frame.get("name"),
+                               "loc": frame.get("loc")})
+        return frames[-_CALLERS:]
 
     def _user_frame(self, stack: list[dict[str, Any]]) -> dict[str, Any] | None:
         """Where the user's code called into the compiled frame: the innermost frame that is not

@@ -367,3 +367,10 @@ def test_recorded_failure_reasons_in_the_users_names() -> None:
     for name in ("x", "factor", "items", "fn", "self.alpha", "input_ids", "args[0]", "args", "mask", "n",
                  "stack 2", "g.__closure__[0].cell_contents", "g.__defaults__[0]", "g.__kwdefaults__['j']"):
         assert name in said, (name, said)
+
+
+def test_the_call_site_is_the_call_of_a_named_object_not_of_a_result() -> None:
+    """``loss = model(x).pow(2).mean()``: the compiled object is ``model``, called with ``x``."""
+    assert call_site("loss = model(x).pow(2).mean()") == (["x"], {})
+    assert call_site("out = self.net(batch['pixels'], mask=m).logits") == (["batch['pixels']"], {"mask": "m"})
+    assert call_site("total = 1 + 2") is None

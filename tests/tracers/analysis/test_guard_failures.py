@@ -1,0 +1,62 @@
+"""Guard failures read with the source grammar: names as the user wrote them, and dynamic only where the next
+version's guards are symbolic (torch's own texts, as 2.13 prints them)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracers.analysis.guard_failures import made_dynamic, parse_failure
+
+pytestmark = pytest.mark.pure
+
+
+def test_a_keyword_argument_of_a_wrapper_is_said_by_its_keyword():
+    failure = parse_failure("0/0: tensor 'kwargs['input_ids']' size mismatch at index 1. expected 64, actual 96")
+    assert (failure.subject, failure.kind) == ("input_ids", "size")
+    assert failure.change == "dimension 1: 64 before, now 96" and failure.source == "kwargs['input_ids']"
+
+
+def test_a_positional_argument_of_a_wrapper_keeps_its_source_for_the_call_site():
+    failure = parse_failure("0/0: tensor 'args[0]' size mismatch at index 0. expected 4, actual 2")
+    assert failure.kind == "size" and failure.source == "args[0]"
+
+
+def test_a_size_read_as_a_value_is_a_size_of_its_tensor():
+    failure = parse_failure("1/0: b.size()[0] == 4  # c = a + b  # dynamic_shapes.py:42 in pair_sum")
+    assert (failure.subject, failure.kind) == ("b", "size") and failure.said == "the size of `b` changed"
+
+
+def test_a_list_length_a_grad_mode_and_a_passed_function():
+    assert parse_failure("0/0: len(crops) == 2").kind == "length"
+    assert parse_failure("0/0: len(crops) == 2").said == "the number of items in `crops` changed"
+    grad = parse_failure("0/0: GLOBAL_STATE changed: grad_mode ")
+    assert grad.kind == "global" and "torch.no_grad()" in grad.said
+    code = parse_failure("0/0: CodeGuardAccessor: Not a function on activation.__code__")
+    assert (code.subject, code.kind) == ("activation", "identity")
+
+
+_PINNED = """\
+| +- GuardManager: source=L['t'], accessed_by=FrameLocalsGuardAccessor(key='t', framelocals_idx=2), type=<class 'int'>
+| | +- TYPE_MATCH: ___check_type_id(L['t'], 140115003669728), type=<class 'int'>  # x = t / T  # s.py:21 in f
++- LAMBDA_GUARD: L['t'] == 4  # mean = alphas[t]  # s.py:27 in p_sample (_dynamo/variables/lists.py:174)
+"""
+_SYMBOLIC = """\
+| +- GuardManager: source=L['t'], accessed_by=FrameLocalsGuardAccessor(key='t', framelocals_idx=2), type=<class 'int'>
+| | +- TYPE_MATCH: ___check_type_id(L['t'], 140115003669728), type=<class 'int'>  # x = t / T  # s.py:21 in f
++- LAMBDA_GUARD: 2 <= L['t']  # x = t / T  # s.py:21 in f
+"""
+
+
+def test_a_value_the_next_version_pins_again_was_specialised_not_made_dynamic():
+    failure = parse_failure("0/6: t == 5  # mean = alphas[t]  # s.py:27 in p_sample")
+    assert failure.kind == "value" and failure.subject == "t"
+    assert not made_dynamic(_PINNED, failure)  # a shape guard ``L['t'] == 4``: a constant again
+    assert made_dynamic(_SYMBOLIC, failure)  # only a range: the value is a symbol
+
+
+def test_a_size_is_dynamic_where_the_tensor_check_leaves_it_open():
+    failure = parse_failure("0/0: tensor 'L['x']' size mismatch at index 0. expected 4, actual 2")
+    dynamic = "| +- TENSOR_MATCH: check_tensor(L['x'], Tensor, DispatchKeySet(CPU), torch.float32, device=None, " \
+              "requires_grad=False, size=[None, 16], stride=[16, 1])"
+    static = dynamic.replace("size=[None, 16]", "size=[2, 16]")
+    assert made_dynamic(dynamic, failure) and not made_dynamic(static, failure)
