@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
+from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
@@ -18,7 +20,8 @@ from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Span, Trace
 
 from .options import ARTIFACT_FLOOR_CHARS, ARTIFACT_KINDS
-from .text import esc, size, target_label
+from .templating import render, safe
+from .text import size, target_label
 
 # Generated code is Python (C++ kernels sit inside it as strings); bytecode listings read fine too.
 _PYTHON_KINDS = {"graph", "code", "bytecode"}
@@ -65,59 +68,86 @@ def _text(artifact: Artifact) -> tuple[str, bool]:
     return (json.dumps(metadata, indent=1, default=str), True) if metadata else ("", False)
 
 
-def _code_block(text: str, lexer: Lexer, max_chars: int) -> str:
-    note = ""
-    if len(text) > max_chars:
-        note = (f'<p class="wt-note">Cut at {max_chars:,} of {len(text):,} characters: '
-                f'the trace file has the whole text.</p>')
-        text = text[:max_chars]
-    return f'{note}<div class="highlight"><pre>{highlight(text, lexer, HtmlFormatter(nowrap=True))}</pre></div>'
+@dataclass(frozen=True)
+class CodeBlock:
+    """Highlighted text (Pygments' markup), cut at the page's share when longer."""
+
+    html: Markup
+    cut: str = ""  # "": whole; else the characters shown ...
+    length: str = ""  # ... of this many
 
 
-def _transformed_code(artifact: Artifact, max_chars: int) -> str:
+@dataclass(frozen=True)
+class CodePair:
     """Dynamo's rewritten code: decompiled to Python (depyf) beside its bytecode listing."""
+
+    decompiler: str | None  # None: not decompiled
+    source: CodeBlock | None
+    why: str  # why there is no Python (``source`` None)
+    listing: CodeBlock
+
+
+@dataclass(frozen=True)
+class ArtifactView:
+    id: str
+    kind: str
+    name: str
+    during: str | None  # the span it was emitted in
+    size: str
+    code: CodeBlock | None = None
+    against: str | None = None  # a recompile's newest guard failure, read
+    pair: CodePair | None = None
+    not_kept: bool = False  # recorded with --no-code
+
+
+@dataclass(frozen=True)
+class CompileGroup:
+    compile_id: str | None
+    frame: str | None
+    items: tuple[ArtifactView, ...]
+
+
+def _code_block(text: str, lexer: Lexer, max_chars: int) -> CodeBlock:
+    if len(text) > max_chars:
+        return CodeBlock(safe(highlight(text[:max_chars], lexer, HtmlFormatter(nowrap=True))), f"{max_chars:,}",
+                         f"{len(text):,}")
+    return CodeBlock(safe(highlight(text, lexer, HtmlFormatter(nowrap=True))))
+
+
+def _transformed_code(artifact: Artifact, max_chars: int) -> CodePair:
     meta = artifact.metadata
-    if artifact.payload:
-        source = _code_block(artifact.payload, PythonLexer(), max_chars)
-        heading = f"as Python ({esc(meta.get('decompiler') or 'decompiled')})"
-    else:
-        why = (f"depyf could not decompile it: {meta['decompile_error']}" if meta.get("decompile_error")
-               else "recorded without depyf: pip install depyf to see it as Python")
-        source, heading = f'<p class="wt-note">{esc(why)}</p>', "as Python"
     listing = _code_block(meta.get("listing") or "", TextLexer(), max_chars)
-    return (f'<div class="wt-code-pair"><div><div class="wt-muted">{heading}</div>{source}</div>'
-            f'<div><div class="wt-muted">bytecode</div>{listing}</div></div>')
+    if artifact.payload:
+        return CodePair(meta.get("decompiler") or "decompiled", _code_block(artifact.payload, PythonLexer(), max_chars),
+                        "", listing)
+    why = (f"depyf could not decompile it: {meta['decompile_error']}" if meta.get("decompile_error")
+           else "recorded without depyf: pip install depyf to see it as Python")
+    return CodePair(None, None, why, listing)
 
 
-def render_artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int,
-                    failures: Mapping[str, GuardFailure]) -> str:
+def _artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int,
+              failures: Mapping[str, GuardFailure]) -> ArtifactView:
     text, is_metadata = _text(artifact)
-    if artifact.kind == KIND_DECOMPILED:
-        body = _transformed_code(artifact, max_chars)
-    elif text:
-        body = _code_block(text, _lexer(artifact, is_metadata), max_chars)
-        reasons = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
-        if reasons and isinstance(reasons[0], str):  # torch lists every earlier version's failure: say the newest
-            body = f'<p class="wt-note">Against the version before: {esc(failures[reasons[0]].sentence)}.</p>{body}'
-    elif artifact.payload_size:
-        body = '<p class="wt-note">Not kept in this trace (recorded with --no-code).</p>'
-    else:
-        body = '<p class="wt-note">Torch emitted this record without content.</p>'
     span = spans.get(artifact.span) if artifact.span is not None else None
-    during = (f' <span class="wt-muted">during</span> <code>{esc(target_label(span.target))}</code>'
-              if span else "")
     length = artifact.payload_size or len(text)
-    return (f'<details class="wt-artifact" data-artifact="{esc(artifact.id)}" data-kind="{esc(artifact.kind)}">'
-            f'<summary><code class="wt-artifact-name">{esc(artifact.name)}</code> '
-            f'<span class="wt-kind">{esc(artifact.kind)}</span>{during} '
-            f'<span class="wt-muted">{esc(size(length))}</span></summary>{body}</details>')
+    view = ArtifactView(artifact.id, artifact.kind, artifact.name, target_label(span.target) if span else None,
+                        size(length))
+    if artifact.kind == KIND_DECOMPILED:
+        return replace(view, pair=_transformed_code(artifact, max_chars))
+    if text:
+        reasons = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
+        # torch lists every earlier version's failure: say the newest
+        against = failures[reasons[0]].sentence if reasons and isinstance(reasons[0], str) else None
+        return replace(view, code=_code_block(text, _lexer(artifact, is_metadata), max_chars), against=against)
+    return replace(view, not_kept=bool(artifact.payload_size))
 
 
 def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
                      max_total_chars: int | None, failures: Mapping[str, GuardFailure]) -> str:
-    """``failures``: each recompile record's newest guard failure, read (the report model's)."""
+    """``failures``: each recompile record's newest guard failure, read (the report model's). One compile: its
+    artifacts are the point, shown open; many: a list of compiles first (templates/artifacts.html)."""
     if not artifacts:
-        return '<div class="wt-trace-artifacts wt-trace-empty">No matching artifacts in this trace.</div>'
+        return render("artifacts.html", groups=())
     if max_total_chars is not None:  # an equal share each, so one huge graph cannot crowd the others out
         max_chars = max(ARTIFACT_FLOOR_CHARS, min(max_chars, max_total_chars // len(artifacts)))
     by_span = {span.id: span for span in spans}
@@ -125,17 +155,7 @@ def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceF
     groups: dict[str | None, list[Artifact]] = defaultdict(list)
     for artifact in artifacts:
         groups[artifact.compile_id].append(artifact)
-    # One compile: its artifacts are the point, show the list. Many: a list of compiles first.
-    open_attr = " open" if len(groups) == 1 else ""
-    sections = []
-    for compile_id in sorted(groups, key=sort_key):
-        items = groups[compile_id]
-        frame = frames.get(compile_id) if compile_id else None
-        heading = f"compile {esc(compile_id)}" if compile_id else "outside any compile"
-        if frame:
-            heading += f' <span class="wt-frame">{esc(frame)}</span>'
-        body = "".join(render_artifact(artifact, by_span, max_chars, failures) for artifact in items)
-        sections.append(f'<details class="wt-compile" data-compile="{esc(compile_id or "")}"{open_attr}>'
-                        f'<summary>{heading} <span class="wt-muted">{len(items)} artifact'
-                        f'{"s" if len(items) != 1 else ""}</span></summary>{body}</details>')
-    return f'<div class="wt-trace-artifacts">{"".join(sections)}</div>'
+    views = tuple(CompileGroup(compile_id, frames.get(compile_id) if compile_id else None,
+                               tuple(_artifact(artifact, by_span, max_chars, failures) for artifact in items))
+                  for compile_id, items in sorted(groups.items(), key=lambda group: sort_key(group[0])))
+    return render("artifacts.html", groups=views)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from tracers.analysis.guard_failures import GuardFailure
 from tracers.analysis.trace_facts import Recompile, TraceFacts
@@ -10,9 +11,41 @@ from tracers.tracefile.events import RunInfo
 from tracers.vocabulary.durations import duration
 
 from .palette import stage_title
-from .text import esc
+from .templating import render
 
 MAX_REASONS = 8  # a page shows the first few; the artifacts and the trace file have them all
+
+
+@dataclass(frozen=True)
+class ReasonItem:
+    """A graph break's or recompile's line; a recompile's torch text folded beneath (``raw``)."""
+
+    text: str
+    raw: str | None = None
+    versions: int = 0  # the versions torch checked, each with its failure in ``raw``
+
+
+@dataclass(frozen=True)
+class CompileRow:
+    compile_id: str
+    cells: tuple  # the shown columns' values
+    failed: str | None  # torch's failure text: its own row, folded, so the columns keep their width
+    failed_first: str
+
+
+@dataclass(frozen=True)
+class CompilesView:
+    columns: tuple[tuple[str, str], ...]  # (css class, heading) of each column something filled in
+    rows: tuple[CompileRow, ...]
+
+
+@dataclass(frozen=True)
+class CountsView:
+    cells: tuple[tuple[str, int, str], ...]  # (name, value, hover)
+    notes: tuple[str, ...]
+    compiles: CompilesView | None
+    reasons: tuple[ReasonItem, ...]  # the first MAX_REASONS
+    more: int  # reasons left out
 
 
 def cache_totals(facts: TraceFacts) -> tuple[int, int]:
@@ -40,8 +73,6 @@ def render_counts(facts: TraceFacts, info: RunInfo, failures: Mapping[str, Guard
         ("cache hits", hits, cache_detail),
         ("cache misses", misses, cache_detail),
     ]
-    items = "".join(f'<li data-count="{esc(name)}" title="{esc(hint)}"><strong>{value}</strong> {esc(name)}</li>'
-                    for name, value, hint in cells)
     notes = []
     if info.resets:
         notes.append(f"The program reset Dynamo {info.resets} time{'s' if info.resets != 1 else ''} "
@@ -54,17 +85,15 @@ def render_counts(facts: TraceFacts, info: RunInfo, failures: Mapping[str, Guard
         if compile_facts.skipped:
             skipped = ", ".join(stage_title(stage) for stage in compile_facts.skipped)
             notes.append(f"Compile {compile_facts.compile_id}: a cache hit skipped {skipped}.")
-    breaks = [f"Graph break ({brk.compile_id or '?'}) at {brk.location}: {brk.reason}"
-              + (" (not resumable: the whole frame ran eagerly; torch does not count it)" if brk.frame_skipped else "")
+    breaks = [ReasonItem(f"Graph break ({brk.compile_id or '?'}) at {brk.location}: {brk.reason}"
+                         + (" (not resumable: the whole frame ran eagerly; torch does not count it)"
+                            if brk.frame_skipped else ""))
               for brk in facts.graph_breaks]
     # Each recompile once, against the version it failed (torch lists every earlier version's failure again).
-    items_html = [f"<li>{esc(reason)}</li>" for reason in breaks] + [_recompile_item(rec, failures) for rec in facts.recompiles]
-    shown = "".join(items_html[:MAX_REASONS])
-    if len(items_html) > MAX_REASONS:
-        shown += f'<li class="wt-muted">and {len(items_html) - MAX_REASONS} more (see the artifacts)</li>'
-    return (f'<div class="wt-trace-counts"><ul class="wt-count-list">{items}</ul>'
-            + "".join(f'<p class="wt-note">{esc(note)}</p>' for note in notes)
-            + render_compiles(facts) + (f'<ul class="wt-reasons">{shown}</ul>' if shown else "") + "</div>")
+    reasons = breaks + [_recompile_item(rec, failures) for rec in facts.recompiles]
+    view = CountsView(tuple(cells), tuple(notes), _compiles(facts), tuple(reasons[:MAX_REASONS]),
+                      max(len(reasons) - MAX_REASONS, 0))
+    return render("counts.html", view=view)
 
 
 def _totals_check_notes(check: dict | None) -> list[str]:
@@ -75,21 +104,24 @@ def _totals_check_notes(check: dict | None) -> list[str]:
     return [f"Tracer fault: {mismatch} (please report it)." for mismatch in check["mismatches"]]
 
 
-def _recompile_item(recompile: Recompile, failures: Mapping[str, GuardFailure]) -> str:
+def _recompile_item(recompile: Recompile, failures: Mapping[str, GuardFailure]) -> ReasonItem:
     if not recompile.reasons:
-        return f"<li>Recompile {esc(recompile.compile_id or '?')}: no reason recorded</li>"
+        return ReasonItem(f"Recompile {recompile.compile_id or '?'}: no reason recorded")
     failure = failures[recompile.reasons[0]]
-    return (f"<li>Recompile {esc(recompile.compile_id or '?')}: {esc(failure.sentence)}"
-            f'<details class="wt-finding-raw"><summary>as torch logged it ({len(recompile.reasons)} version'
-            f'{"s" if len(recompile.reasons) != 1 else ""} checked)</summary>'
-            f"<pre>{esc(chr(10).join(recompile.reasons))}</pre></details></li>")
+    return ReasonItem(f"Recompile {recompile.compile_id or '?'}: {failure.sentence}", "\n".join(recompile.reasons),
+                      len(recompile.reasons))
 
 
 def render_compiles(facts: TraceFacts) -> str:
     """One row per compile id: which code, called from where, what came out, the calls its compiled code served
-    (the compiling one included) and how long it took."""
+    (the compiling one included) and how long it took (templates/compiles.html)."""
+    table = _compiles(facts)
+    return render("compiles.html", table=table) if table else ""
+
+
+def _compiles(facts: TraceFacts) -> CompilesView | None:
     if not facts.compiles:
-        return ""
+        return None
     names = ("compile", "code", "called from", "graphs", "ops", "guards", "calls served", "time", "caches")
     rows = []
     failed: dict[str, str] = {}
@@ -105,14 +137,10 @@ def render_compiles(facts: TraceFacts) -> str:
                      duration(compile_facts.time_ns), "; ".join(outcome)))
     # A column nothing filled in (a cold run has no cache outcomes) only takes room.
     shown = [index for index in range(len(names)) if any(row[index] != "" for row in rows)]
-    column = [f'wt-col-{names[i].replace(" ", "-")}' for i in shown]
-    head = "".join(f'<th class="{css}">{names[i]}</th>' for css, i in zip(column, shown))
+    columns = tuple((f'wt-col-{names[i].replace(" ", "-")}', names[i]) for i in shown)
     body = []
     for row in rows:
-        body.append(f'<tr data-compile="{esc(row[0])}">'
-                    + "".join(f'<td class="{css}">{esc(row[i])}</td>' for css, i in zip(column, shown)) + "</tr>")
-        if row[0] in failed:  # torch's failure text is long: its own row, folded, so the columns keep their width
-            first = failed[row[0]].strip().splitlines()[0] if failed[row[0]].strip() else "failed"
-            body.append(f'<tr class="wt-compile-failed"><td></td><td colspan="{len(shown) - 1}"><details><summary>'
-                        f'failed: {esc(first)}</summary><pre>{esc(failed[row[0]])}</pre></details></td></tr>')
-    return f'<table class="wt-compiles"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+        text = failed.get(row[0])
+        first = (text.strip().splitlines()[0] if text.strip() else "failed") if text is not None else ""
+        body.append(CompileRow(row[0], tuple(row[i] for i in shown), text, first))
+    return CompilesView(columns, tuple(body))

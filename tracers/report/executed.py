@@ -6,6 +6,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
+from markupsafe import Markup
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
@@ -15,7 +16,8 @@ from tracers.vocabulary.releases import source_url
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_ORDER, TARGET_BY_NAME
 
-from .text import esc, target_label
+from .templating import render, safe
+from .text import target_label
 
 CONTEXT = 2  # lines shown around the lines that ran
 MIN_GAP = 6  # a longer run of lines that did not run is folded into one line
@@ -82,35 +84,56 @@ def _highlighted(lines: list[str]) -> list[str]:
     return (out + [""] * len(lines))[:len(lines)]
 
 
-def render_function(target: str, path: str, first: int, last: int, counts: dict[int, int], torch: TorchSource,
-                    git_sha: str) -> str:
-    """One hooked function: a summary line with its counts, then its source with ran lines marked."""
+@dataclass(frozen=True)
+class SourceLine:
+    """A shown line of source (``fold``: a run of lines that did not run, as (from, to), instead)."""
+
+    line: int = 0
+    count: int = 0  # times it ran; 0: not
+    url: str = ""
+    code: Markup = Markup()  # Pygments' markup of the line
+    fold: tuple[int, int] | None = None
+
+
+@dataclass(frozen=True)
+class FunctionLines:
+    """One hooked function: a summary line with its counts, then its source (None: not in the installed torch)."""
+
+    target: str
+    label: str
+    path: str
+    first: int
+    last: int
+    ran: int  # lines that ran
+    events: int
+    hottest: int
+    rows: tuple[SourceLine, ...] | None
+
+
+@dataclass(frozen=True)
+class ExecutedView:
+    reason: str | None  # why the source is not shown
+    torch_version: str = ""
+    source: str = ""  # the folder torch's files were read from
+    others: int = 0  # lines that ran in other watched code (the walkthrough's excerpts)
+    functions: tuple[FunctionLines, ...] = ()
+
+
+def function_lines(target: str, path: str, first: int, last: int, counts: dict[int, int], torch: TorchSource,
+                   git_sha: str) -> FunctionLines:
+    """One hooked function's lines, the ran ones with their counts."""
     # only a source file inside the installed torch: the path is the trace's say-so (a shared trace may name any)
     text = read_source(str(torch.root / path), allowed_roots(torch.root / "torch"))
     source = [line + "\n" for line in text.split("\n")] if text is not None else []  # on \n only, as Python counts
-    label = f"<code>{esc(target_label(target))}</code> <span class=\"wt-muted\">{esc(path)}:{first}–{last}</span>"
-    total = sum(counts.values())
-    summary = (f"{label} · {len(counts)} line{'s' if len(counts) != 1 else ''} ran, "
-               f"{total} line event{'s' if total != 1 else ''}, hottest {max(counts.values())}×")
-    if len(source) < last:
-        return (f'<details class="wt-ran-function" data-target="{esc(target)}"><summary>{summary}</summary>'
-                f'<p class="wt-note">{esc(path)} is not in the installed torch.</p></details>')
-    fragments = dict(zip(range(first, last + 1), _highlighted(source[first - 1:last])))
-    rows = []
-    for item in shown_lines(first, last, set(counts)):
-        if isinstance(item, tuple):
-            rows.append(f'<span class="wt-line wt-fold">   ⋯ lines {item[0]}–{item[1]} did not run</span>')
-            continue
-        count = counts.get(item)
-        classes, title, hits = "wt-line", "", '<span class="wt-hits"></span>'
-        if count:
-            classes, title = "wt-line wt-ran", f' title="ran {count}×"'
-            hits = f'<span class="wt-hits">{count}×</span>'
-        url = source_url(path, item, None, git_sha)
-        rows.append(f'<span class="{classes}"{title}>{hits}<a class="wt-lineno" href="{esc(url)}">{item}</a>'
-                    f'<span class="wt-code">{fragments[item]}</span></span>')
-    return (f'<details class="wt-ran-function" data-target="{esc(target)}"><summary>{summary}</summary>'
-            f'<div class="highlight"><pre>{"".join(rows)}</pre></div></details>')
+    rows = None
+    if len(source) >= last:
+        fragments = dict(zip(range(first, last + 1), _highlighted(source[first - 1:last])))
+        rows = tuple(SourceLine(fold=item) if isinstance(item, tuple) else
+                     SourceLine(item, counts.get(item) or 0, source_url(path, item, None, git_sha),
+                                safe(fragments[item]))
+                     for item in shown_lines(first, last, set(counts)))
+    return FunctionLines(target, target_label(target), path, first, last, len(counts), sum(counts.values()),
+                         max(counts.values()), rows)
 
 
 _TABLE_INDEX = {name: index for index, name in enumerate(TARGET_BY_NAME)}  # the stages table's own order
@@ -127,12 +150,11 @@ def render_executed(trace: Trace, torch: TorchSource | None) -> str:
     """The section, or "" when the trace counted no lines; a one-line note when the source cannot be shown."""
     if not trace.info.lines_recorded and not trace.executed_lines:
         return ""
-    heading = "<h2>Lines that ran</h2>"
     reason = why_not(trace, torch)
     if reason is None and not trace.executed_lines:
         reason = "no line ran in the watched functions."
     if reason is not None:
-        return f'<section class="wt-trace wt-trace-lines">{heading}<p class="wt-note">Not shown: {esc(reason)}</p></section>'
+        return render("executed.html", view=ExecutedView(reason))
     functions = []
     covered: set[tuple[str, int]] = set()
     for target, (path, first, last) in sorted(trace.info.target_sources.items(), key=_order):
@@ -140,13 +162,7 @@ def render_executed(trace: Trace, torch: TorchSource | None) -> str:
         counts = {line: count for line, count in lines.items() if first <= line <= last}
         if counts:
             covered.update((path, line) for line in counts)
-            functions.append(render_function(target, path, first, last, counts, torch, trace.info.torch_git_sha))
+            functions.append(function_lines(target, path, first, last, counts, torch, trace.info.torch_git_sha))
     others = sum(1 for path, lines in trace.executed_lines.items() for line in lines if (path, line) not in covered)
-    intro = (f'<p class="wt-note">How often each line ran inside the hooked torch functions '
-             f'(torch {esc(trace.info.torch_version)}, source from {esc(torch.root / "torch")}). Counts are '
-             "line events: the first line of a statement written over several lines counts again each time "
-             "execution comes back to it, so it can read 4× in a function that ran twice.</p>")
-    if others:
-        intro += (f'<p class="wt-note">{others} more line{"s" if others != 1 else ""} ran in other watched code '
-                  "(the walkthrough's excerpts): the trace file has them.</p>")
-    return f'<section class="wt-trace wt-trace-lines">{heading}{intro}{"".join(functions)}</section>'
+    view = ExecutedView(None, trace.info.torch_version, str(torch.root / "torch"), others, tuple(functions))
+    return render("executed.html", view=view)

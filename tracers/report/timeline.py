@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Artifact, Span
 from tracers.vocabulary.durations import duration
@@ -9,7 +11,8 @@ from tracers.vocabulary.durations import duration
 from .folding import TRANSLATOR
 from .options import Links
 from .palette import colour, stage_sort_key, stage_title
-from .text import esc, span_title
+from .templating import render
+from .text import span_title
 
 WIDTH = 1000  # viewBox units; the SVG stretches to the column, so only ratios matter
 ROW = 12
@@ -56,15 +59,62 @@ def _merge_slivers(spans: list[Span], rows: dict[int, int], origin: int, total: 
 MARKED_KINDS = {"break": "graph break", "recompile": "recompile"}  # moments a learner looks for on the timeline
 
 
-def _marker(artifact: Artifact, x: float, height: int) -> str:
+@dataclass(frozen=True)
+class Bar:
+    """One span (or several too short to draw apart) as a rectangle; x and width in viewBox units, formatted."""
+
+    span: int
+    x: str
+    y: int
+    width: str
+    classes: str
+    colour: str
+    title: str
+    chapter: str | None
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A graph break or recompile as a vertical line at its moment."""
+
+    kind: str
+    x: str
+    title: str
+
+
+@dataclass(frozen=True)
+class LegendItem:
+    stage: str
+    title: str
+    chapter: str | None
+    colour: str
+    time: str
+    calls: int
+
+
+@dataclass(frozen=True)
+class TimelineView:
+    width: int
+    height: int
+    row: int
+    steps: int  # the spans drawn
+    bars: tuple[Bar, ...]
+    marks: tuple[Mark, ...]
+    total_ns: int
+    total: str
+    legend: tuple[LegendItem, ...]
+    legend_marks: tuple[tuple[str, str], ...]  # (kind, name) of the marks drawn
+    nested: int  # translators drawn within their outermost translator's bar
+
+
+def _marker(artifact: Artifact, x: float) -> Mark:
     meta = artifact.metadata
     if artifact.kind == "break":
         detail = f"at {meta.get('location', '?')}: {meta.get('title') or meta.get('reason') or ''}"
     else:
         detail = "; ".join(str(reason) for reason in meta.get("reasons", []))
     title = f"{MARKED_KINDS[artifact.kind]} (compile {artifact.compile_id or '?'}) {detail}".strip()
-    return (f'<line class="wt-mark wt-mark-{artifact.kind}" x1="{x:.2f}" x2="{x:.2f}" y1="0" y2="{height}">'
-            f'<title>{esc(title)}</title></line>')
+    return Mark(artifact.kind, f"{x:.2f}", title)
 
 
 def _drawn(spans: list[Span]) -> list[Span]:
@@ -76,8 +126,9 @@ def _drawn(spans: list[Span]) -> list[Span]:
 
 
 def render_timeline(spans: list[Span], facts: TraceFacts, links: Links, artifacts: list[Artifact] = ()) -> str:
+    """The timeline part (templates/timeline.html)."""
     if not spans:
-        return '<div class="wt-trace-timeline wt-trace-empty">No compile step was recorded.</div>'
+        return render("timeline.html", view=None)
     nested = len(spans)
     spans = _drawn(spans)
     nested -= len(spans)
@@ -91,42 +142,24 @@ def render_timeline(spans: list[Span], facts: TraceFacts, links: Links, artifact
         x = (span.start_ns - origin) / total * WIDTH
         end = max((member.end_ns or member.start_ns) for member in group)
         width = max((end - span.start_ns) / total * WIDTH, MIN_BAR)
-        y = rows[span.id] * (ROW + GAP)
         classes = "wt-bar" + (" wt-bar-error" if span.error or span.unfinished else "")
         title = span_title(span, stage_title(span.stage))
         if len(group) > 1:
             title = f"{len(group)} calls too short to draw apart, from: {title}"
-        bar = (f'<rect class="{classes}" data-span="{esc(span.id)}" x="{x:.2f}" y="{y}" width="{width:.2f}" '
-               f'height="{ROW}" fill="{colour(span.stage)}"><title>{esc(title)}</title></rect>')
-        chapter = links.chapter_url(span.stage)
-        bars.append(f'<a href="{esc(chapter)}">{bar}</a>' if chapter else bar)
+        bars.append(Bar(span.id, f"{x:.2f}", rows[span.id] * (ROW + GAP), f"{width:.2f}", classes, colour(span.stage),
+                        title, links.chapter_url(span.stage)))
     marked = [artifact for artifact in artifacts
               if artifact.kind in MARKED_KINDS and origin <= artifact.ts_ns <= origin + total]
-    bars += [_marker(artifact, (artifact.ts_ns - origin) / total * WIDTH, height) for artifact in marked]
-    svg = (f'<svg class="wt-trace-svg" viewBox="0 0 {WIDTH} {height}" preserveAspectRatio="none" '
-           f'width="100%" height="{height}" role="img" aria-label="Timeline of {len(spans)} compile steps">'
-           f'{"".join(bars)}</svg>')
-    axis = (f'<div class="wt-trace-axis" data-total-ns="{total}"><span>0</span>'
-            f'<span class="wt-zoom-help wt-muted"></span><span>{esc(duration(total))}</span></div>')
-    note = (f'<p class="wt-note">{nested} inlined calls (translators Dynamo nested inside another) are drawn within '
-            'their outermost translator\'s bar; the tree and “Compile time by your code” break them down.</p>'
-            if nested else "")
-    return (f'<div class="wt-trace-timeline">{svg}{axis}{render_legend(facts, links, {a.kind for a in marked})}'
-            f'{note}</div>')
+    marks = tuple(_marker(artifact, (artifact.ts_ns - origin) / total * WIDTH) for artifact in marked)
+    kinds = {artifact.kind for artifact in marked}
+    legend_marks = tuple((kind, name) for kind, name in MARKED_KINDS.items() if kind in kinds)
+    view = TimelineView(WIDTH, height, ROW, len(spans), tuple(bars), marks, total, duration(total),
+                        legend(facts, links), legend_marks, nested)
+    return render("timeline.html", view=view)
 
 
-def render_legend(facts: TraceFacts, links: Links, marks: set[str] = frozenset()) -> str:
+def legend(facts: TraceFacts, links: Links) -> tuple[LegendItem, ...]:
     """The stages that ran, in pipeline order, each with its colour and time (outermost calls only)."""
-    items = []
-    for stage in sorted(facts.stage_calls, key=stage_sort_key):
-        name = esc(stage_title(stage))
-        chapter = links.chapter_url(stage)
-        label = f'<a href="{esc(chapter)}">{name}</a>' if chapter else name
-        calls = facts.stage_calls[stage]
-        items.append(f'<li data-stage="{esc(stage)}"><span class="wt-swatch" style="background:{colour(stage)}">'
-                     f'</span>{label} <span class="wt-muted">{esc(duration(facts.stage_time_ns.get(stage, 0)))}'
-                     f' · {calls} call{"s" if calls != 1 else ""}</span></li>')
-    for kind, name in MARKED_KINDS.items():
-        if kind in marks:
-            items.append(f'<li data-mark="{kind}"><span class="wt-swatch-mark wt-mark-{kind}"></span>{name}</li>')
-    return f'<ul class="wt-trace-legend">{"".join(items)}</ul>'
+    return tuple(LegendItem(stage, stage_title(stage), links.chapter_url(stage), colour(stage),
+                            duration(facts.stage_time_ns.get(stage, 0)), facts.stage_calls[stage])
+                 for stage in sorted(facts.stage_calls, key=stage_sort_key))

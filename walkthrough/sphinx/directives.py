@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from html import escape
 from pathlib import Path
 
 from docutils import nodes
@@ -17,6 +16,7 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from tracers.vocabulary.releases import REFERENCE_TORCH, source_url
 from tracers.tracefile.names import TraceName, find_recording, recording_pattern
+from tracers.report.templating import render_from
 from tracers.report.versions import VersionCheck, check_version
 from tracers.tracefile.chrome import TraceFileError, load
 from walkthrough import __version__
@@ -120,9 +120,8 @@ def release_view(env) -> ReleaseView:  # noqa: ANN001 - a Sphinx BuildEnvironmen
 
 def _drift_mark(text: str, title: str, status: str) -> nodes.raw:
     """A small badge after a symbol link or fact: what drifted, the details in its tooltip."""
-    tip = title or text
-    return nodes.raw("", f'<sup class="wt-drift-mark wt-drift-{escape(status.lower())}" title="{escape(tip)}">'
-                         f"{escape(text)}</sup>", format="html")
+    html = render_from("walkthrough", "drift_mark.html", status=status.lower(), tip=title or text, text=text)
+    return nodes.raw("", html, format="html")
 
 
 class TorchExcerpt(SphinxDirective):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from html import escape
+from dataclasses import dataclass
 from pathlib import Path
 
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
+from tracers.report.templating import render_from
 from walkthrough.banner import RecordedReport, ReportFormatError, read_reports
 from walkthrough.sphinx.directives import WalkthroughError
 
@@ -26,18 +27,22 @@ def _cell(kind: str, report: RecordedReport) -> str:
     return ", ".join([text, *others])
 
 
+@dataclass(frozen=True)
+class CountsRow:
+    release: str
+    git: str
+    counts: tuple[str, ...]  # a cell per kind of COLUMNS
+    drifted: bool
+
+
 def counts_table(reports: tuple[RecordedReport, ...]) -> str:
-    """HTML table: release (linked to its report), commit, the four kinds' counts, and whether anything drifted."""
-    head = "".join(f"<th>{escape(title)}</th>" for title in ("release", "git", *(t for _, t in COLUMNS), "drift"))
-    rows = []
-    for report in reports:
-        drifted = any(status in ("CHANGED", "MISSING") for status in report.statuses.values())
-        cells = [f'<a href="{escape(report.release)}.html">{escape(report.release)}</a>',
-                 f"<code>{escape(report.git)}</code>", *(escape(_cell(kind, report)) for kind, _ in COLUMNS),
-                 "yes" if drifted else "no"]
-        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
-    return (f'<table class="docutils align-default wt-verify-counts"><thead><tr>{head}</tr></thead>'
-            f'<tbody>{"".join(rows)}</tbody></table>')
+    """HTML table (templates/verify_counts.html): release (linked to its report), commit, the four kinds' counts,
+    and whether anything drifted."""
+    rows = tuple(CountsRow(report.release, report.git, tuple(_cell(kind, report) for kind, _ in COLUMNS),
+                           any(status in ("CHANGED", "MISSING") for status in report.statuses.values()))
+                 for report in reports)
+    titles = ("release", "git", *(title for _, title in COLUMNS), "drift")
+    return render_from("walkthrough", "verify_counts.html", titles=titles, rows=rows)
 
 
 class VerifyCounts(SphinxDirective):
