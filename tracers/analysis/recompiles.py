@@ -142,12 +142,13 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                                 if compile_id in compiles))
     changed = first.said
     times = f"{len(compiled)} time{'s' if len(compiled) != 1 else ''}"
-    if len(frames) > 1:  # one change, every frame its values passed through: said once, the frames listed
+    if len({_base_frame(name) for name in frames}) > 1:  # one change through several functions: said once
         listed = ", ".join(frame_words(name) for name in frames[:4]) + (" …" if len(frames) > 4 else "")
         what = f"{changed}{f' ({first.change})' if first.change else ''}: {len(frames)} frames recompiled for it, " \
                f"{times} in all ({listed})"
-    else:
-        what = f"{frame_words(frames[0]) if frames else f'`{frame}`'} recompiled {times}: {changed}"
+    else:  # one function, and the resume functions after its breaks
+        where = f" (in {' and in '.join(frame_words(name) for name in frames)})" if len(frames) > 1 else ""
+        what = f"{frame_words(frames[0]) if len(frames) == 1 else f'`{frame}`'} recompiled {times}{where}: {changed}"
     advice = _ADVICE.get(kind, _ADVICE["other"]).format(name=subject)
     explained = SHAPES if kind == "size" else RECOMPILES
     # Where a value keeps being pinned, the later versions' guards name the use that needs it constant.
