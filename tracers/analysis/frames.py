@@ -82,6 +82,21 @@ def is_users_file(path: str, known: set[str]) -> bool:
     return any(other.rsplit("/", 1)[-1] == name and not is_library(other) for other in known)
 
 
+def user_caller(artifacts: Iterable[Any], compile_id: str) -> SourceLine | None:
+    """The user's line that led to a compile: the innermost of its callers outside libraries (older traces keep only
+    the innermost caller outside torch)."""
+    for artifact in artifacts:
+        if artifact.kind == "frame" and artifact.compile_id == compile_id:
+            callers = [frame for frame in artifact.metadata.get("callers") or [] if isinstance(frame, dict)]
+            frames = callers or [artifact.metadata.get("user_frame") or {}]
+            for frame in reversed(frames):
+                path = str(frame.get("filename") or "")
+                if path and (not is_library(path) or not callers):
+                    return SourceLine(path, int(frame.get("line") or 0), str(frame.get("name") or ""),
+                                      str(frame.get("loc") or ""))
+    return None
+
+
 def parse_location(location: str) -> SourceLine | None:
     match = _LOCATION.match(location or "")
     return SourceLine(match.group(1), int(match.group(2))) if match else None

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
-from .frames import SourceLine, caller_paths, is_library, is_users_file, short
+from .frames import SourceLine, caller_paths, is_library, is_users_file, short, user_caller
 from .guard_failures import GuardFailure, made_dynamic
 from .guard_sources import call_site, map_wrapper_args, naming, parse_source
 from .trace_facts import CompileFacts, TraceFacts
@@ -208,22 +208,7 @@ def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[Source
     guard = failure.line if failure.line is not None and failure.line.line else None
     if guard is not None and is_users_file(guard.path, caller_paths(trace.artifacts)):
         return guard, None
-    return _caller(trace, compile_id), guard
-
-
-def _caller(trace: Trace, compile_id: str) -> SourceLine | None:
-    """The user's line that led to this compile: the innermost caller outside libraries (older traces keep only the
-    innermost caller outside torch)."""
-    for artifact in trace.artifacts:
-        if artifact.kind == "frame" and artifact.compile_id == compile_id:
-            callers = [frame for frame in artifact.metadata.get("callers") or [] if isinstance(frame, dict)]
-            frames = [*callers, artifact.metadata.get("user_frame") or {}] if not callers else callers
-            for frame in reversed(frames):
-                path = str(frame.get("filename") or "")
-                if path and (not is_library(path) or not callers):
-                    return SourceLine(path, int(frame.get("line") or 0), str(frame.get("name") or ""),
-                                      str(frame.get("loc") or ""))
-    return None
+    return user_caller(trace.artifacts, compile_id), guard
 
 
 def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure:
@@ -232,7 +217,7 @@ def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure
     source = parse_source(failure.source) if failure.source else None
     if source is None or naming(source).wrapper_arg is None or naming(source).wrapper_arg.index is None:
         return failure
-    caller = _caller(trace, compile_id)
+    caller = user_caller(trace.artifacts, compile_id)
     passed = call_site(caller.code) if caller is not None and caller.code else None
     mapped = map_wrapper_args(source, *passed) if passed else None
     return dataclasses.replace(failure, subject=mapped) if mapped else failure
@@ -274,7 +259,7 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
 
 def _user_call(trace: Trace, compile_id: str) -> tuple[str, int] | None:
     """The user's line whose call led to the compile, as (path, line)."""
-    caller = _caller(trace, compile_id)
+    caller = user_caller(trace.artifacts, compile_id)
     return (caller.path, caller.line) if caller is not None and not is_library(caller.path) else None
 
 

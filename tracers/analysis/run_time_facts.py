@@ -10,7 +10,7 @@ from tracers.tracefile.events import Trace
 from tracers.vocabulary.durations import duration
 
 from .finding_type import Explained, Finding
-from .frames import SourceLine, parse_location
+from .frames import SourceLine, caller_paths, is_users_file, parse_location, user_caller
 from .trace_facts import TraceFacts
 from .user_names import frame_words
 
@@ -60,11 +60,13 @@ def cudagraph_findings(trace: Trace, facts: TraceFacts) -> list[Finding]:
         if recording.compile_id is not None:
             groups.setdefault((recording.compile_id, recording.mode), []).append(recording)
     frames = {compile_facts.compile_id: compile_facts.frame for compile_facts in facts.compiles}
-    return [_finding(compile_id, mode, group, frames.get(compile_id))
+    known = caller_paths(trace.artifacts)
+    return [_finding(compile_id, mode, group, frames.get(compile_id), user_caller(trace.artifacts, compile_id), known)
             for (compile_id, mode), group in groups.items() if len(group) > 1]
 
 
-def _finding(compile_id: str, mode: str | None, group: list[Recording], frame: str | None) -> Finding:
+def _finding(compile_id: str, mode: str | None, group: list[Recording], frame: str | None,
+             caller: SourceLine | None, known: set[str]) -> Finding:
     sizes = list(dict.fromkeys(recording.sizes for recording in group if recording.sizes is not None))
     spent = sum(recording.duration_ns for recording in group)
     direction = f" ({mode.lower()})" if mode in ("FORWARD", "BACKWARD") else ""
@@ -79,7 +81,8 @@ def _finding(compile_id: str, mode: str | None, group: list[Recording], frame: s
     return Finding(
         kind="cudagraph-rerecord", what=what, events=len(group), compile_ids=(compile_id,),
         cost_s=0.0,  # run time, not compile: the ledger counts compile time only
-        user_line=_line(frame), parts=parts, advice=_FIX if len(sizes) > 1 else _SAME_SIZES,
+        # the user's line that calls the compiled function, and where that function is when it is not the user's
+        user_line=caller or _line(frame), library_line=_library(_line(frame), caller, known), parts=parts, advice=_FIX if len(sizes) > 1 else _SAME_SIZES,
         explained=CUDA_GRAPHS, cost_counts="")
 
 
@@ -93,6 +96,11 @@ def _said(sizes: Any) -> str:
         return str(sizes)
     return ", ".join(f"[{', '.join(str(part) for part in size)}]" if isinstance(size, tuple) else str(size)
                      for size in sizes) or "none"
+
+
+def _library(defined: SourceLine | None, caller: SourceLine | None, known: set[str]) -> SourceLine | None:
+    """Where the compiled function is, beside the user's calling line, when it is a library's (a model's forward)."""
+    return defined if defined is not None and caller is not None and not is_users_file(defined.path, known) else None
 
 
 def _line(frame: str | None) -> SourceLine | None:

@@ -140,3 +140,19 @@ def test_the_hook_target_and_what_it_reads_are_in_every_supported_release(versio
         assert table in text, table
     assert "static_input_idxs: Sequence[int]" in tree.read("torch/_inductor/cudagraph_utils.py")
     assert symbol is not None
+
+
+def test_a_real_cuda_recording_says_one_graph_per_sequence_length_at_the_users_line():
+    """BERT under mode="reduce-overhead" with 7 sequence lengths, traced on an H200 with torch 2.11
+    (tests/corpus/gpu/bert_reduce_overhead.py): torch recorded 7 CUDA graphs, and the finding says so once, with
+    each recording's sizes, at the user's calling line via the model's forward."""
+    from tests.conftest import ROOT
+    from tracers.analysis.findings import findings
+
+    trace = load(ROOT / "tests" / "data" / "cuda-2.11.0" / "bert_reduce_overhead-cuda-cold.json")
+    [found] = [finding for finding in findings(trace) if finding.kind == "cudagraph-rerecord"]
+    assert found.events == 7 and len(found.parts) == 7
+    assert {part.split("inputs [4, ", 1)[1].split("]", 1)[0] for part in found.parts} == \
+        {"16", "24", "32", "40", "48", "56", "64"}
+    assert found.where == "modeling_bert.py:620 via bert_reduce_overhead.py:16"
+    assert "Pad or bucket the inputs" in found.fix
