@@ -2,6 +2,7 @@
 compare both with the program's declared truth (tests/corpus/truth/<name>.json; see README.md).
 
     python -m tests.corpus.run [--only NAME[,NAME]] [--fast] [--json FILE] [--keep DIR]
+    python -m tests.corpus.run --fixes [--only ...] [--keep DIR] [--from DIR] [--results benchmarks/RESULTS.md]
     python tests/corpus/run.py ...
 
 Prints versions, then one row per program: torch's counts, how many findings we printed, and a verdict
@@ -302,7 +303,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="trace with --device cuda: the programs' tensors on the GPU (torch's default device)")
     parser.add_argument("--results", help="write the table into this markdown file's corpus section "
                                           "(benchmarks/RESULTS.md), replacing the section if it is there")
+    parser.add_argument("--fixes", action="store_true",
+                        help="trace each program whose truth has a \"fix\" and its fixed/ program: torch's counts, "
+                             "the finding gone or not, compile time before/after, the claimed cost against the saving")
     options = parser.parse_args(argv)
+    if options.fixes:
+        return main_fixes(options)
     chosen = truths(options.only.split(",") if options.only else None)
     if options.fast:
         chosen = [truth for truth in chosen if not truth.slow]
@@ -341,6 +347,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 RESULTS_START, RESULTS_END = "<!-- corpus:start -->", "<!-- corpus:end -->"
+FIXES_START, FIXES_END = "<!-- corpus-fixes:start -->", "<!-- corpus-fixes:end -->"
+
+
+def replace_section(path: Path, section: str, start: str, end: str) -> None:
+    """``section`` (holding its own markers) in place of the one between ``start`` and ``end``, else appended."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if start in text and end in text:
+        before, rest = text.split(start, 1)
+        text = before + section + rest.split(end, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(text, encoding="utf-8")
 
 
 def write_results(path: Path, rows: list[dict], tally: dict[str, int], failed_counts: int) -> None:
@@ -365,6 +383,195 @@ def write_results(path: Path, rows: list[dict], tally: dict[str, int], failed_co
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
     path.write_text(text, encoding="utf-8")
+
+
+# -- the fixes: each finding's fix applied (fixed/<name>.py) and traced again -----------------------------------------
+
+FIXED = HERE / "fixed"
+# The finding kinds that stand for one cause: a fix must leave no finding of the family that names the cause.
+FAMILIES = ({"recompile", "recompile-limit"}, {"graph-break", "frame-skipped"}, {"nothing-compiled"})
+
+
+@dataclass
+class Fix:
+    """A truth file's ``"fix"`` (one, or one of a list): the program with the finding's fix applied, and what torch
+    counted when it ran."""
+
+    truth: Truth
+    program: Path
+    finding_kind: str  # our finding's kind, as the original run reported it
+    name: str | None  # the name the finding says (the cause's); None: any finding of the family
+    applied: str  # the words of the finding's fix that the fixed program follows
+    expect: dict[str, dict[str, int]]  # torch's counts for the fixed program
+    finding: str  # "gone": no finding of the family names it after the fix; "fewer": fewer events
+    note: str | None
+    xfail: str | None
+
+    @property
+    def name_id(self) -> str:
+        return f"{self.truth.name}/{self.program.stem}" if self.program.stem != self.truth.name else self.truth.name
+
+    def as_truth(self) -> Truth:
+        """The fixed program as a Truth ``trace`` can run: kept under ``fixed-<stem>``."""
+        return Truth(f"fixed-{self.program.stem}", self.program, self.truth.args, self.truth.nproc, self.truth.slow,
+                     self.expect, [], None, {})
+
+
+def fixes(only: list[str] | None = None) -> list[Fix]:
+    found = []
+    for truth in truths(only):
+        entries = truth.raw.get("fix") or []
+        for entry in entries if isinstance(entries, list) else [entries]:
+            found.append(Fix(truth, HERE / entry["program"], entry["finding_kind"], entry.get("name"),
+                             entry.get("applied", ""), entry["expect"], entry.get("finding", "gone"),
+                             entry.get("note"), entry.get("xfail")))
+    return found
+
+
+def family(kind: str) -> set[str]:
+    return next((kinds for kinds in FAMILIES if kind in kinds), {kind})
+
+
+def fix_findings(fix: Fix, findings: list) -> list:
+    """The problem findings of the fix's family that name the cause (all of the family when it has no name)."""
+    kinds = family(fix.finding_kind)
+    named = [finding for finding in problems(findings) if finding.kind in kinds]
+    if fix.name:
+        word = re.compile(rf"(?<![\w.]){re.escape(fix.name)}(?![\w])")
+        named = [finding for finding in named if word.search(text_of(finding))]
+    return named
+
+
+def worse(fix: Fix, before: dict[str, int], after: dict[str, int]) -> list[str]:
+    """Where the fixed program's counts are worse than the original's (one process, ``main`` or rank 0): more graph
+    breaks, recompiles or recompile-limit hits; for nothing-compiled, still nothing compiled."""
+    said = []
+    if fix.finding_kind == "nothing-compiled":
+        if not after.get("frame_compiles"):
+            said.append("still nothing compiled")
+        return said
+    for key in ("graph_breaks", "recompiles", "recompile_limit_hits"):
+        if after.get(key, 0) > before.get(key, 0):
+            said.append(f"{key} {before.get(key, 0)} -> {after.get(key, 0)}")
+    return said
+
+
+def first_counts(counts: dict[str, dict[str, int]]) -> dict[str, int]:
+    return counts.get("main") or counts.get("rank0") or next(iter(counts.values()), {})
+
+
+def compile_time(run: Run) -> float | None:
+    """The trace's total compile seconds (``compile_seconds``: every compile, its backward included)."""
+    if run.trace_path is None:
+        return None
+    import tracers
+    from tracers.analysis.findings import compile_seconds
+
+    return compile_seconds(tracers.load(run.trace_path).facts)
+
+
+def fix_row(fix: Fix, before: Run, after: Run) -> dict:
+    """One program's fix, checked: torch's counts before/after, the finding gone, compile time, claimed vs saved."""
+    claimed = fix_findings(fix, before.findings)
+    left = fix_findings(fix, after.findings)
+    finding_text = claimed[0].fix if claimed else None
+    counts_before, counts_after = first_counts(before.torch), first_counts(after.torch)
+    seconds_before, seconds_after = compile_time(before), compile_time(after)
+    gone = not left if fix.finding == "gone" else \
+        sum(f.events for f in left) < sum(f.events for f in claimed)
+    problems_found = []
+    if after.returncode != 0:
+        problems_found.append(f"the fixed program exited {after.returncode}")
+    if counts_after != first_counts(fix.expect):
+        problems_found.append(f"torch counted {short_counts({'main': counts_after})}, declared "
+                              f"{short_counts({'main': first_counts(fix.expect)})}")
+    problems_found += [f"worse: {said}" for said in worse(fix, counts_before, counts_after)]
+    if not gone:
+        problems_found.append("finding not gone: " + "; ".join(f.what[:90] for f in left[:2]))
+    if fix.applied and finding_text is not None and fix.applied not in (finding_text or ""):
+        problems_found.append(f"stale: the finding's fix no longer says '{fix.applied}'")
+    if not claimed:
+        problems_found.append(f"the original run has no {fix.finding_kind} finding naming {fix.name}")
+    return {"program": fix.name_id, "fixed": str(fix.program.relative_to(HERE)), "kind": fix.finding_kind,
+            "applied": fix.applied, "fix_text": finding_text, "note": fix.note, "xfail": fix.xfail,
+            "before": counts_before, "after": counts_after, "gone": gone,
+            "left": [f.what for f in left],
+            "compile_before_s": seconds_before, "compile_after_s": seconds_after,
+            "claimed_s": sum(f.cost_s for f in claimed) if claimed else None,
+            "saved_s": (seconds_before - seconds_after) if seconds_before is not None and seconds_after is not None
+            else None, "problems": problems_found}
+
+
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def fix_line(row: dict) -> str:
+    return (f"{row['program']:<34} {short_counts({'main': row['before']}):<16} -> "
+            f"{short_counts({'main': row['after']}):<16} {'gone' if row['gone'] else 'STAYS':<6} "
+            f"compile {_seconds(row['compile_before_s'])} -> {_seconds(row['compile_after_s'])} s  "
+            f"claimed {_seconds(row['claimed_s'])} s, saved {_seconds(row['saved_s'])} s")
+
+
+def main_fixes(options: argparse.Namespace) -> int:
+    """``--fixes``: trace (or read from ``--from``) each original and its fixed program, and print the table."""
+    chosen = fixes(options.only.split(",") if options.only else None)
+    if options.fast:
+        chosen = [fix for fix in chosen if not fix.truth.slow]
+    keep = Path(options.keep).resolve() if options.keep else None
+    source = Path(options.source).resolve() if options.source else None
+    print(versions())
+    print("counts: g graphs, b graph breaks, c frame compiles, r recompiles, L recompile-limit hits (torch's own); "
+          "compile: the trace's total compile seconds; claimed: the finding's cost; saved: compile before - after")
+    originals: dict[str, Run] = {}
+
+    def get(truth: Truth) -> Run:
+        if truth.name not in originals:
+            for folder in filter(None, (source, keep)):
+                if (folder / truth.name / "trace").is_dir():
+                    originals[truth.name] = rejudge(truth, folder)
+                    break
+            else:
+                originals[truth.name] = trace(truth, keep, device=options.device)
+        return originals[truth.name]
+
+    rows, failed = [], 0
+    for fix in chosen:
+        before, after = get(fix.truth), get(fix.as_truth())
+        row = fix_row(fix, before, after)
+        rows.append(row)
+        failed += bool(row["problems"]) and not fix.xfail
+        print("\n" + fix_line(row))
+        print(f"  {'':<32} applied: {row['applied']}" + (f"  ({row['note']})" if row["note"] else ""))
+        for said in row["problems"]:
+            print(f"  {'':<32} - {said}" + ("  (xfail declared)" if fix.xfail else ""))
+    print(f"\n{len(rows)} fixes: {sum(not row['problems'] for row in rows)} checked, "
+          f"{sum(bool(row['problems']) for row in rows)} with a problem ({failed} undeclared)")
+    if options.json:
+        Path(options.json).write_text(json.dumps({"versions": versions(), "fixes": rows}, indent=1))
+    if options.results:
+        write_fix_results(Path(options.results), rows)
+    return 1 if failed else 0
+
+
+def write_fix_results(path: Path, rows: list[dict]) -> None:
+    lines = [FIXES_START, "## The corpus's fixes: each finding's fix applied and traced again", "",
+             f"{versions()}. `python -m tests.corpus.run --fixes` traced each program and `tests/corpus/fixed/<name>.py`, "
+             "the same program with the fix the finding's text gives applied (the words quoted). Counts are torch's own "
+             "(g graphs, b graph breaks, c frame compiles, r recompiles, L recompile-limit hits); compile is the "
+             "trace's total compile seconds (one run each, so a few tenths are noise); claimed is the finding's cost, "
+             "saved is compile before − after.", "",
+             "| program | fix applied | torch before → after | finding | compile before → after (s) | claimed / saved (s) "
+             "| note |", "|---|---|---|---|---|---|---|"]
+    for row in rows:
+        note = "; ".join(filter(None, [row["note"], *row["problems"]])).replace("|", "/")
+        lines.append(f"| {row['program']} | “{row['applied']}” | {short_counts({'main': row['before']})} → "
+                     f"{short_counts({'main': row['after']})} | {'gone' if row['gone'] else 'stays'} | "
+                     f"{_seconds(row['compile_before_s'])} → {_seconds(row['compile_after_s'])} | "
+                     f"{_seconds(row['claimed_s'])} / {_seconds(row['saved_s'])} | {note} |")
+    lines += ["", f"{len(rows)} fixes: {sum(not row['problems'] for row in rows)} checked (counts as declared, "
+              "the finding gone, nothing worse).", FIXES_END]
+    replace_section(path, "\n".join(lines), FIXES_START, FIXES_END)
 
 
 if __name__ == "__main__":

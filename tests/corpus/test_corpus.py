@@ -52,3 +52,46 @@ def test_findings_match_truth(truth, traced):
     assert run.error is None, run.error
     verdict = corpus.judge(truth, run.findings)
     assert verdict.verdict == "right", "\n".join([f"{truth.name}: {verdict.verdict}", *verdict.reasons])
+
+
+# -- the fixes (truth's "fix"): each finding's fix applied in fixed/<name>.py and traced again -------------------------
+
+FIXES = corpus.fixes()
+# The fixes run by default (-m 'not slow'): three short programs; the rest are marked slow.
+DEFAULT_FIXES = {"activation_arg", "dropout_epochs", "ddpm_sampler"}
+
+
+def _fix_params() -> list:
+    params = []
+    for fix in FIXES:
+        marks = [] if fix.name_id in DEFAULT_FIXES and not fix.truth.slow else [pytest.mark.slow]
+        if fix.xfail:
+            marks.append(pytest.mark.xfail(strict=True, reason=fix.xfail))
+        params.append(pytest.param(fix, id=fix.name_id, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("fix", _fix_params())
+def test_fix_checked(fix, traced):
+    """The fixed program runs, torch counts what its truth declares, nothing is worse than the original's declared
+    counts, and no finding of the fix's family names the cause any more."""
+    run = traced(fix.as_truth())
+    assert run.returncode == 0, f"{fix.program.name} exited {run.returncode}:\n{run.output}"
+    assert not corpus.counts_differ(fix.as_truth(), run), corpus.counts_differ(fix.as_truth(), run)
+    said = corpus.worse(fix, corpus.first_counts(fix.truth.torch), corpus.first_counts(run.torch))
+    assert not said, f"the fix made {fix.truth.name} worse: {said}"
+    assert run.error is None, run.error
+    left = corpus.fix_findings(fix, run.findings)
+    if fix.finding == "gone":
+        assert not left, [finding.what for finding in left]
+    else:
+        before = corpus.fix_findings(fix, traced(fix.truth).findings)
+        assert sum(f.events for f in left) < sum(f.events for f in before), [finding.what for finding in left]
+
+
+@pytest.mark.parametrize("fix", [param for param in _fix_params() if not param.values[0].xfail])
+def test_fix_is_what_the_finding_says(fix, traced):
+    """The original run's finding still gives the fix the fixed program applies (else fixed/ is stale)."""
+    found = corpus.fix_findings(fix, traced(fix.truth).findings)
+    assert found, f"no {fix.finding_kind} finding naming {fix.name} in {fix.truth.name}"
+    assert any(fix.applied in (finding.fix or "") for finding in found), [finding.fix for finding in found]

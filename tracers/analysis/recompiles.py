@@ -32,17 +32,18 @@ _ADVICE = {
     "value": "The value of `{name}` is a constant in the compiled graph: each new value compiles a new version. If it "
              "varies from call to call, pass it as a tensor.",
     "backend": "Each torch.compile backend compiles its own version of the frame: expected when comparing backends.",
-    "global": "Each setting of {name} compiles its own version, one per setting: expected when one compiled function "
-              "serves both training and evaluation under torch.no_grad(). Compile the evaluation step separately if "
-              "the second compile matters.",
+    "global": "Nothing to fix: each setting of {name} compiles its own version, once, as expected when one compiled "
+              "function serves both training and evaluation under torch.no_grad(). (Compiling the evaluation step on its "
+              "own moves that compile there; it does not save it.)",
     "length": "The number of items in `{name}` is fixed in the compiled code: each new count compiles a new version. "
-              "Keep the count fixed (pad or group the items), or stack them into one tensor before the call.",
+              "Keep the count fixed (pad or group the items to one count), or, where the items share one shape, stack "
+              "them into one tensor before the call (items of several shapes then recompile once on their size).",
     "other": "A guard on `{name}` failed: see the reason and the guards of the compile before it.",
 }
 _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats it as a constant, so each new value "
               "compiles a new version (and once the recompile limit is reached, calls run eager). Keep it out of "
               "forward (count outside the compiled call), or keep it in a tensor buffer (register_buffer) updated in "
-              "place.")
+              "place, and work on it with tensor ops (torch.clamp, not min()).")
 _NOT_YOURS = ("The guard is in `{frame}` ({file}), which your line calls, not in your code: state it reads changed "
               "after the version before was compiled. Once is expected when such state fills on the first call (an "
               "optimizer's first step creates its state); if it repeats, see torch's guard below.")
@@ -50,7 +51,9 @@ _SPECIALISED = ("Each new value of `{name}` compiled a new version, and the next
                 "constant: its use at {where} needs a fixed value (indexing a Python list, a Python branch, a "
                 "module's float argument), so marking it dynamic does not stop this. Hold the value in a tensor "
                 "(index tensors, not lists, with it), or compute what depends on it outside the compiled function "
-                "and pass the result in.")
+                "and pass the result in. To index with it, a one-element tensor (`torch.tensor([t])`) keeps the indexing in the "
+                "graph; a torch function that takes it as a Python number (`F.dropout`'s `p`) cannot take a tensor: there, "
+                "keep it fixed or write that step with tensor ops.")
 _ONCE = ("It changed for one call only (the new version served 1 call), as a shorter last batch does: drop it "
          "(DataLoader(..., drop_last=True)), pad it to the usual size, or mark the dimension dynamic before the first "
          "call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version serves both.")
@@ -60,7 +63,8 @@ _ONCE_OTHER = ("It changed for one call only (the new version served 1 call): pa
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep the shapes the same on every rank.")
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
-            "dynamic), and that version served every later call. To skip the first, static version: {how}.")
+            "dynamic), and that version served every later call. To skip the first, static version: {how}. A dynamic first compile can take longer than the static one and the recompile together: measure before changing it.")
+
 _DYNAMIC_HOW = {"size": "torch._dynamo.mark_dynamic(tensor, dim) before the first call, or torch.compile(..., "
                         "dynamic=True)",
                 "value": "torch.compile(..., dynamic=True)"}

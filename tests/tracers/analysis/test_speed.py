@@ -152,26 +152,40 @@ def block(x, w):
 '''
 
 
+PROFILED = """
+import runpy, sys
+import torch
+import torch._inductor.config as inductor_config
+import tracers
+
+namespace = runpy.run_path(sys.argv[1])
+x, w = torch.randn(64, 128), torch.randn(128, 128)
+before = inductor_config.cpp.enable_kernel_profile
+with tracers.trace(profile=True, name="fused") as result:
+    compiled = torch.compile(namespace["block"])
+    for _ in range(20):
+        compiled(x, w)
+assert inductor_config.cpp.enable_kernel_profile == before  # the switch --profile set is put back
+result.save(sys.argv[2], page=False)
+"""
+
+
 @pytest.fixture(scope="module")
 def profiled(tmp_path_factory):
-    """An Inductor compile (cold) profiled over steady calls, in this process."""
-    path = tmp_path_factory.mktemp("fused") / "fused_block.py"
+    """An Inductor compile (cold) profiled over steady calls by ``tracers.trace(profile=True)``, in a process of its
+    own: an earlier in-process trace of this session must not decide what this one sees."""
+    folder = tmp_path_factory.mktemp("fused")
+    path, runner = folder / "fused_block.py", folder / "profiled_run.py"
     path.write_text(FUSED)
-    namespace = runpy.run_path(str(path))
-    x, w = torch.randn(64, 128), torch.randn(128, 128)
-    import torch._inductor.config as inductor_config
-
-    before = inductor_config.cpp.enable_kernel_profile
-    with tracers.trace(profile=True) as result:
-        compiled = torch.compile(namespace["block"])
-        for _ in range(20):
-            compiled(x, w)
-    assert inductor_config.cpp.enable_kernel_profile == before  # the switch --profile set is put back
-    return result, path
+    runner.write_text(PROFILED)
+    done = run_python([str(runner), str(path), str(folder / "out")], cwd=folder)
+    assert done.returncode == 0, done.stderr
+    [saved] = (folder / "out").glob("fused-*.json")
+    return tracers.load(saved), path, runner
 
 
 def test_profile_ties_a_fused_kernels_time_to_the_user_line_it_came_from(profiled):
-    result, path = profiled
+    result, path, runner = profiled
     profile = result.runtime.profiles[0]
     assert profile.name == "block" and profile.calls > 0
     fused_line = FUSED.splitlines().index("    return (y.sin() * 2 + 1).relu()  # one fused kernel") + 1
@@ -184,7 +198,7 @@ def test_profile_ties_a_fused_kernels_time_to_the_user_line_it_came_from(profile
     assert mm is not None and any(k.name.endswith("mm") for k in mm.kernels)
     assert profile.graph_ns is not None and profile.outside_ns is not None
     summary = result.summary()
-    assert "Kernel time by your line: block (test_speed.py:" in summary  # where torch.compile was called
+    assert f"Kernel time by your line: block ({runner.name}:" in summary  # where torch.compile was called
     assert f"{path.name}:{fused_line} `return (y.sin() * 2 + 1).relu() # one fused kernel`" in summary, summary
 
 
