@@ -102,6 +102,11 @@ class BreakGroup:
         advice = None if hint else ("Move the unsupported call out of the compiled region, or wrap the function that "
                                     "makes it in torch.compiler.disable.")
         hint_note = None
+        if self.library is not None and hint and "your code" in hint:
+            # torch's hint speaks of the code that made the call: here a library's (DDP's own forward), not the user's.
+            hint_note = (f"torch's hint is about the call at {self.library.short}, which is a library's code reached "
+                         "from your line, not yours to change")
+            advice = _DDP_BREAK if self.library.path.endswith("parallel/distributed.py") else _LIBRARY_BREAK
         disabled = _DISABLED.search(explanation or "")
         if disabled and not self.skipped:
             # The user disabled this function on purpose: removing the decorator (torch's hint) lets Dynamo trace
@@ -126,6 +131,11 @@ class BreakGroup:
             detail="\n\n".join(failure.raw for failure in self.merged.values()))
 
 
+_DDP_BREAK = ("torch.compile(DDP(model)) compiles DDP's own forward, which breaks the graph: compile the module DDP "
+              "wraps instead, DDP(torch.compile(model)), and Dynamo's DDPOptimizer splits its graph at the gradient "
+              "buckets.")
+_LIBRARY_BREAK = ("The break is inside a library's code that your line calls: compile the parts of your code before and "
+                  "after that call, or call it outside the compiled function.")
 _DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>` since it was wrapped with "
                        r"`torch\.compiler\.disable`")
 

@@ -61,7 +61,7 @@ _ONCE_OTHER = ("It changed for one call only (the new version served 1 call): pa
                "dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version "
                "serves both.")
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
-                "ends: keep the shapes the same on every rank.")
+                "ends: keep what every rank passes the same (shapes, dtypes, requires_grad).")
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
             "dynamic), and that version served every later call. To skip the first, static version: {how}. A dynamic first compile can take longer than the static one and the recompile together: measure before changing it.")
 
