@@ -2,8 +2,14 @@
 
 ``python -m tests.hostile OUT_DIR [SEED] [COUNT]`` makes the cases, runs ``report`` on each in this one process
 (a per-case alarm as the hang detector) and prints one JSON line per case: its name, the exit status, what
-went wrong (an exception escaping, a traceback printed, a negative time on the page) and the process's peak RSS
-after it. tests/tracers/torchlogs/test_hostile_input.py runs it and checks the lines."""
+went wrong (an exception escaping, a traceback printed, a negative time on the page, an escape sequence from the
+input on the terminal, the input written over) and the process's peak RSS after it.
+tests/tracers/torchlogs/test_hostile_input.py runs it, with a seed that changes each run, and checks the lines.
+
+Round 2 (issue 44) adds: escape sequences in every string, wrong types where the readers expect lists and
+dicts, lone surrogates, numbers of thousands of digits, torch versions that are paths, gzip bombs and floods of
+blank or junk lines (read under low bounds, set below), a JSON of millions of empty lists, kernel files (/proc),
+a FIFO as the site's version marker, a log appended while it is read, and a page that would overwrite its input."""
 
 from __future__ import annotations
 
@@ -18,9 +24,12 @@ import os
 import random
 import re
 import resource
+import shutil
 import signal
 import socket
 import sys
+import threading
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -47,6 +56,36 @@ SWAPS: tuple[object, ...] = (None, True, False, -3, 0, 2 ** 64, -(2 ** 63), 1e30
                              float("-inf"), float("nan"), "1", "", "0/0", [], {}, [1, "a", None], {"a": {"b": [1]}},
                              "/etc/passwd", "/dev/zero", "../../../../etc/passwd", "<script>alert(1)</script>",
                              "x" * 5000, "٣", 100_000_000, -1, 1.5)
+
+
+# Round 2 (issue 44): what a terminal obeys, strings no UTF-8 page takes, numbers past what Python converts (a
+# marker replaced by digits in the written text), versions that are paths.
+ESCAPES = "\x1b]0;owned\x07\x1b[2J\x1b[31m"
+DIGITS = "@@digits@@"
+SWAPS_2: tuple[object, ...] = ("\ud800", "a\udc80b", ESCAPES, "x" + ESCAPES, DIGITS, 5, "x", [1], {"a": 5},
+                               {"mismatches": 5}, {"cannot_give": 5, "file": ESCAPES}, {"compiled": 5},
+                               {"skipped": [1]}, "../../../../tmp", "/etc", "2.13.0/../../..", [[[]]])
+# Fields that make an event what it is: poisoned, it is no longer one, and nothing of it is printed.
+STRUCTURAL = frozenset({"ph", "cat", "s", "stage", "kind", "has_payload", "format_version"})
+INFO_FIELDS = ("from_log", "totals_check", "runtime", "process", "rank", "command", "warnings", "targets_hooked",
+               "targets_missing", "torch_version", "error", "status", "calls_served", "calls_eager")
+# The bounds the cases are read under: low, so that each bomb stops within a second or two.
+BOUNDS = {"TRACERS_MAX_READ_BYTES": "30M", "TRACERS_MAX_READ_SECONDS": "5"}
+
+
+def poison(value: object, rng: random.Random | None = None, key: object = None) -> object:
+    """Escape sequences appended to the strings of a JSON value (each with probability 1/2 given ``rng``, else all)."""
+    if isinstance(value, str):
+        return value + ESCAPES if key not in STRUCTURAL and (rng is None or rng.random() < 0.5) else value
+    if isinstance(value, dict):
+        return {k: poison(v, rng, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [poison(item, rng, key) for item in value]
+    return value
+
+
+def with_digits(text: str) -> str:
+    return text.replace(f'"{DIGITS}"', "9" * 5000)
 
 
 def deep(levels: int) -> object:
@@ -148,7 +187,8 @@ def bad_time(rng: random.Random, data: dict) -> str:
 
 def json_case(rng: random.Random, seed: Path) -> tuple[str, bytes]:
     raw = seed.read_bytes()
-    kind = rng.choice(("truncate", "flip", "swap", "swap", "swap", "cycle", "cycle", "time", "time", "version"))
+    kind = rng.choice(("truncate", "flip", "swap", "swap", "swap", "cycle", "cycle", "time", "time", "version",
+                       "escapes", "types", "types", "swap2", "release"))
     if kind == "truncate":
         cut = rng.randrange(len(raw))
         return f"truncate@{cut}", raw[:cut]
@@ -164,12 +204,42 @@ def json_case(rng: random.Random, seed: Path) -> tuple[str, bytes]:
         what = cycle(rng, data)
     elif kind == "time":
         what = bad_time(rng, data)
+    elif kind == "escapes":
+        data, what = poison(data, rng), "in strings"
+    elif kind == "swap2":  # a round-2 value anywhere
+        container, key = rng.choice(list(_slots(data)))
+        container[key] = copy.deepcopy(rng.choice(SWAPS_2))
+        what = f"{str(key)[:20]}={ascii(container[key])[:20]}"
+    elif kind in ("types", "release"):  # a run fact the readers use, of the wrong type (or a version that is a path)
+        info = _info_of(data)
+        field = "torch_version" if kind == "release" else rng.choice(INFO_FIELDS)
+        value = rng.choice(("../../../../tmp", "/tmp", "2.13.0/../..", "\ud800", ESCAPES)) if kind == "release" \
+            else copy.deepcopy(rng.choice(SWAPS_2))
+        if isinstance(info.get(field), dict) and info[field] and rng.random() < 0.6:  # a key inside it
+            inner = rng.choice(list(info[field]))
+            info[field][inner] = value
+            field = f"{field}.{inner}"
+        else:
+            info[field] = value
+        what = f"{field}={ascii(value)[:20]}"
     else:
         info = data["otherData"].get("torch_compile_walkthrough") or data["otherData"].get(
             "torch_compile_walkthrough_ranks")
         info["format_version"] = rng.choice(("1", 1.0, None, 2 ** 70, -1, True))
         what = repr(info["format_version"])
-    return f"{kind}:{what}", dumps(data).encode()
+    return f"{kind}:{what}", with_digits(dumps(data)).encode("utf-8", "surrogatepass")
+
+
+def _info_of(data: dict) -> dict:
+    other = data.setdefault("otherData", {}) if isinstance(data, dict) else {}
+    found = other.get("torch_compile_walkthrough") or other.get("torch_compile_walkthrough_ranks")
+    if isinstance(found, dict):
+        # a merged trace keeps each rank's facts below its own
+        ranks = found.get("ranks")
+        if isinstance(ranks, list) and ranks and isinstance(ranks[0], dict) and isinstance(ranks[0].get("info"), dict):
+            return ranks[0]["info"]
+        return found
+    return {}
 
 
 def _chromium(records: list) -> list[int]:
@@ -179,7 +249,7 @@ def _chromium(records: list) -> list[int]:
 def log_case(rng: random.Random, seed: list) -> tuple[str, str | bytes]:
     records = copy.deepcopy(seed)
     kind = rng.choice(("truncate", "flip", "meta", "meta", "payload", "payload", "order", "order", "twice",
-                       "rank", "frame", "frame", "deep"))
+                       "rank", "frame", "frame", "deep", "escapes", "meta2", "blanks"))
     if kind == "truncate":
         text = _text(records)
         cut = rng.randrange(len(text))
@@ -208,6 +278,25 @@ def log_case(rng: random.Random, seed: list) -> tuple[str, str | bytes]:
     if kind == "twice":
         text = _text(records)
         return "twice", text + text
+    if kind == "escapes":  # every string of the records and of their events
+        poisoned = []
+        for prefix, metadata, payload in records:
+            try:
+                payload = dumps(poison(json.loads(payload), rng)) if payload is not None else None
+            except ValueError:
+                payload = payload + ESCAPES if rng.random() < 0.3 else payload
+            poisoned.append((prefix, poison(metadata, rng), payload))
+        return "escapes in strings", _text(poisoned)
+    if kind == "meta2":  # a round-2 value in a record's metadata
+        index = rng.randrange(len(records))
+        container, key = rng.choice(list(_slots(records[index][1])) or [(records[index][1], "x")])
+        container[key] = copy.deepcopy(rng.choice(SWAPS_2))
+        return f"meta2:{str(key)[:20]}={ascii(container[key])[:20]}", with_digits(_text(records))
+    if kind == "blanks":  # runs of blank and whitespace lines between and inside records
+        text = _text(records).split("\n")
+        for _ in range(rng.randint(1, 5)):
+            text.insert(rng.randrange(len(text)), rng.choice(("", " ", " \t ", "\r", "  \r")) * rng.randint(1, 20000))
+        return "blanks", "\n".join(text)
     if kind == "rank":
         value = rng.choice((100_000_000, -3, 2 ** 70, "1", 1.0, None))
         for _, metadata, _ in records:
@@ -276,6 +365,56 @@ def special_cases(where: Path) -> Iterator[tuple[str, Path]]:
     unreadable.write_bytes(MERGED_SEED.read_bytes()[:100])
     unreadable.chmod(0)
     yield "a file without read permission", unreadable
+    yield from round_2_special_cases(where)
+
+
+def round_2_special_cases(where: Path) -> Iterator[tuple[str, Path]]:
+    """Issue 44's special inputs: bombs, floods, kernel files, a page over its input, a log growing as it is read."""
+    seed_text = _text(_seed_log(LOG_SEED)).encode()
+    bombs = where / "bombs"
+    bombs.mkdir()
+    member = lambda chunk, times: gzip.compress(chunk, 9) * times  # noqa: E731 - gzip reads every member
+    for name, data in (
+            ("24 MB of newlines gzipped", gzip.compress(seed_text + b"\n" * 24_000_000, 9)),
+            ("whitespace lines gzipped", gzip.compress(seed_text + b" \t \r\n\n  \n" * 3_000_000, 9)),
+            ("a 1 GB gzip of lines", gzip.compress(seed_text, 9) + member((b"x" * 999 + b"\n") * 8192, 125)),
+            ("a 1 GB gzip of NULs", member(b"\0" * (8 << 20), 125)),
+            ("a gzip of junk lines", gzip.compress(seed_text, 9) + member(b"V" * 150 + b"\n", 1) * 1
+             + member((b"V1125 junk " * 20 + b"\n") * 50_000, 40))):
+        path = bombs / f"dedicated_log_torch_trace_{len(list(bombs.iterdir()))}.log.gz"
+        path.write_bytes(data)
+        yield name, path
+    lists = where / "lists.json"
+    lists.write_bytes(b'{"traceEvents": [' + b"[]," * 1_500_000 + b"[]]}")
+    yield "a JSON of millions of empty lists", lists
+    for name, target in (("kmsg.json", "/proc/kmsg"), ("dedicated_log_torch_trace_status.log", "/proc/self/status"),
+                         ("status.json", "/proc/self/status")):
+        link = where / name
+        link.symlink_to(target)
+        yield f"{target} as {name}", link
+    overwrite = where / "overwrite"
+    overwrite.mkdir()
+    shutil.copy(TRACE_SEEDS[1], overwrite / "trace.html")
+    yield "overwrite: a trace named .html", overwrite / "trace.html"
+    shutil.copy(MERGED_SEED, overwrite / "run-cpu-cold-ranks.html")
+    yield "overwrite: a merged trace named .html", overwrite / "run-cpu-cold-ranks.html"
+    growing = where / "growing"
+    growing.mkdir()
+    (growing / "dedicated_log_torch_trace_growing.log").write_bytes(seed_text)
+    yield "growing: a log appended while it is read", growing / "dedicated_log_torch_trace_growing.log"
+
+
+class _Appender(threading.Thread):
+    """Appends to a file as fast as it can until stopped: a log written faster than it is read."""
+
+    def __init__(self, path: Path, chunk: bytes):
+        super().__init__(daemon=True)
+        self.path, self.chunk, self.stop = path, chunk, threading.Event()
+
+    def run(self) -> None:
+        with open(self.path, "ab") as stream:
+            while not self.stop.is_set() and stream.tell() < (400 << 20):
+                stream.write(self.chunk)
 
 
 # -- running ---------------------------------------------------------------------------------------------------
@@ -292,6 +431,13 @@ def run_case(name: str, path: Path, out: Path) -> dict:
 
     stdout, stderr = io.StringIO(), io.StringIO()
     result: dict = {"case": name, "path": path.name}
+    before = _digest(path)
+    if name.startswith("overwrite:"):
+        out = path.parent  # no --out of its own: where the page would go by default
+    appender = _Appender(path, _text(_seed_log(LOG_SEED)).encode()) if name.startswith("growing:") else None
+    if appender:
+        appender.start()
+    started = time.monotonic()
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CASE_SECONDS)
     try:
@@ -303,7 +449,13 @@ def run_case(name: str, path: Path, out: Path) -> dict:
         result["where"] = traceback.format_exc()[-1500:]
     finally:
         signal.alarm(0)
+        if appender:
+            appender.stop.set()
+            appender.join()
+    result["seconds"] = round(time.monotonic() - started, 2)
+    result["input_changed"] = before is not None and _digest(path) != before
     err = stderr.getvalue()
+    result["escape"] = "\x1b" in err or "\x07" in err  # stderr is no terminal: no colour of ours either
     result["stderr"] = err[-800:]
     result["said"] = "\n".join(line for line in err.splitlines() if line.startswith("report:"))[:3000]
     result["traceback"] = "Traceback (most recent call last)" in err
@@ -313,6 +465,18 @@ def run_case(name: str, path: Path, out: Path) -> dict:
     result["negative_durations"] = _negative_durations(out)
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     return result
+
+
+def _digest(path: Path) -> str | None:
+    """A regular file's md5 (None for anything else): whether report wrote over its input."""
+    try:
+        if not path.is_file() or path.is_symlink() or path.name.startswith("dedicated_log_torch_trace_growing"):
+            return None
+        if path.stat().st_size > 100 << 20:  # a sparse file of gigabytes: its size and time of change will do
+            return f"{path.stat().st_size}:{path.stat().st_mtime_ns}"
+        return hashlib.md5(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def _negative_durations(out: Path) -> int:
@@ -371,6 +535,16 @@ def main(argv: list[str]) -> int:
     seed = int(argv[1]) if len(argv) > 1 else 26
     count = int(argv[2]) if len(argv) > 2 else 300
     os.chdir(where)  # the current directory is an allowed source root: the cases' own, not the repository
+    for name, value in BOUNDS.items():
+        os.environ.setdefault(name, value)
+    # the per-user walkthrough cache holds a site for the reference release whose version marker is a FIFO: every
+    # trace of that release looks there for its chapter links, and must not wait on it
+    cache = where / "cache"
+    marker_site = cache / "site" / "2.13.0"
+    marker_site.mkdir(parents=True)
+    os.mkfifo(marker_site / "torch-compile-walkthrough.json")
+    (marker_site / "index.html").write_text("<html></html>", encoding="utf-8")
+    os.environ["TORCH_WALKTHROUGH_CACHE"] = str(cache)
     for number, (name, path) in enumerate(cases(where, seed, count)):
         out = where / "out" / f"{number:03d}"
         print(json.dumps(run_case(name, path, out)), flush=True)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tracers.vocabulary.reading import open_input
+
 _HEAD = 4096  # enough to tell text from binary
 _LOG_SUFFIXES = (".log", ".log.gz", ".txt")
 _TRACE = "expected a trace this tool wrote (TRACE.json)"
@@ -13,7 +15,7 @@ _LOG = " or torch's TORCH_TRACE log (dedicated_log_torch_trace_*.log, written un
 def not_a_trace(path: Path, logs: bool = True) -> str | None:
     """One line naming what ``path`` is and what was expected, when it cannot be a trace file; None when it may be."""
     try:
-        with open(path, "rb") as stream:
+        with open_input(path) as stream:  # regular files only: a FIFO or /proc/kmsg must not block here
             head = stream.read(_HEAD)
     except OSError:
         return None  # the loader says why it cannot be read

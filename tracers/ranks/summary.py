@@ -189,7 +189,7 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     for rank, fault in faults:
         lines.append(style.red(f"  tracer fault on {run.names[rank]}: {fault} (please report it)"))
     lines.extend(written_lines(written, style))
-    return "\n".join(lines)
+    return style.finish("\n".join(lines))  # input text made printable (style.py)
 
 
 def _divergence_lines(divergence: Divergence, style: Style) -> list[str]:

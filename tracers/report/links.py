@@ -8,7 +8,7 @@ from pathlib import Path
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.releases import public_version, source_url
-from tracers.vocabulary.sites import user_site
+from tracers.vocabulary.sites import is_release, user_site
 
 from .options import Links
 
@@ -28,7 +28,9 @@ def chapter_site(site: str | None, torch_version: str = "") -> tuple[str | None,
         return None, f"--site {site} is not a directory"
     if (DEFAULT_SITE / "index.html").exists():
         return DEFAULT_SITE.resolve().as_uri() + "/", f"the site built in {DEFAULT_SITE} here"
-    release = public_version(torch_version)
+    release = public_version(torch_version) if isinstance(torch_version, str) else ""
+    if not is_release(release):  # a trace's version names a cache folder only when it is a release number
+        release = ""
     found = user_site(release) if release else None
     if found is not None:
         return found.resolve().as_uri() + "/", f"the walkthrough built for torch {release} in the user cache"

@@ -53,7 +53,7 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
                      + (" …" if len(result.kernels_a) > 6 else ""))
         lines.append(f"  {b}: {len(result.kernels_b)}  " + ", ".join(result.kernels_b[:6])
                      + (" …" if len(result.kernels_b) > 6 else ""))
-    return "\n".join(lines)
+    return style.finish("\n".join(lines))  # input text made printable (style.py)
 
 
 def render_code_diff(result: CodeDiff, style: Style, names: tuple[str, str]) -> list[str]:

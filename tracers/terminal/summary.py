@@ -179,7 +179,7 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
     if recap:
         lines += ["", *recap]
     lines.extend(written_lines(written, style))
-    return "\n".join(lines)
+    return style.finish("\n".join(lines))  # input text made printable (style.py)
 
 
 def written_lines(written: list[str] | None, style: Style) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
 from collections import Counter
 from collections.abc import Iterable
@@ -125,7 +124,7 @@ class LogConverter:
         if compile_id_of(metadata) is None:
             self.export.note(name, metadata)
         if name == "torch_version" and record.payload:
-            version = json.loads(record.payload)
+            version = loads(record.payload)
             self.torch_version = str(version.get("pytorch_version") or _UNKNOWN)
             self.torch_sha = str(version.get("commit") or "")
         elif name == "describe_tensor" and "cuda" in str((metadata.get(name) or {}).get("device", "")):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from tracers.vocabulary.reading import ReadError
 
 # torch names each process's log ``dedicated_log_torch_trace_[rank_<N>_]<random>.log`` (LOG_PREFIX and the
 # rank suffix in torch/_logging/_internal.py, LazyTraceHandler); users often gzip them when collecting, and
@@ -36,12 +39,19 @@ def is_log_name(name: str) -> bool:
 
 
 def find_logs(directory: Path) -> Found:
-    """The logs directly inside ``directory`` (torch writes them there, one per process), by rank then name."""
+    """The logs directly inside ``directory`` (torch writes them there, one per process), by rank then name; raises
+    ReadError (one line) for a directory that cannot be listed or searched (no read or execute permission)."""
     logs, foreign = [], []
-    for child in sorted(directory.iterdir()):
-        if child.is_file() and is_log_name(child.name):
-            logs.append(LogFile(child, rank_in_name(child.name)))
-        elif not _OWN_OUTPUT.match(child.name):
-            foreign.append(child.name + ("/" if child.is_dir() else ""))
+    try:
+        children = sorted(directory.iterdir())
+        for child in children:
+            if child.is_file() and is_log_name(child.name):
+                logs.append(LogFile(child, rank_in_name(child.name)))
+            elif not _OWN_OUTPUT.match(child.name):
+                foreign.append(child.name + ("/" if child.is_dir() else ""))
+    except OSError as error:
+        why = "permission denied" if error.errno in (errno.EACCES, errno.EPERM) else error.strerror or str(error)
+        raise ReadError(f"{directory}: cannot read this directory of logs: {why} (it needs read and execute "
+                        "permission)") from None
     logs.sort(key=lambda log: (log.rank is None, log.rank or 0, log.path.name))
     return Found(tuple(logs), tuple(foreign))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracers.tracefile.events import MAX_RANKS, Trace
+from tracers.vocabulary.printable import printable_value
 from tracers.vocabulary.reading import ReadError, open_input
 
 from .convert import LogConverter
@@ -14,12 +15,17 @@ from .files import LogFile, find_logs, is_log_name, rank_in_name
 from .frames import source_roots
 from .order import in_time_order
 from .records import Problems, is_record_line, open_log, read_records
+from .streams import STOPPED
 
 BAD_NAME_RANK = f"file name with a rank out of range (0-{MAX_RANKS - 1}): read as a process"
 
 
 class LogError(Exception):
-    """Nothing readable: no log at the path, or none with a single record; one line says why."""
+    """Nothing readable: no log at the path, or none with a single record; one line says why (printable on a
+    terminal whatever the path holds)."""
+
+    def __init__(self, message: str):
+        super().__init__(printable_value(message))
 
 
 @dataclass(frozen=True)
@@ -90,7 +96,7 @@ class LoadedLogs:
         if self.foreign:
             shown = ", ".join(self.foreign[:5]) + (", …" if len(self.foreign) > 5 else "")
             parts.append(f"{_count(len(self.foreign), 'foreign file')} ignored ({shown})")
-        return "; ".join(parts) or None
+        return printable_value("; ".join(parts)) or None
 
 
 def _count(n: int, what: str) -> str:
@@ -99,22 +105,38 @@ def _count(n: int, what: str) -> str:
 
 def looks_like_log(path: Path) -> bool:
     """Whether ``path`` is a TORCH_TRACE log or a directory that may hold some (not one of our trace files)."""
-    if path.is_dir():
+    if _is_dir(path):
         return True
     if is_log_name(path.name):
         return True
     try:
         with open_log(path) as stream:
-            # a renamed log: a record among its first lines (its first may be damaged, or follow a BOM)
-            for _, line in zip(range(_FIRST_LINES), stream):
-                if is_record_line(line[:4096].decode("utf-8", "replace").rstrip("\r\n")):
-                    return True
+            head = stream.head(_HEAD_BYTES)
     except (OSError, EOFError, zlib.error):
         return False
-    return False
+    # a renamed log: a record among its first lines (its first may be damaged, or follow a BOM)
+    return any(is_record_line(line[:4096].decode("utf-8", "replace").rstrip("\r"))
+               for line in head.split(b"\n")[:_FIRST_LINES])
+
+
+def _is_dir(path: Path) -> bool:
+    """``path.is_dir()``, False where a folder on the way cannot be searched (open_input then says why)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _exists(path: Path) -> bool:
+    """``path.exists()``, True where a folder on the way cannot be searched (open_input then says why)."""
+    try:
+        return path.exists()
+    except OSError:
+        return True
 
 
 _FIRST_LINES = 64  # how far into a file not named as a log a record is looked for (payloads run between records)
+_HEAD_BYTES = 1 << 20  # and in how much of its text: a file of one endless line is not read to its end
 
 
 class _AlreadyCounted(Problems):
@@ -130,34 +152,38 @@ def load_log(path: Path, keep_code: bool = True, roots: tuple[Path, ...] | None 
     read (frames.py; default: the current directory and the installed torch)."""
     roots = source_roots() if roots is None else roots
     problems = Problems()
-    converter = LogConverter(path.name, problems, keep_code, roots)
+    name = printable_value(path.name)  # the log's name as every message and label shows it
+    converter = LogConverter(name, problems, keep_code, roots)
     converter.feed(read_records(path, problems))
     if converter.out_of_order:
-        converter = LogConverter(path.name, _AlreadyCounted(problems.counts, problems.first), keep_code, roots)
+        converter = LogConverter(name, _AlreadyCounted(problems.counts, problems.first), keep_code, roots)
         converter.feed(in_time_order(read_records(path, Problems())))
-    converted = converter.finish(path.name)
+    converted = converter.finish(name)
     # The name wins: collected logs are renamed per rank, and a process may log another rank's number (tlparse
     # takes the name too); a record rank that disagrees is reported, never silently preferred.
     named = rank_in_name(path.name)
     if named is not None and named >= MAX_RANKS:  # a slot is made for every rank below it: one number is no world
-        problems.note(BAD_NAME_RANK, path.name)
+        problems.note(BAD_NAME_RANK, name)
         named = None
     rank = named if named is not None else converted.rank
-    return LoadedLog(converted.trace, rank, path.name, problems, converted.missing_kinds, converted.rank)
+    return LoadedLog(converted.trace, rank, name, problems, converted.missing_kinds, converted.rank)
 
 
 def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
               roots: tuple[Path, ...] | None = None) -> LoadedLogs:
     """A log file, or every log in a directory; raises LogError when nothing in it can be read. ``run``: of a
     rank with several logs, the run-th by when it starts (1: the earliest); default the latest."""
-    if not path.exists():
+    if not _exists(path):
         try:  # a loop of symbolic links, or a directory on the way that cannot be searched, says so
             open_input(path, "log").close()
         except ReadError as error:
             raise LogError(str(error)) from None
         raise LogError(f"{path}: no such file or directory")
-    if path.is_dir():
-        found = find_logs(path)
+    if _is_dir(path):
+        try:
+            found = find_logs(path)
+        except ReadError as error:
+            raise LogError(str(error)) from None
         files, foreign = found.logs, found.foreign
     else:
         try:  # a FIFO, a device or a socket is refused at once, a file that cannot be read says why
@@ -166,17 +192,19 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
             raise LogError(str(error)) from None
         files, foreign = (LogFile(path, rank_in_name(path.name)),), ()
     roots = source_roots() if roots is None else roots
-    readable, unreadable = [], []
+    readable, unreadable, stopped = [], [], []
     for log_file in files:
         loaded = load_log(log_file.path, keep_code, roots)
         if loaded.trace.info.from_log and loaded.trace.info.from_log["records"]:
             readable.append((log_file, loaded))
         else:
             unreadable.append(log_file.path.name)
+            if STOPPED in loaded.problems.first:  # what it read held no record: where reading stopped, and why
+                stopped.append(loaded.problems.first[STOPPED])
     if not readable:
         what = "no TORCH_TRACE log (dedicated_log_torch_trace_*.log)" if not files else "no readable TORCH_TRACE record"
         extra = f"; {_count(len(foreign), 'other file')} in it" if foreign else ""
-        raise LogError(f"{path}: {what}{extra}")
+        raise LogError(f"{path}: {what}{extra}" + "".join(f"; {line}" for line in stopped[:2]))
     readable, copies = _without_copies(readable)
     kept, choices = _one_per_rank(readable, run)
     logs = tuple(_numbered(kept))

@@ -6,10 +6,12 @@ import copy
 import dataclasses
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from tracers.vocabulary.reading import ReadError, read_text
+from tracers.vocabulary.printable import printable_value
+from tracers.vocabulary.reading import ReadError, read_bounded
 
 from . import validation
 from .atomic import write_text_atomic
@@ -22,7 +24,11 @@ DEEP_CATEGORY = "python"  # deep-mode function calls, kept apart from the stage 
 
 
 class TraceFileError(Exception):
-    """A trace file that cannot be read: missing, corrupt, from another tool or a newer format."""
+    """A trace file that cannot be read: missing, corrupt, from another tool or a newer format (one line, printable
+    on a terminal whatever the file holds)."""
+
+    def __init__(self, message: str):
+        super().__init__(printable_value(message))
 
 
 # A span's fields that go into its event's args, in field order (its times and thread name are the event's own).
@@ -118,15 +124,56 @@ def load(path: Path, dropped: Dropped | None = None) -> Trace:
 
 
 def parse_json(path: Path, what: str) -> Any:
-    """A JSON input file parsed whole (a regular file, of bounded size); raises TraceFileError saying why not."""
+    """A JSON input file parsed whole (a regular file, of bounded size, of no more lists and objects than a trace
+    holds); its strings valid Unicode (bytes that are no UTF-8, and escaped lone surrogates, replaced by U+FFFD).
+    Raises TraceFileError saying why not."""
     try:
-        return json.loads(read_text(path, what=what))
+        data = read_bounded(path, what=what)
     except ReadError as error:
         raise TraceFileError(str(error)) from None
-    except (ValueError, UnicodeDecodeError) as error:
+    _check_structure(path, data, what)
+    text = data.decode("utf-8", "replace").removeprefix("\ufeff")
+    del data
+    text = validation.without_lone_surrogates(text)
+    try:
+        try:
+            return json.loads(text)
+        except ValueError as error:
+            if "integer string conversion" not in str(error):
+                raise
+            # a number of thousands of digits (past what Python converts): read as infinite, and so left out by
+            # the validator as any number out of range is, instead of refusing the whole file
+            return json.loads(_LONG_NUMBER.sub("1e999", text))
+    except ValueError as error:
         raise TraceFileError(f"{path}: not valid JSON (truncated or corrupt?): {error}") from None
     except RecursionError:
         raise TraceFileError(f"{path}: not a {what} this tool reads: its JSON nests deeper than Python parses") from None
+    except MemoryError:
+        raise TraceFileError(f"{path}: not a {what} this tool reads: parsing it takes more memory than there is") \
+            from None
+
+
+# Each list or object parsed costs Python 60-100 bytes however little it holds: 100 MB of ``[],`` would take 3 GB.
+# A real trace has one per 150 bytes or more (spans, artifacts, their args); one per 32 is far more than any has.
+MIN_BYTES_PER_CONTAINER = 32
+FREE_CONTAINERS = 1_000_000  # a file this small in lists and objects is parsed whatever its size
+# a number past what Python converts (outside strings in practice: no string holds a thousand digits alone)
+_LONG_NUMBER = re.compile(r"(?<![\w.])-?[0-9]{1000,}(?![\w.])")
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+
+
+def _check_structure(path: Path, data: bytes, what: str) -> None:
+    """Refuse, before parsing, JSON holding more lists and objects than a trace of its size does (counted outside
+    its strings, where a payload's code holds brackets of its own)."""
+    allowed = max(FREE_CONTAINERS, len(data) // MIN_BYTES_PER_CONTAINER)
+    if data.count(b"[") + data.count(b"{") <= allowed:  # the usual case, at memchr speed
+        return
+    outside = _JSON_STRING.sub(b"", data)
+    containers = outside.count(b"[") + outside.count(b"{")
+    if containers > allowed:
+        raise TraceFileError(f"{path}: not a {what} this tool reads: {containers:,} JSON lists and objects in "
+                             f"{len(data):,} bytes (a trace has at most one per {MIN_BYTES_PER_CONTAINER} bytes); "
+                             "refused before parsing, which would take gigabytes")
 
 
 def from_chrome(raw: Any, path: str, dropped: Dropped | None = None) -> Trace:
@@ -154,8 +201,9 @@ def from_chrome(raw: Any, path: str, dropped: Dropped | None = None) -> Trace:
     spans = validation.tree(spans, dropped)
     deep_events = [deep for event in events if event.get("cat") == DEEP_CATEGORY
                    for deep in (validation.deep_event(event, origin, dropped),) if deep is not None]
-    thread_names = {event.get("tid"): event["args"]["name"] for event in events
+    thread_names = {event["tid"]: event["args"]["name"] for event in events
                     if event.get("ph") == "M" and event.get("name") == "thread_name"
+                    and validation.is_int(event.get("tid"))  # a list there is no key
                     and isinstance(event.get("args"), dict) and isinstance(event["args"].get("name"), str)}
     for span in spans:
         span.thread_name = thread_names.get(span.thread_id, str(span.thread_id))

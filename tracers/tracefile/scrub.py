@@ -50,9 +50,31 @@ def scrub(serialized: str) -> str:
         escaped = json.dumps(prefix)[1:-1]  # the prefix as json.dumps wrote it (non-ASCII escaped)
         if escaped not in serialized:  # one scan instead of two, over a merged trace of hundreds of MB
             continue
-        serialized = serialized.replace(escaped + "/", placeholder + "/")
-        serialized = re.sub(re.escape(escaped) + r'(?=["\s:])', placeholder, serialized)
+        serialized = _at_path_starts(serialized, escaped, placeholder)
     return _other_packages_dirs(serialized)
+
+
+# Where a path starts in serialized JSON: the string's quote, after a space, a bracket, ``=`` (``--out=/tmp/x``),
+# ``:`` or ``,`` (lists of paths), or an escaped newline or tab (a payload's lines). Anywhere else the prefix is
+# the middle of another path: ``/scratch/tmp/job`` keeps its ``/tmp``, ``/data/root/models`` its ``/root``.
+_PATH_OPENERS = frozenset('"\'([{=:,;') | frozenset(" \t\n\r\f\v")
+_ESCAPED_BREAKS = ("\\n", "\\t", "\\r")
+_PATH_ENDS = frozenset('/":') | frozenset(" \t\n\r\f\v")  # after the prefix: its own end, or a path going on
+
+
+def _at_path_starts(text: str, prefix: str, placeholder: str) -> str:
+    """``text`` with ``prefix`` replaced by ``placeholder`` where a path starts with it (whole directory names)."""
+    parts: list[str] = []
+    done, size = 0, len(prefix)
+    at = text.find(prefix)
+    while at >= 0:
+        end = at + size
+        opens = at == 0 or text[at - 1] in _PATH_OPENERS or text[max(at - 2, 0):at] in _ESCAPED_BREAKS
+        if opens and (end == len(text) or text[end] in _PATH_ENDS or text[end:end + 2] in _ESCAPED_BREAKS):
+            parts += [text[done:at], placeholder]
+            done = end
+        at = text.find(prefix, end)
+    return "".join(parts) + text[done:] if parts else text
 
 
 def _other_packages_dirs(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections import Counter
 from typing import Any
 
@@ -17,6 +18,10 @@ MAX_RUN_US = 400 * 86_400 * 1_000_000
 MAX_ORIGIN_NS = 1 << 62  # the clock the spans were taken with, in ns: anything beyond is not a clock reading
 MAX_LINE = 10_000_000  # a line number in a source file
 MAX_METADATA_DEPTH = 32  # JSON nesting kept in an artifact's metadata (torch's records are 3 or 4 deep)
+# Whole numbers beyond 64 bits are no id, count, size or clock reading of a real run: one of thousands of digits
+# would overflow where it is turned into a float (a size in MB) or formatted.
+MIN_INT, MAX_INT = -(1 << 63), 1 << 64
+MAX_PAYLOAD_SIZE = 1 << 50  # bytes torch produced for one artifact: a PB is no payload
 
 
 class Dropped(Counter):
@@ -27,7 +32,8 @@ class Dropped(Counter):
 
 
 def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    """A whole number (not a bool) within 64 bits."""
+    return isinstance(value, int) and not isinstance(value, bool) and MIN_INT <= value < MAX_INT
 
 
 def is_number(value: Any) -> bool:
@@ -163,10 +169,13 @@ def artifact(item: Any, origin: int, dropped: Dropped) -> Artifact | None:
           and abs(values["ts_ns"] - origin) <= MAX_RUN_US * 1000
           and isinstance(values.setdefault("metadata", {}), dict) and depth_within(values["metadata"])
           and isinstance(values.setdefault("payload", None), (str, type(None)))
-          and is_int(values.setdefault("payload_size", 0)) and values["payload_size"] >= 0)
+          and is_int(values.setdefault("payload_size", 0)) and 0 <= values["payload_size"] <= MAX_PAYLOAD_SIZE)
     if not ok:
         dropped["artifacts with a bad field"] += 1
         return None
+    values["metadata"], bad = _record_fields(values["metadata"], _METADATA_SHAPES)
+    if bad:
+        dropped["artifact details of the wrong type (left out)"] += bad
     return Artifact(**values)
 
 
@@ -254,7 +263,120 @@ def run_info(info: dict[str, Any], dropped: Dropped) -> RunInfo:
     if clock is not None and not all(is_int(item) and abs(item) <= MAX_ORIGIN_NS for item in clock.values()):
         values["clock"] = None
         dropped["run facts missing or of the wrong type"] += 1
+    for name, shape in _INFO_SHAPES.items():  # inside the dicts: each key of the type its readers use
+        if isinstance(values.get(name), dict):
+            values[name], bad = _record_fields(values[name], shape)
+            if bad:
+                dropped["run facts missing or of the wrong type"] += bad
+    if values.get("runtime") is not None and not fits(values["runtime"], SPEED_RECORD):
+        values["runtime"] = None
+        dropped["speed records with a bad field (left out)"] += 1
     return RunInfo(**values)
+
+
+# -- shapes: the types readers use inside the run facts' dicts (a small schema, checked before any analysis) --------
+# A shape is "str", "int", "num", "bool" or "any"; ("opt", shape) also allows None; ("list", shape) a list of them;
+# ("map", shape) a dict of str keys to them; ("rec", {key: shape}, required keys, closed) a dict whose known keys
+# have their shapes (a closed one has no other key: read with ``cls(**item)``).
+def _rec(fields: dict[str, Any], required: tuple[str, ...] = (), closed: bool = False) -> tuple:
+    return ("rec", fields, frozenset(required), closed)
+
+
+_TIMED_FUNCTION = _rec({"site": "str", "order": "int", "name": "str", "host_ns": ("list", "int"),
+                        "device_ns": ("opt", ("list", "int")), "compiling": ("list", "int"),
+                        "compile_ids": ("list", "str"), "profiled": ("list", "int")}, ("site", "order", "host_ns"))
+_TIMED_RUN = _rec({"mode": "str", "functions": ("list", _TIMED_FUNCTION), "timer": "str", "status": "str",
+                   "exit_code": ("opt", "int"), "note": ("opt", "str")}, ("mode",))
+_KERNEL_TIME = _rec({"name": "str", "compile_id": ("opt", "str"), "count": "int", "total_ns": "int", "side": "str"},
+                    ("name", "compile_id", "count", "total_ns"), closed=True)
+_PROFILED = _rec({"site": "str", "order": "int", "calls": "int", "call_ns": "int", "graph_ns": "int",
+                  "graph_calls": "int", "kernels": ("list", _KERNEL_TIME), "cudagraph_replays": ("map", "int"),
+                  "activities": ("list", "str")}, ("site", "order", "calls", "call_ns"))
+SPEED_RECORD = _rec({"compiled": _TIMED_RUN, "eager": ("opt", _TIMED_RUN), "profiles": ("list", _PROFILED),
+                     "profile_note": ("opt", "str")})
+# An artifact's metadata, by key, as the analyses and views read it (analysis/trace_facts.py, breaks.py, kernels.py,
+# waste.py, terminal/summary.py): a key of another shape is left out alone, the artifact kept.
+_USER_FRAME = _rec({"filename": "str", "line": "int"}, ("filename", "line"))
+_METADATA_SHAPES: dict[str, Any] = {
+    "frames": ("map", ("tuple", ("str", "int", "str", "str"))), "nodes": ("list", "str"), "ops": ("list", "str"),
+    "stacks": ("list", ("list", "scalar")), "codegen_spans": ("list", "int"), "kernel": "str",
+    "location": "str", "title": ("opt", "str"), "explanation": ("opt", "str"), "reason": "str",
+    "reasons": ("list", "str"), "graph_op_count": ("opt", "int"), "guard_count": ("opt", "int"),
+    "fail_reason": ("opt", "str"), "fail_type": ("opt", "str"), "fail_user_frame_filename": ("opt", "str"),
+    "fail_user_frame_lineno": ("opt", "int"), "restart_reasons": ("opt", ("list", "str")),
+    "dynamo_time_before_restart_s": ("opt", "num"), "attempt": "int", "user_frame": ("opt", _USER_FRAME),
+    "callers": ("list", "any"), "line": ("opt", "int"), "co_name": ("opt", "str"), "co_filename": ("opt", "str"),
+    "co_firstlineno": ("opt", "int"), "duration_us": ("opt", "num"), "start_time_us": ("opt", "num"),
+    "end_time_us": ("opt", "num"), "entire_frame_compile_time_s": ("opt", "num"),
+    "choices": ("list", _rec({"name": "str", "ms": ("opt", "num")}, ("name",))), "inputs": ("list", "str"),
+    "op": "str",
+}
+_INFO_SHAPES: dict[str, dict[str, Any]] = {
+    # tracers/torchlogs/convert.py writes it; the summary, the page and the ranks' report read it
+    "from_log": {"file": "str", "written_by": "str", "cannot_give": ("list", "str"),
+                 "missing_record_kinds": ("list", "str"), "problems": ("map", "int"), "records": "int",
+                 "pid": ("opt", "int"), "export": ("map", "any")},
+    # analysis/totals.py: TotalsCheck.as_json()
+    "totals_check": {"tracer": ("map", "int"), "torch": ("map", "int"), "mismatches": ("list", "str"),
+                     "skipped": ("opt", "str")},
+    # capture/child_process.py
+    "process": {"pid": "int", "parent_pid": ("opt", "int"), "run_id": ("opt", "str"), "spawn_index": ("opt", "int")},
+    # capture/launcher facts (the rank and world size are checked by _rank_facts)
+    "rank": {"local_rank": ("opt", "int"), "local_world_size": ("opt", "int"), "host": ("opt", "str"),
+             "launcher": ("opt", "str"), "backend": ("opt", "str"), "run_id": ("opt", "str")},
+}
+
+
+def fits(value: Any, shape: Any, depth: int = 0) -> bool:
+    """Whether JSON ``value`` has ``shape`` (above), nesting no deeper than MAX_METADATA_DEPTH."""
+    if depth > MAX_METADATA_DEPTH:
+        return False
+    if isinstance(shape, str):
+        if shape == "str":
+            return isinstance(value, str)
+        if shape == "int":
+            return is_int(value)
+        if shape == "num":
+            return is_number(value) and (isinstance(value, float) or is_int(value))
+        if shape == "scalar":
+            return value is None or isinstance(value, (str, bool)) or fits(value, "num")
+        if shape == "bool":
+            return isinstance(value, bool)
+        return depth_within(value, MAX_METADATA_DEPTH - depth)  # "any"
+    kind = shape[0]
+    if kind == "tuple":  # a list of fixed length, each item its own shape
+        return isinstance(value, list) and len(value) == len(shape[1]) and all(
+            fits(item, part, depth + 1) for item, part in zip(value, shape[1]))
+    if kind == "opt":
+        return value is None or fits(value, shape[1], depth)
+    if kind == "list":
+        return isinstance(value, list) and all(fits(item, shape[1], depth + 1) for item in value)
+    if kind == "map":
+        return isinstance(value, dict) and all(isinstance(key, str) and fits(item, shape[1], depth + 1)
+                                               for key, item in value.items())
+    _, fields, required, closed = shape
+    return (isinstance(value, dict) and required <= value.keys() and (not closed or value.keys() <= fields.keys())
+            and all(fits(item, fields[key], depth + 1) if key in fields
+                    else depth_within(item, MAX_METADATA_DEPTH - depth) for key, item in value.items()))
+
+
+def _record_fields(value: dict[str, Any], fields: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """``value`` less its known keys of the wrong shape (each counted): the readers find them missing instead."""
+    kept = {key: item for key, item in value.items() if key not in fields or fits(item, fields[key], 1)}
+    return kept, len(value) - len(kept)
+
+
+# -- text: what json.loads makes of ``"\ud800"`` is a lone surrogate, which no UTF-8 page or terminal can take ----
+_LONE_SURROGATE = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+                             r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def without_lone_surrogates(json_text: str) -> str:
+    """JSON text whose ``\\uD800``-style escapes of lone surrogates are ``\\ufffd`` (the replacement character), so
+    every string parsed from it is valid Unicode, encodable as UTF-8; pairs (an emoji, escaped) are kept."""
+    if "\\ud" not in json_text and "\\uD" not in json_text:
+        return json_text
+    return _LONE_SURROGATE.sub(r"\\ufffd", json_text)
 
 
 def _rank_facts(rank: dict[str, Any]) -> bool:

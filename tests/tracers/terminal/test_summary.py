@@ -126,7 +126,8 @@ def test_the_toolbox_recorder_counts_each_tool_on_a_terminal(tmp_path, monkeypat
 
 def test_colour_only_on_a_terminal_without_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert style_for(FakeTerminal()).red("x") == "\033[31mx\033[0m"
+    style = style_for(FakeTerminal())
+    assert style.finish(style.red("x")) == "\033[31mx\033[0m"  # codes go in when the text is finished (style.py)
     assert style_for(io.StringIO()).red("x") == "x"
     monkeypatch.setenv("NO_COLOR", "1")
     assert style_for(FakeTerminal()).red("x") == "x"
