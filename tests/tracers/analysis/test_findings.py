@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis.findings import (BREAKS, DISTRIBUTED, LIMIT, SHAPES, compile_seconds, 
-                                       findings, headline)
+from tracers.analysis.findings import BREAKS, DISTRIBUTED, LIMIT, SHAPES, compile_seconds, findings, headline
 from tracers.terminal.summary import Style, render
 from tracers.report.options import Links, RenderOptions
 from tracers.report.page import render_page
