@@ -37,6 +37,8 @@ RESTARTS = Explained("chapters/02-frame-evaluation", "Frame evaluation (PEP 523)
 CACHES = Explained("chapters/14-caches", "Caches", "when-the-cache-misses")
 DISTRIBUTED = Explained("chapters/19-distributed", "Distributed: DDP, FSDP and compile")
 SETUP = Explained("chapters/11-cpp-codegen", "C++ code generation on CPU", "which-isa-and-why-the-first-compile-takes-longer")
+KERNEL_SELECTION = Explained("chapters/15-cuda-graphs", "CUDA graphs and compile modes",
+                             "kernel-selection-happens-while-lowering")
 
 
 @dataclass(frozen=True)

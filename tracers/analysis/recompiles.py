@@ -196,6 +196,13 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         hint = first_match(HINT, limit.fail_reason or "") or hint
         explained = LIMIT
     parts = tuple(f"{compile_id}: {failure.sentence}" for compile_id, failure in group.failures)
+    versions = _versions(compiles, first_frame)
+    if limit is None and versions >= _NEAR_LIMIT:
+        # Each version is a cache entry of the one code object, whichever instance or call made it (a model's layers
+        # compiled one by one share it): past the limit, calls that fit no version run eager, silently.
+        parts += (f"{versions} versions of {frame_words(short(first_frame or frame))} exist now, of the "
+                  f"{_DEFAULT_LIMIT} torch keeps by default (torch._dynamo.config.recompile_limit): past that, calls "
+                  "no version accepts run eager",)
     return Finding(
         kind="recompile-limit" if limit is not None else "recompile", what=what, events=len(group.failures),
         compile_ids=ids, cost_s=cost, user_line=user, library_line=library,
@@ -204,6 +211,16 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts="the recompiles' whole compiles, backward included",
         detail="\n\n".join(failure.raw for _, failure in group.failures[:3]))
+
+
+_DEFAULT_LIMIT = 8  # torch._dynamo.config.recompile_limit's default in every supported release
+_NEAR_LIMIT = 4  # versions of one code from which its distance to the limit is said
+
+
+def _versions(compiles: dict[str, CompileFacts], frame: str | None) -> int:
+    """The versions compiled for one code: its compiles that produced a graph or guards (the limit's refusal not)."""
+    return sum(1 for facts in compiles.values() if facts.frame == frame and not (facts.fail_reason and
+                                                                                 _LIMIT.search(facts.fail_reason)))
 
 
 def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[SourceLine | None, SourceLine | None]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Timing:
+class Spread:
     """One quantity timed in each of several runs (nanoseconds, in run order)."""
 
     runs: tuple[int, ...]
@@ -23,13 +23,13 @@ class Timing:
         return max(self.runs) - min(self.runs) if len(self.runs) > 1 else None
 
 
-def timing(values: Iterable[int | None]) -> Timing | None:
+def timing(values: Iterable[int | None]) -> Spread | None:
     """The runs that had the quantity (a stage that never ran in a run has no time there); None if none had it."""
     runs = tuple(value for value in values if value is not None)
-    return Timing(runs) if runs else None
+    return Spread(runs) if runs else None
 
 
-def is_noise(a: Timing | None, b: Timing | None) -> bool | None:
+def is_noise(a: Spread | None, b: Spread | None) -> bool | None:
     """True when the medians differ by no more than the larger run-to-run spread of the two sides.
 
     None when that cannot be said: a side is missing, or neither side was timed more than once."""

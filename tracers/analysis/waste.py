@@ -9,7 +9,7 @@ from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
-from .finding_type import CACHES, DISTRIBUTED, RESTARTS, SETUP, Explained, Finding, Ledger
+from .finding_type import CACHES, DISTRIBUTED, KERNEL_SELECTION, RESTARTS, SETUP, Explained, Finding, Ledger
 from .frames import SourceLine, is_library, short
 from .one_time import ONE_TIME_STAGES, OneTime
 from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
@@ -57,6 +57,7 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
         explained=DISTRIBUTED if ddp else RESTARTS)]
 
 
+_BENCHMARK = "the first kernel benchmark"  # one_time.py's name for the benchmarker's setup
 COMPILE_ENTRY = "torch:compile"  # the stages table's target for torch.compile itself
 _NEVER_CALLED = ("Call what torch.compile returned, not the original: `model = torch.compile(model)` compiles the "
                  "wrapper's `__call__`, so another method of it (`.generate()`, a helper) runs the module's own code "
@@ -166,7 +167,9 @@ def one_time_setup(setup: OneTime, facts: TraceFacts) -> list[Finding]:
         parts=tuple(f"{part.what}: {duration(part.ns)}, {part.once}" for part in setup.parts),
         advice="A later compile in this process does without it; the ISA check recurs in every new process, warm "
                "runs included, so a short script pays it each time.",
-        explained=SETUP, informational=True)]
+        # the C++ chapter where the CPU's checks ran; the kernel-selection section where only a benchmark set up
+        explained=SETUP if any(not part.what.startswith(_BENCHMARK) for part in setup.parts) else KERNEL_SELECTION,
+        informational=True)]
 
 
 def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:

@@ -135,13 +135,13 @@ def _line_counter(lock: str | None) -> tuple[LineCounter | None, str | None]:
     return line_counter(lock)
 
 
-def _timing(options: SessionOptions):  # noqa: ANN202 - capture/timing.py's Timing, or None
+def _timing(options: SessionOptions):  # noqa: ANN202 - capture/timing.py's CallTiming, or None
     """Only with --vs-eager or --profile: a plain trace installs nothing that runs per call."""
     if not (options.vs_eager or options.profile):
         return None
-    from .timing import Timing
+    from .timing import CallTiming
 
-    return Timing(options.profile)
+    return CallTiming(options.profile)
 
 
 @contextlib.contextmanager

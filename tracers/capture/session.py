@@ -28,7 +28,7 @@ from .rank_watch import RankWatch
 from .recorder import Listener, Recorder
 from .regions import Regions
 from .runner import Outcome, outcome_of
-from .timing import Timing
+from .timing import CallTiming
 from .torch_counts import TorchCounter
 
 
@@ -49,7 +49,7 @@ class TraceSession:
                  device: str = "cpu", cache_mode: str = "warm", command: list[str] | None = None,
                  listeners: Iterable[Listener] = (), deep: DeepTracer | None = None,
                  lines: LineCounter | None = None, inductor_ir: bool = False, run_id: str | None = None,
-                 timing: Timing | None = None):
+                 timing: CallTiming | None = None):
         self.recorder = Recorder(compile_id=_current_compile_id)
         self.info = _run_info(device, cache_mode, command or [])
         self._trace = Trace(self.info, self.recorder.spans, self.recorder.artifacts)  # the collectors add the rest

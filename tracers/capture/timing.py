@@ -12,7 +12,7 @@ from .profile_window import ProfileWindow
 from .speed import CallTimer, CompileProbe
 
 
-class Timing:
+class CallTiming:
     """A session's collector (capture/collector.py): the call timings and profile window, written to
     ``info.runtime`` once it stopped cleanly."""
 

@@ -25,7 +25,7 @@ class MeasureFileError(ValueError):
 
 
 @dataclass(frozen=True)
-class Timing:
+class Samples:
     """Steady-state time per call: ``samples_s`` are per-call times of blocks of ``calls_per_sample`` calls."""
 
     median_s: float
@@ -50,9 +50,9 @@ class Run:
     wrap_s: float | None = None  # torch.compile(...) itself: the first in a process imports Dynamo and the backend
     first_call_s: float | None = None  # the first call: for a compiled mode, Dynamo + the backend + one run
     warmup_s: tuple[float, ...] = ()  # each warm-up call after the first
-    steady: Timing | None = None
+    steady: Samples | None = None
     # Compiled runs time eager too, in the same process, its blocks alternating with the compiled ones.
-    eager_steady: Timing | None = None
+    eager_steady: Samples | None = None
     graphs: int | None = None  # graphs Dynamo compiled, after the first call
     recompiled: bool = False  # Dynamo compiled again during warm-up or timing: the steady state is not steady
     memory_kind: str = ""  # "peak RSS" (CPU: the process's resident set) or "CUDA max allocated"
@@ -239,7 +239,7 @@ def from_dict(data: dict) -> Measurement:
 
 def run_from_dict(item: dict) -> Run:
     """A run as the worker writes it (and as the measurement file holds it)."""
-    timings = {key: _build(Timing, item[key]) for key in ("steady", "eager_steady") if item.get(key) is not None}
+    timings = {key: _build(Samples, item[key]) for key in ("steady", "eager_steady") if item.get(key) is not None}
     return _build(Run, {**item, **timings})
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tracers.capture.cachemode import cache_mode
 
-from .measurement import EAGER, Run, Timing
+from .measurement import EAGER, Run, Samples
 
 # A timed sample is a block of calls at least this long, so the clock's and the synchronize's own cost
 # (microseconds) stays small against what is timed; at most this many calls per block.
@@ -194,7 +194,7 @@ def _time_block(call: Callable[[], object], number: int, sync: Callable[[], None
 
 
 def _steady_state(calls: list[Callable[[], object]], sync: Callable[[], None], repeats: int,
-                  warmups: list[tuple[float, ...]]) -> list[Timing]:
+                  warmups: list[tuple[float, ...]]) -> list[Samples]:
     """``repeats`` blocks of each callable, the callables' blocks in turn; per-call times of each."""
     numbers = [max(1, min(MAX_CALLS_PER_SAMPLE, math.ceil(MIN_SAMPLE_S / max(min(times), 1e-7))))
                for times in warmups]
@@ -205,13 +205,13 @@ def _steady_state(calls: list[Callable[[], object]], sync: Callable[[], None], r
     return [_timing(tuple(found), number) for found, number in zip(samples, numbers)]
 
 
-def _timing(samples: tuple[float, ...], number: int) -> Timing:
+def _timing(samples: tuple[float, ...], number: int) -> Samples:
     ordered = sorted(samples)
     if len(ordered) > 1:
         p25, _, p75 = statistics.quantiles(ordered, n=4, method="inclusive")
     else:
         p25 = p75 = ordered[0]
-    return Timing(statistics.median(ordered), p25, p75, ordered[0], number, samples)
+    return Samples(statistics.median(ordered), p25, p75, ordered[0], number, samples)
 
 
 def _graph_count(torch) -> int:  # noqa: ANN001

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracers.analysis.findings_diff import FindingChange
-from tracers.analysis.spread import Timing, is_noise
+from tracers.analysis.spread import Spread, is_noise
 from walkthrough.verify import Place
 
 FORMAT = 1
@@ -45,8 +45,8 @@ class TimedRow:
     """A stage or a user function: its time under each release over the repeats, and its calls (first run)."""
 
     key: str  # stage id, or the user's function
-    a: Timing | None  # None: it never ran under A
-    b: Timing | None
+    a: Spread | None  # None: it never ran under A
+    b: Spread | None
     a_calls: int
     b_calls: int
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tracers.analysis.spread import Timing
+from tracers.analysis.spread import Spread
 from tracers.terminal.style import Style
 from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
@@ -17,7 +17,7 @@ def stage_title(stage: str) -> str:
     return STAGE_BY_ID[stage].title if stage in STAGE_BY_ID else stage
 
 
-def timing_text(value: Timing | None) -> str:
+def timing_text(value: Spread | None) -> str:
     return duration(value.median) if value is not None else "—"
 
 

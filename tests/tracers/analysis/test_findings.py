@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tracers.analysis.findings import (BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, compile_seconds,
-                                       findings, headline)
+from tracers.analysis.findings import BREAKS, DISTRIBUTED, LIMIT, SHAPES, compile_seconds, findings, headline
 from tracers.terminal.summary import Style, render
 from tracers.report.options import Links, RenderOptions
 from tracers.report.page import render_page
@@ -143,7 +142,18 @@ def _anchors(markdown: str) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("explained", [BREAKS, RECOMPILES, SHAPES, LIMIT, RESTARTS, CACHES, DISTRIBUTED])
+def _every_explained() -> list:
+    """Every chapter link a finding can carry: each ``Explained`` the analysis modules define."""
+    import tracers.analysis.finding_type as finding_type
+    import tracers.analysis.run_time_facts as run_time_facts
+
+    from tracers.analysis.finding_type import Explained
+
+    return list({value for module in (finding_type, run_time_facts) for value in vars(module).values()
+                 if isinstance(value, Explained)})
+
+
+@pytest.mark.parametrize("explained", _every_explained(), ids=lambda explained: explained.path)
 def test_every_finding_links_to_a_section_that_exists(explained):
     page = ROOT / "docs" / f"{explained.chapter}.md"
     assert page.exists(), explained.chapter

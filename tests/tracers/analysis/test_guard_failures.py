@@ -60,3 +60,19 @@ def test_a_size_is_dynamic_where_the_tensor_check_leaves_it_open():
               "requires_grad=False, size=[None, 16], stride=[16, 1])"
     static = dynamic.replace("size=[None, 16]", "size=[2, 16]")
     assert made_dynamic(dynamic, failure) and not made_dynamic(static, failure)
+
+
+def test_the_limit_said_is_the_running_torchs_default_and_versions_leave_out_the_refusal():
+    """The distance to the recompile limit is said against torch's default (8 in 2.11-2.15); a compile the limit
+    refused is no version."""
+    import torch._dynamo.config as dynamo_config
+
+    from tracers.analysis import recompiles
+    from tracers.analysis.trace_facts import CompileFacts
+
+    assert dynamo_config.recompile_limit == recompiles._DEFAULT_LIMIT
+    frame = "Block.forward (model.py:3)"
+    compiles = {f"0/{n}": CompileFacts(f"0/{n}", frame) for n in range(5)}
+    compiles["0/5"] = CompileFacts("0/5", frame, fail_reason="cache_size_limit reached")
+    compiles["1/0"] = CompileFacts("1/0", "other (model.py:9)")
+    assert recompiles._versions(compiles, frame) == 5

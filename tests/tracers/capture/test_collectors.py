@@ -13,7 +13,7 @@ from tracers.capture.deep import DeepTracer
 from tracers.capture.hooks import _current_value
 from tracers.capture.lines import LineCounter
 from tracers.capture.session import TraceSession
-from tracers.capture.timing import Timing
+from tracers.capture.timing import CallTiming
 from tracers.tracefile.chrome import load, write_atomic
 
 pytestmark = pytest.mark.torch
@@ -46,7 +46,7 @@ def fresh_dynamo():
 
 def _everything_on() -> TraceSession:
     """A session with every optional collector wired too."""
-    return TraceSession(lines=LineCounter(), inductor_ir=True, timing=Timing(profile=False),
+    return TraceSession(lines=LineCounter(), inductor_ir=True, timing=CallTiming(profile=False),
                         deep=DeepTracer(min_duration_us=1000))
 
 

@@ -14,7 +14,7 @@ from tracers.measure.measurement import (
     Measurement,
     Run,
     Settings,
-    Timing,
+    Samples,
     break_even,
     first_result,
     load,
@@ -33,8 +33,8 @@ SETTINGS = Settings(backend="inductor", modes=("eager", "default"), batch_sizes=
                     warm=True)
 
 
-def timing(median: float) -> Timing:
-    return Timing(median, median * 0.9, median * 1.1, median * 0.8, 10, (median * 0.8, median, median * 1.1))
+def timing(median: float) -> Samples:
+    return Samples(median, median * 0.9, median * 1.1, median * 0.8, 10, (median * 0.8, median, median * 1.1))
 
 
 def runs() -> list[Run]:
@@ -127,7 +127,7 @@ def test_json_round_trip(tmp_path):
     (lambda d: d["runs"][0].update(batch_size="one"), "Run.batch_size is 'one'"),
     (lambda d: d["runs"][0].update(batch_size=True), "Run.batch_size is True"),
     (lambda d: d["results"][0].update(speedup="fast"), "Result.speedup is 'fast'"),
-    (lambda d: d["runs"][1]["steady"].update(samples_s=["x"]), "Timing.samples_s"),
+    (lambda d: d["runs"][1]["steady"].update(samples_s=["x"]), "Samples.samples_s"),
     (lambda d: d.update(status="done"), "status 'done'"),
     (lambda d: d.pop("settings"), "KeyError"),
 ])

@@ -13,7 +13,7 @@ import pytest
 from tracers.analysis.diff import kernels, run_counts
 from tracers.analysis.findings import findings
 from tracers.analysis.findings_diff import findings_diff
-from tracers.analysis.spread import Timing, is_noise, timing
+from tracers.analysis.spread import Spread, is_noise, timing
 from tracers.analysis.trace_facts import analyze
 from tracers.terminal.style import Style
 from tracers.tracefile.chrome import load
@@ -66,14 +66,14 @@ def test_a_fixed_graph_break_is_said_to_have_gone_away():
 
 
 def test_noise_is_a_change_within_the_larger_spread():
-    assert is_noise(Timing((100, 110, 120)), Timing((115, 118, 125))) is True  # 18 apart, spread 20
-    assert is_noise(Timing((100, 101, 102)), Timing((150, 151, 152))) is False
-    assert is_noise(Timing((100,)), Timing((300,))) is None  # one run each: no spread measured
+    assert is_noise(Spread((100, 110, 120)), Spread((115, 118, 125))) is True  # 18 apart, spread 20
+    assert is_noise(Spread((100, 101, 102)), Spread((150, 151, 152))) is False
+    assert is_noise(Spread((100,)), Spread((300,))) is None  # one run each: no spread measured
     assert timing([None, None]) is None and timing([5, None, 7]).runs == (5, 7)
-    row = TimedRow("inductor", Timing((100, 110, 120)), Timing((115, 118, 125)), 1, 1)
+    row = TimedRow("inductor", Spread((100, 110, 120)), Spread((115, 118, 125)), 1, 1)
     assert row.noise and row.moved() == ""  # within the spread: not moved
-    assert TimedRow("inductor", Timing((100, 101)), Timing((150, 151)), 1, 1).moved("x", "y").startswith("time 1.50×")
-    assert TimedRow("cpp", None, Timing((5,)), 0, 1).moved("x", "y") == "ran under y only"
+    assert TimedRow("inductor", Spread((100, 101)), Spread((150, 151)), 1, 1).moved("x", "y").startswith("time 1.50×")
+    assert TimedRow("cpp", None, Spread((5,)), 0, 1).moved("x", "y") == "ran under y only"
 
 
 def test_repeated_runs_give_medians_and_the_summary_says_so():

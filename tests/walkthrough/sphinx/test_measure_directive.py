@@ -17,7 +17,7 @@ from sphinx.application import Sphinx  # noqa: E402
 from sphinx.util.docutils import docutils_namespace, patch_docutils  # noqa: E402
 
 from tracers.vocabulary.releases import REFERENCE_TORCH  # noqa: E402
-from tracers.measure.measurement import Measurement, Run, Settings, Timing, summarize, write_atomic  # noqa: E402
+from tracers.measure.measurement import Measurement, Run, Settings, Samples, summarize, write_atomic  # noqa: E402
 from tracers.measure.plots import KINDS, write_plots  # noqa: E402
 from walkthrough.sphinx.measurements import find_measurement, machine_line  # noqa: E402
 
@@ -28,8 +28,8 @@ pytestmark = pytest.mark.sphinx
 HOSTILE = "<script>alert(1)</script> & co"
 
 
-def _timing(median: float) -> Timing:
-    return Timing(median, median * 0.9, median * 1.2, median * 0.8, 4, (median,) * 3)
+def _timing(median: float) -> Samples:
+    return Samples(median, median * 0.9, median * 1.2, median * 0.8, 4, (median,) * 3)
 
 
 def measurement(device: str, torch_version: str, error: str = "") -> Measurement:
