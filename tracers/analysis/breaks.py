@@ -48,13 +48,14 @@ class BreakGroup:
         place = resume_place(short(frame or ""))
         return place is not None and place in self.places
 
-    def claim_created(self, compiles: dict[str, CompileFacts], ledger: Ledger) -> None:
+    def claim_created(self, resumed: dict[tuple[str, int], list[str]], ledger: Ledger) -> None:
         """The compiles that exist only because of these breaks: the code after them (claimed, so no other finding
         counts it, but kept out of the cost: removing the break compiles that code in the frame's own graph), and
-        its recompiles on the values the line computed (in the cost: without the break they never happen)."""
-        for compile_id, facts in compiles.items():
-            first_version = compile_identity.torch_id(compile_id).endswith("/0")
-            if first_version and self.continues(facts.frame) and not ledger.counted(compile_id):
+        its recompiles on the values the line computed (in the cost: without the break they never happen).
+        ``resumed``: each resume place's first compiles (``resume_firsts``), looked up, not searched for."""
+        found = {compile_id for place in self.places for compile_id in resumed.get(place, ())}
+        for compile_id in sorted(found, key=compile_identity.sort_key):  # in compile order, as the page lists them
+            if not ledger.counted(compile_id):
                 self.created.append(compile_id)
                 self.created_s += ledger.whole(compile_id)
         for compile_id in self.merged:
@@ -151,6 +152,17 @@ def _cost_counts(group: BreakGroup) -> str:
 def _title(artifact: Artifact) -> str:
     meta = artifact.metadata
     return str(meta.get("title") or meta.get("reason") or "?")
+
+
+def resume_firsts(compiles: dict[str, CompileFacts]) -> dict[tuple[str, int], list[str]]:
+    """The first compile of each resume function, by the (function, line) it continues after, in compile order:
+    one pass over the compiles, where each group searching them all grew with groups × compiles."""
+    firsts: dict[tuple[str, int], list[str]] = {}
+    for compile_id, facts in compiles.items():
+        place = resume_place(short(facts.frame or ""))
+        if place is not None and compile_identity.torch_id(compile_id).endswith("/0"):
+            firsts.setdefault(place, []).append(compile_id)
+    return firsts
 
 
 def group_breaks(trace: Trace, compiles: dict[str, CompileFacts]) -> list[BreakGroup]:

@@ -8,7 +8,7 @@ import dataclasses
 from tracers.tracefile.events import HINT_NAMES, Trace
 from tracers.vocabulary.durations import duration_s
 
-from .breaks import group_breaks, merge_stack_recompiles
+from .breaks import group_breaks, merge_stack_recompiles, resume_firsts
 from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
 from .guard_failures import parse_failure
@@ -36,8 +36,9 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     # Whole compiles first, to the cause of their existence (a recompile; the code after a break), then the waste
     # inside compiles no finding explains yet (a restart, a compile that produced no graph).
     found = recompile_findings(trace, facts, compiles, failures, merged, ledger)
+    resumed = resume_firsts(compiles)
     for group in groups:
-        group.claim_created(compiles, ledger)
+        group.claim_created(resumed, ledger)
     for group in groups:
         group.claim_waste(compiles, ledger)
     breaks = [group.finding(trace, compiles) for group in groups]
