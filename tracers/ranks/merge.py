@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ class MergedRun:
     alignment: Alignment
     kind: str = "ranks"  # or "processes": a traced run's main process and its children, ranks or not
 
-    @property
+    @cached_property  # read per rank and per line of the summary and page: built once (frozen, so it holds)
     def present(self) -> list[tuple[int, Trace]]:
         return [(rank.rank, rank.trace) for rank in self.ranks if rank.trace is not None]
 
@@ -89,12 +90,12 @@ class MergedRun:
     def file_name(self) -> str:
         return self.trace_name.file_name
 
-    @property
+    @cached_property
     def names(self) -> dict[int, str]:
         """Each slot's name: ``rank N``, or the process's own (``main process``, ``process 4242``)."""
         return {rank.rank: rank.name for rank in self.ranks}
 
-    @property
+    @cached_property
     def rank_traces(self) -> dict[int, Trace]:
         """The traces of real ranks only: what divergence compares."""
         return {rank.rank: rank.trace for rank in self.ranks if rank.trace is not None and rank.process is None}
