@@ -9,7 +9,7 @@ from tracers.tracefile.events import Artifact
 # The wrapper writes this before each Triton kernel call and each extern call (not before C++ kernel calls),
 # naming the nodes of the graph Dynamo built (or, for a backward, of the post-grad graph): torch/_inductor/utils.py
 # (get_kernel_metadata).
-_SOURCE_NODES = re.compile(r"#\s*(?:Topologically Sorted|Unsorted) Source Nodes: \[([^\]]*)\]")
+_SOURCE_NODES = re.compile(r"#\s*(?:Topologically Sorted|Unsorted) Source Nodes: \[")
 _CALL = re.compile(r"^\s*(?:[\w, ]+=\s*)?([A-Za-z_][\w.]*?)(?:\.run)?\(")
 _DEFINITION = re.compile(r"^(\w+) = async_compile\.\w+\(")  # a Triton kernel's header comments precede it
 # What print_readable writes above the nodes that share a stack: ``# File: path:12 in forward, code: ...``.
@@ -47,9 +47,9 @@ def calls(code: str) -> list[tuple[str, tuple[str, ...], bool]]:
     found = []
     pending: tuple[str, ...] | None = None
     for text in code.splitlines():
-        names = _SOURCE_NODES.search(text)
-        if names:
-            pending = tuple(name.strip() for name in names[1].split(",") if name.strip())
+        names = _source_nodes(text)
+        if names is not None:
+            pending = tuple(name.strip() for name in names.split(",") if name.strip())
             continue
         if pending is None or text.strip().startswith("#") or not text.strip():
             continue
@@ -65,3 +65,15 @@ def calls(code: str) -> list[tuple[str, tuple[str, ...], bool]]:
             found.append((call[1], pending, False))
         pending = None
     return found
+
+
+def _source_nodes(text: str) -> str | None:
+    """The names inside ``# Topologically Sorted Source Nodes: [...]``: the bracket is closed by one find, where a
+    pattern's ``[^\]]*`` rescanned the rest of the line at every opening (a line of many unclosed ones: quadratic)."""
+    if "Source Nodes: [" not in text:
+        return None
+    opening = _SOURCE_NODES.search(text)
+    if opening is None:
+        return None
+    closing = text.find("]", opening.end())
+    return text[opening.end():closing] if closing >= 0 else None

@@ -76,3 +76,4 @@ def test_the_limit_said_is_the_running_torchs_default_and_versions_leave_out_the
     compiles["0/5"] = CompileFacts("0/5", frame, fail_reason="cache_size_limit reached")
     compiles["1/0"] = CompileFacts("1/0", "other (model.py:9)")
     assert recompiles._versions(compiles, frame) == 5
+
