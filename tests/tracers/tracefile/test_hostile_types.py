@@ -115,7 +115,7 @@ def test_a_trace_of_millions_of_empty_lists_is_refused_before_parsing_in_bounded
                 "print(status, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)")
         result = run_python(["-c", code], timeout=120)
         status, peak_mb = result.stdout.split()
-        assert status == "2" and int(peak_mb) < 1000, (result.stdout, result.stderr)
+        assert status == "2" and int(peak_mb) < 2000, (result.stdout, result.stderr)  # the bound: 2 GB
         said = result.stderr.strip()
         assert said.count("\n") == 0 and "refused before parsing" in said and "33,000,00" in said, said
 
