@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,11 +60,9 @@ def traceback_lines(text: str) -> list[SourceLine]:
     return frames
 
 
-def caller_paths(artifacts: Iterable[Any]) -> set[str]:
+def caller_paths(trace: Any) -> frozenset[str]:
     """The whole paths of the frames that led to the compiles (each compile's callers, torch's frame records)."""
-    return {str(frame.get("filename") or "") for artifact in artifacts if artifact.kind == "frame"
-            for frame in [*(artifact.metadata.get("callers") or []), artifact.metadata.get("user_frame") or {}]
-            if isinstance(frame, dict)}
+    return _callers_of(trace).paths
 
 
 def is_users_file(path: str, known: set[str]) -> bool:
@@ -82,19 +79,54 @@ def is_users_file(path: str, known: set[str]) -> bool:
     return any(other.rsplit("/", 1)[-1] == name and not is_library(other) for other in known)
 
 
-def user_caller(artifacts: Iterable[Any], compile_id: str) -> SourceLine | None:
+def user_caller(trace: Any, compile_id: str) -> SourceLine | None:
     """The user's line that led to a compile: the innermost of its callers outside libraries (older traces keep only
     the innermost caller outside torch)."""
-    for artifact in artifacts:
-        if artifact.kind == "frame" and artifact.compile_id == compile_id:
-            callers = [frame for frame in artifact.metadata.get("callers") or [] if isinstance(frame, dict)]
-            frames = callers or [artifact.metadata.get("user_frame") or {}]
-            for frame in reversed(frames):
-                path = str(frame.get("filename") or "")
-                if path and (not is_library(path) or not callers):
-                    return SourceLine(path, int(frame.get("line") or 0), str(frame.get("name") or ""),
-                                      str(frame.get("loc") or ""))
+    record = _callers_of(trace).records.get(compile_id)
+    if record is None:
+        return None
+    callers = [frame for frame in record.get("callers") or [] if isinstance(frame, dict)]
+    for frame in reversed(callers or [record.get("user_frame") or {}]):
+        path = str(frame.get("filename") or "")
+        if path and (not is_library(path) or not callers):
+            return SourceLine(path, int(frame.get("line") or 0), str(frame.get("name") or ""), str(frame.get("loc") or ""))
     return None
+
+
+def caller_places(trace: Any, compile_id: str) -> set[tuple[str, str]]:
+    """(file name, function name) of each frame that led to the compile."""
+    record = _callers_of(trace).records.get(compile_id) or {}
+    return {(str(frame.get("filename") or "").rsplit("/", 1)[-1], str(frame.get("name") or ""))
+            for frame in record.get("callers") or [] if isinstance(frame, dict)}
+
+
+@dataclass(frozen=True)
+class _Callers:
+    """Each compile's frame record (its callers) and every whole path they name: indexed once per trace, where each
+    lookup scanning every artifact grew with compiles × artifacts."""
+
+    records: dict[str, dict[str, Any]]
+    paths: frozenset[str]
+
+
+_LAST: list[Any] = [None, -1, None]  # the trace last indexed, its record count then, its index (one trace at a time)
+
+
+def _callers_of(trace: Any) -> _Callers:
+    """The index of ``trace``'s frame records, rebuilt for another trace or when records were added since (a trace
+    still recording). One entry: the analyses ask about one trace at a time, and a trace holds no more."""
+    if _LAST[0] is trace and _LAST[1] == len(trace.artifacts):
+        return _LAST[2]
+    records: dict[str, dict[str, Any]] = {}
+    for artifact in trace.artifacts:
+        if artifact.kind == "frame" and artifact.compile_id is not None:
+            records.setdefault(artifact.compile_id, artifact.metadata)
+    paths = frozenset(str(frame.get("filename") or "") for record in records.values()
+                      for frame in [*(record.get("callers") or []), record.get("user_frame") or {}]
+                      if isinstance(frame, dict))
+    index = _Callers(records, paths)
+    _LAST[:] = [trace, len(trace.artifacts), index]
+    return index
 
 
 def parse_location(location: str) -> SourceLine | None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
-from .frames import SourceLine, caller_paths, is_library, is_users_file, short, user_caller
+from .frames import SourceLine, caller_paths, caller_places, is_library, is_users_file, short, user_caller
 from .guard_failures import GuardFailure, made_dynamic
 from .guard_sources import call_site, map_wrapper_args, naming, parse_source
 from .trace_facts import CompileFacts, TraceFacts
@@ -227,9 +227,9 @@ def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[Source
     """(the user's line, the library line where the guard came from when that is not the user's): the guard's own
     line where it is the user's; else the innermost line of the user's among the frames that called the compile."""
     guard = failure.line if failure.line is not None and failure.line.line else None
-    if guard is not None and is_users_file(guard.path, caller_paths(trace.artifacts)):
+    if guard is not None and is_users_file(guard.path, caller_paths(trace)):
         return guard, None
-    return user_caller(trace.artifacts, compile_id), guard
+    return user_caller(trace, compile_id), guard
 
 
 def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure:
@@ -238,7 +238,7 @@ def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure
     source = parse_source(failure.source) if failure.source else None
     if source is None or naming(source).wrapper_arg is None or naming(source).wrapper_arg.index is None:
         return failure
-    caller = user_caller(trace.artifacts, compile_id)
+    caller = user_caller(trace, compile_id)
     passed = call_site(caller.code) if caller is not None and caller.code else None
     mapped = map_wrapper_args(source, *passed) if passed else None
     return dataclasses.replace(failure, subject=mapped) if mapped else failure
@@ -250,8 +250,8 @@ def _in_time_order(trace: Trace, failures: dict[str, GuardFailure]) -> list[tupl
     for artifact in trace.artifacts:
         if artifact.compile_id is not None:
             started[artifact.compile_id] = min(started.get(artifact.compile_id, artifact.ts_ns), artifact.ts_ns)
-    order = list(failures)
-    return sorted(failures.items(), key=lambda item: (started.get(item[0], 0), order.index(item[0])))
+    order = {compile_id: index for index, compile_id in enumerate(failures)}
+    return sorted(failures.items(), key=lambda item: (started.get(item[0], 0), order[item[0]]))
 
 
 def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
@@ -267,7 +267,7 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
             continue
         facts = compiles.get(compile_id)
         place, call = _place(facts), _user_call(trace, compile_id)
-        related = place in places or bool(_callers_places(trace, compile_id) & places) or (call and call in calls)
+        related = place in places or bool(caller_places(trace, compile_id) & places) or (call and call in calls)
         refused = facts is not None and bool(facts.fail_reason and _LIMIT.search(facts.fail_reason))
         if (failure.version in members and not refused) or not related:
             number, members, places, calls = number + 1, set(), set(), set()
@@ -280,7 +280,7 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
 
 def _user_call(trace: Trace, compile_id: str) -> tuple[str, int] | None:
     """The user's line whose call led to the compile, as (path, line)."""
-    caller = user_caller(trace.artifacts, compile_id)
+    caller = user_caller(trace, compile_id)
     return (caller.path, caller.line) if caller is not None and not is_library(caller.path) else None
 
 
@@ -292,13 +292,6 @@ def _place(facts: CompileFacts | None) -> tuple[str, str]:
         return ("", "")
     resumed = resume_place(found.group(1))
     return (found.group(2), resumed[0] if resumed else found.group(1))
-
-
-def _callers_places(trace: Trace, compile_id: str) -> set[tuple[str, str]]:
-    """(file name, function name) of each frame that led to the compile."""
-    return {(str(frame.get("filename") or "").rsplit("/", 1)[-1], str(frame.get("name") or ""))
-            for artifact in trace.artifacts if artifact.kind == "frame" and artifact.compile_id == compile_id
-            for frame in artifact.metadata.get("callers") or [] if isinstance(frame, dict)}
 
 
 def _guards(trace: Trace, compile_id: str) -> str:

@@ -60,8 +60,8 @@ def cudagraph_findings(trace: Trace, facts: TraceFacts) -> list[Finding]:
         if recording.compile_id is not None:
             groups.setdefault((recording.compile_id, recording.mode), []).append(recording)
     frames = {compile_facts.compile_id: compile_facts.frame for compile_facts in facts.compiles}
-    known = caller_paths(trace.artifacts)
-    return [_finding(compile_id, mode, group, frames.get(compile_id), user_caller(trace.artifacts, compile_id), known)
+    known = caller_paths(trace)
+    return [_finding(compile_id, mode, group, frames.get(compile_id), user_caller(trace, compile_id), known)
             for (compile_id, mode), group in groups.items() if len(group) > 1]
 
 
