@@ -81,7 +81,8 @@ _PROPAGATES = frozenset({"size", "dtype", "device", "requires_grad"})
 
 def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, CompileFacts],
                        failures: dict[str, GuardFailure], merged: set[str], ledger: Ledger) -> list[Finding]:
-    """One finding per frame and cause; the recompiles a break's line caused are left to that break (``merged``)."""
+    """One finding per frame and cause, and one per call whose size change recompiled several functions; the
+    recompiles a break's line caused are left to that break (``merged``)."""
     groups: dict[tuple[str, str, str], _Group] = {}
     failures = {compile_id: _named(trace, compile_id, failure) for compile_id, failure in failures.items()}
     bursts = _bursts(trace, failures, merged, compiles)
@@ -92,13 +93,9 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
         # A tensor's size, dtype or device change reaches every frame the values it made pass through (the model's,
         # its resume functions after a break, a loss function, a library's wrapper) in the one call that brought
         # it: one decision of the user's (a shorter last batch), one finding, named by the first frame's failure.
-        if compile_id in bursts:
-            key = (f"burst {bursts[compile_id]}", "", failure.kind)
-            group = groups.get(key) or groups.setdefault(key, _Group(frame, []))
-        else:
-            key = (frame, failure.subject, failure.kind)
-            group = groups.setdefault(key, _Group(frame, []))
-        group.failures.append((compile_id, failure))
+        key = (f"burst {bursts[compile_id]}", "", failure.kind) if compile_id in bursts else \
+            (frame, failure.subject, failure.kind)
+        groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
     limit_of = _limits_to_groups(groups, limits)
