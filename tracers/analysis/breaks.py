@@ -103,6 +103,10 @@ class BreakGroup:
         advice = None if hint else ("Move the unsupported call out of the compiled region, or wrap the function that "
                                     "makes it in torch.compiler.disable.")
         hint_note = None
+        if any(_BACKWARD in title for title in titles) and not self.skipped:
+            # torch's hint (trace_autograd_ops=True) left the break in place where the corpus applied it
+            # (tests/corpus/fixed/warmup_int_step_backward.py): the backward is compiled anyway, outside.
+            advice = _BACKWARD_ADVICE
         if self.library is not None and hint and "your code" in hint:
             # torch's hint speaks of the code that made the call: here a library's (DDP's own forward), not the user's.
             hint_note = (f"torch's hint is about the call at {self.library.short}, which is a library's code reached "
@@ -132,6 +136,9 @@ class BreakGroup:
             detail="\n\n".join(failure.raw for failure in self.merged.values()))
 
 
+_BACKWARD = "Tensor.backward()"
+_BACKWARD_ADVICE = ("Return the loss and call loss.backward() after the compiled call: with Inductor or aot_eager "
+                    "the backward of the compiled forward is compiled all the same (AOTAutograd builds it).")
 _DDP_BREAK = ("torch.compile(DDP(model)) compiles DDP's own forward, which breaks the graph: compile the module DDP "
               "wraps instead, DDP(torch.compile(model)), and Dynamo's DDPOptimizer splits its graph at the gradient "
               "buckets.")
