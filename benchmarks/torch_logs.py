@@ -116,7 +116,8 @@ def main() -> int:
     options = parser.parse_args()
     size = int(options.size_mb * 1_000_000)
     with tempfile.TemporaryDirectory(prefix="bench-torchlogs-") as scratch_name:
-        ranks, base_kb = rank_logs(Path(scratch_name), options.ranks, size)
+        scratch = Path(scratch_name)
+        ranks, base_kb = rank_logs(scratch, options.ranks, size)
         one = ranks / "dedicated_log_torch_trace_rank_0_bench.log"
         log_mb = one.stat().st_size / 1e6
         _, baseline_mb, _ = timed(BASELINE)
