@@ -69,7 +69,7 @@ def calls(code: str) -> list[tuple[str, tuple[str, ...], bool]]:
 
 def _source_nodes(text: str) -> str | None:
     """The names inside ``# Topologically Sorted Source Nodes: [...]``: the bracket is closed by one find, where a
-    pattern's ``[^\]]*`` rescanned the rest of the line at every opening (a line of many unclosed ones: quadratic)."""
+    pattern's closing search rescanned the rest of the line at every opening (a line of many unclosed ones: quadratic)."""
     if "Source Nodes: [" not in text:
         return None
     opening = _SOURCE_NODES.search(text)
