@@ -54,9 +54,9 @@ def scrub(serialized: str) -> str:
     return _other_packages_dirs(serialized)
 
 
-# Where a path starts in serialized JSON: the string's quote, after a space, a bracket, ``=`` (``--out=/tmp/x``),
+# Where a path starts in serialized JSON: the string's quote, after a space, a bracket, ``=`` (``--out=DIR``),
 # ``:`` or ``,`` (lists of paths), or an escaped newline or tab (a payload's lines). Anywhere else the prefix is
-# the middle of another path: ``/scratch/tmp/job`` keeps its ``/tmp``, ``/data/root/models`` its ``/root``.
+# the middle of another path: a ``tmp`` or home folder deeper in another machine's path keeps its place.
 _PATH_OPENERS = frozenset('"\'([{=:,;') | frozenset(" \t\n\r\f\v")
 _ESCAPED_BREAKS = ("\\n", "\\t", "\\r")
 _PATH_ENDS = frozenset('/":') | frozenset(" \t\n\r\f\v")  # after the prefix: its own end, or a path going on

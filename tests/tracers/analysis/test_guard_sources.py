@@ -320,8 +320,7 @@ def _recorded() -> list[tuple[str, str]]:
     """(where, text) for every recompile reason and guard tree in recorded traces and in this test's own texts."""
     texts = []
     paths = [*glob.glob(str(ROOT / "docs" / "_traces" / "**" / "*.json"), recursive=True),
-             *glob.glob(str(ROOT / "tests" / "data" / "**" / "*.json"), recursive=True),
-             *glob.glob("/work/shared/recordings/**/*.json", recursive=True)]
+             *glob.glob(str(ROOT / "tests" / "data" / "**" / "*.json"), recursive=True)]
     for path in sorted(paths):
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))

@@ -92,9 +92,9 @@ def test_every_string_of_a_trace_reaches_the_summary_printable(name: str, colour
     info.update(error="boom" + HOSTILE, warnings=["careful" + HOSTILE], targets_missing={"m:f" + HOSTILE: HOSTILE},
                 totals_check={"mismatches": ["graphs 1 vs 2" + HOSTILE]}, status="error" + HOSTILE)
     trace = from_chrome(raw, name)
-    text = render_report(build_report(trace), Style(colour), written=["/tmp/x" + HOSTILE + ".json"], full_tree=True)
+    text = render_report(build_report(trace), Style(colour), written=["out/x" + HOSTILE + ".json"], full_tree=True)
     assert_safe(text, colour)
-    for shown in ("boom", "careful", "graphs 1 vs 2", "m:f", "/tmp/x"):
+    for shown in ("boom", "careful", "graphs 1 vs 2", "m:f", "out/x"):
         assert shown + SHOWN in text, shown
 
 
