@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -69,9 +70,13 @@ def test_budgets_fail_naming_each_break_and_traces_are_written_per_compiling_tes
     assert "Failed to trace builtin operator" in text
     # Then the run's findings: the two breaks are one cause, at the user's line.
     assert "findings (worst first):" in text
-    # The recompiles (whole compiles) cost more than the break's resume compiles: they come first.
-    assert "1. `scale` recompiled 2 times (in `scale` and in the rest of `scale` after line 6)" in text
-    assert "2. 2 graph breaks: Failed to trace builtin operator at test_project.py:6" in text
+    # Both causes, numbered; their order is by measured cost, which this machine's timing decides.
+    numbered = re.findall(r"^E\s+(\d)\. (.*?) — ", text, re.MULTILINE)
+    assert sorted(number for number, _ in numbered) == ["1", "2"]
+    assert {claim for _, claim in numbered} == {
+        "`scale` recompiled 2 times (in `scale` and in the rest of `scale` after line 6): "
+        "the size of `x` changed, then Dynamo compiled it as dynamic at test_project.py:13",
+        "2 graph breaks: Failed to trace builtin operator at test_project.py:6"}
     assert "3 test(s) compiled something" in text
 
     written = sorted(path.name for path in out.iterdir())
