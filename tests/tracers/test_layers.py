@@ -105,3 +105,32 @@ def test_reading_a_log_loads_no_capture_or_measure_module(tmp_path):
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
     assert (tmp_path / "simple.json").exists() and (tmp_path / "simple.html").exists()
     assert "Findings" in done.stderr  # the summary was printed
+
+
+def test_the_top_level_help_loads_no_command_torch_or_analysis_module():
+    """``python -m tracers --help`` in a fresh process lists every command with its help line, and imports no torch,
+    no analysis module and no command module (their help lines are read from source): help costs no start-up."""
+    import subprocess
+    import sys
+
+    from tracers.commands import COMMANDS
+
+    code = ("import sys, contextlib, io; from tracers.commands import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as text, contextlib.suppress(SystemExit): main(['--help'])\n"
+            "print(text.getvalue()); print(sorted(m for m in sys.modules if m == 'torch' or m.startswith(("
+            "'torch.', 'tracers.analysis', 'tracers.commands.'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    *help_text, loaded = done.stdout.strip().splitlines()
+    assert loaded == "['tracers.commands.parsing']", loaded
+    assert all(any(line.split()[:1] == [name] for line in help_text) for name in COMMANDS), help_text
+
+
+def test_each_help_line_read_from_source_is_the_modules_own():
+    """The help lines ``--help`` reads without importing are the ones the command modules define."""
+    import importlib
+
+    from tracers.commands import COMMANDS, _help
+
+    for name, module in COMMANDS.items():
+        assert _help(name) == importlib.import_module(f"tracers.commands.{module}").HELP, name

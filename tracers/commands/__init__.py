@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import importlib
 import sys
+from pathlib import Path
 
-from .parsing import top_parser
+from .parsing import help_line, top_parser
 
 # name -> its module; the order of the top-level help
 COMMANDS = {"trace": "trace", "record": "record", "report": "report", "merge": "merge", "diff": "diff",
@@ -17,6 +18,12 @@ COMMANDS = {"trace": "trace", "record": "record", "report": "report", "merge": "
 
 def _module(name: str):  # noqa: ANN202 - a command module
     return importlib.import_module(f"{__name__}.{COMMANDS[name]}")
+
+
+def _help(name: str) -> str:
+    """A command's help line, read from its module's source: the top-level ``--help`` imports none of them
+    (importing them all took ~1 s, most of it the reader, the page and measure's plots)."""
+    return help_line(Path(__file__).with_name(f"{COMMANDS[name]}.py"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +40,9 @@ def _run(argv: list[str]) -> int:
     chosen = argv[0] if argv and argv[0] in COMMANDS else None
     if chosen == "trace":  # ``trace [options] -m MODULE ARGS``: the module and its args are split off first
         return _module("trace").main(argv)
-    parser = top_parser(COMMANDS, _module, chosen)
+    # a command after top-level options (``--x report``) still has its arguments, for argparse's suggestions
+    chosen = chosen or next((word for word in argv if word in COMMANDS), None)
+    parser = top_parser(COMMANDS, _module, chosen, help_of=_help)
     args = parser.parse_args(argv)
     args.argv = tuple(argv)  # the command line as given, for what records it (measure's file)
     return _module(args.command).run(args)

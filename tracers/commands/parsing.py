@@ -71,9 +71,21 @@ def prog() -> str:
     return SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m tracers"
 
 
-def top_parser(commands: dict[str, str], module_of: Callable[[str], Any], chosen: str | None) -> argparse.ArgumentParser:
+def help_line(path: Path) -> str:
+    """A command module's ``HELP`` read from its source without importing it: ``--help`` alone loads no command."""
+    import ast  # only the top-level help pays for it
+
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(target, "id", None) for target in node.targets] == ["HELP"]:
+            return ast.literal_eval(node.value)
+    raise LookupError(f"{path} has no HELP line")
+
+
+def top_parser(commands: dict[str, str], module_of: Callable[[str], Any], chosen: str | None,
+               help_of: Callable[[str], str] | None = None) -> argparse.ArgumentParser:
     """The whole command line: every command listed by its help line, only ``chosen``'s arguments filled in
-    (another command's module, and what it imports, is never loaded to parse this one)."""
+    (another command's module, and what it imports, is never loaded to parse this one). With no command chosen
+    and ``help_of`` given, the help lines come from it and no command module is imported."""
     name = prog()
     parser = Parser(
         prog=name, formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -82,9 +94,11 @@ def top_parser(commands: dict[str, str], module_of: Callable[[str], Any], chosen
         epilog=f"Start with:\n  {name} trace my_script.py\n  {name} trace --help      (the tracer's options)")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands:
-        if command == chosen or chosen is None:
+        if command == chosen or (chosen is None and help_of is None):
             module = module_of(command)
             module.add_arguments(subparsers.add_parser(command, help=module.HELP))
+        elif chosen is None:
+            subparsers.add_parser(command, help=help_of(command), add_help=False)
         else:
             subparsers.add_parser(command, add_help=False)
     return parser
