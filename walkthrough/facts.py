@@ -27,7 +27,8 @@ class NotStatic(Exception):
 class Claim:
     """``name == expected`` where name is dotted (module, then class-level attributes) and expected a literal;
     or ``module:qualname contains "code"``: the definition's source holds that code (whitespace runs count as one
-    space), the way a claim about what torch *does* is checked."""
+    space), the way a claim about what torch *does* is checked; a module-level name (``module:setting``) stands
+    for its assignment, so a setting's environment variable can be claimed too."""
 
     name: str
     expected: object
@@ -156,10 +157,14 @@ def _evaluate_contains(resolver: Resolver, claim: Claim) -> FactResult:
         try:
             symbol = resolver.resolve(claim.name)
         except SymbolNotFound as exc:
-            return FactResult(claim, "missing", reason=exc.reason)
+            found = _module_assignment(resolver, claim.name)
+            if found is None:
+                return FactResult(claim, "missing", reason=exc.reason)
+            text, path, first = found
         except ValueError as exc:
             return FactResult(claim, "missing", reason=str(exc))
-        text, path, first = symbol.text, symbol.path, symbol.start
+        else:
+            text, path, first = symbol.text, symbol.path, symbol.start
     needle = " ".join(str(claim.expected).split())
     lines = text.splitlines()
     flat, starts = "", []  # the text with whitespace runs as one space, and where each line starts in it
@@ -171,6 +176,19 @@ def _evaluate_contains(resolver: Resolver, claim: Claim) -> FactResult:
         return FactResult(claim, "false", "not in its code", path, first)
     index = max(i for i, start in enumerate(starts) if start <= at)
     return FactResult(claim, "true", "in its code", path, first + index)
+
+
+def _module_assignment(resolver: Resolver, name: str) -> tuple[str, str, int] | None:
+    """A module-level setting's statement (``torch.compiler.config:cache_key_tag``): its text, file and first line,
+    so that a claim can name what the statement holds (the environment variable a ``Config`` reads)."""
+    module, _, attr = name.partition(":")
+    path = resolver.module_path(module) if attr.isidentifier() else None
+    tree = resolver.parse(path) if path else None
+    node = _last_assignment(tree.body, attr) if tree is not None else None
+    if node is None:
+        return None
+    lines = resolver.lines(path)[node.lineno - 1:node.end_lineno or node.lineno]
+    return "\n".join(lines), path, node.lineno
 
 
 def _last_assignment(body: list[ast.stmt], name: str) -> ast.Assign | ast.AnnAssign | None:

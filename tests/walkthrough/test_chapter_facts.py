@@ -41,3 +41,17 @@ def test_absent_code_and_missing_symbols(installed):
 def test_malformed_code_facts(bad):
     with pytest.raises(ValueError, match="fact"):
         Claim.parse(bad)
+
+
+def test_a_module_level_setting_is_checked_by_its_assignment(installed):
+    """``torch.compiler.config:cache_key_tag contains "TORCH_COMPILE_CACHE_KEY_TAG"``: the Config call that reads
+    the environment variable, found by name at module level (chapter 14's environment-variable facts)."""
+    result = evaluate(installed, Claim.parse('torch.compiler.config:cache_key_tag contains "TORCH_COMPILE_CACHE_KEY_TAG"'))
+    assert result.holds and result.path == "torch/compiler/config.py"
+    assert "cache_key_tag" in installed.source.read(result.path).splitlines()[result.line - 1]
+    spanning = evaluate(installed, Claim.parse(
+        'torch.compiler.config:force_disable_caches contains "TORCHINDUCTOR_FORCE_DISABLE_CACHES"'))
+    assert spanning.holds and spanning.line > evaluate(installed, Claim.parse(
+        'torch.compiler.config:force_disable_caches contains "force_disable_caches"')).line
+    assert evaluate(installed, Claim.parse('torch.compiler.config:cache_key_tag contains "NOT_ITS_NAME"')).status == "false"
+    assert evaluate(installed, Claim.parse('torch.compiler.config:no_such_setting contains "x"')).status == "missing"
