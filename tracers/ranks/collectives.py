@@ -1,9 +1,11 @@
-"""The collectives inside a compile's graphs, read from the graphs torch printed: kind, order and size."""
+"""The collectives inside a compile's graphs, read from the graphs torch printed: kind, order and size; and whether
+ranks whose collective sequences differ can still meet."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from tracers.tracefile.events import Artifact
 
@@ -39,3 +41,54 @@ def collectives_in(artifacts: list[Artifact]) -> tuple[Collective, ...]:
                 if match and match[3] not in _WAITS:
                     found.append(Collective(name, match[3], re.sub(r"\bcuda:\d+\b", "cuda", match[1])))
     return tuple(found)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One collective in a rank's sequence: its operation and size (if known), compared; the graph that issues it
+    (compile id and frame: ranks may compile other frames under one id), not compared, as tlparse compares ops only."""
+
+    op: str
+    tensor: str = ""
+    compile_id: str = field(default="", compare=False)
+    frame: str = field(default="", compare=False)
+
+
+def operation(op: str) -> str:
+    """``all_reduce_`` and ``all_reduce``: one operation (in place or functional), as the ranks pair them."""
+    return op.removesuffix("_")
+
+
+@dataclass(frozen=True)
+class Parting:
+    """Where ranks' collective sequences first differ, and whether they can still meet there."""
+
+    index: int  # 0-based position of the first difference
+    at: dict[int, Step | None]  # each rank's collective there (None: its sequence ended before)
+    cannot_meet: bool
+
+
+def parting(sequences: dict[int, Sequence[Step]]) -> Parting | None:
+    """Each rank's whole sequence compared, as tlparse compares them; None when they are the same.
+
+    A log holds only the collectives of compiled graphs, not those a rank makes eagerly between calls: a rank whose
+    sequence ends early or differs across two graphs may make up the difference outside them (the ranks then stay
+    in step). Only inside one graph does nothing else run between its collectives, so the ranks cannot meet where,
+    at the same place of the same graph, each issues a collective and the operations differ."""
+    if len({tuple(sequence) for sequence in sequences.values()}) < 2:
+        return None
+    shortest = min(len(sequence) for sequence in sequences.values())
+    index = next((i for i in range(shortest) if len({sequence[i] for sequence in sequences.values()}) > 1), shortest)
+    at = {rank: sequence[index] if index < len(sequence) else None for rank, sequence in sequences.items()}
+    steps = list(at.values())
+    cannot_meet = (all(step is not None and step.compile_id for step in steps)
+                   and len({(step.compile_id, step.frame) for step in steps}) == 1  # type: ignore[union-attr]
+                   and len({operation(step.op) for step in steps}) > 1)  # type: ignore[union-attr]
+    return Parting(index, at, cannot_meet)
+
+
+def steps_that_run(collectives: Sequence[Collective], compile_id: str, frame: str = "") -> tuple[Step, ...]:
+    """A compile's collectives in the last graph of the pipeline that holds any: what runs, in node order."""
+    last = collectives[-1].graph if collectives else None
+    return tuple(Step(c.op, re.sub(r"\bcuda:\d+\b", "cuda", c.tensor), compile_id, frame)
+                 for c in collectives if c.graph == last)

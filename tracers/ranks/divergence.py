@@ -14,9 +14,9 @@ from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Trace
 
 from . import log_comparison
-from .collectives import Collective, collectives_in
+from .collectives import Collective, collectives_in, parting, steps_that_run
 from .difference import Difference, Divergence, group_ranks
-from .wording import collective_words, guard_words, ids_text, input_words, ranks_text
+from .wording import collective_words, guard_words, ids_text, input_words, parting_words, ranks_text
 
 __all__ = ["Difference", "Divergence", "compare", "signatures", "user_line"]
 
@@ -60,6 +60,7 @@ class CompileSignature:
     graph_breaks: tuple[str, ...]
     collectives: tuple[Collective, ...]
     cache: tuple[str, ...]
+    frame: str = ""  # the compiled frame's name: ranks may compile other frames under one compile id
 
 
 # Each aspect: its name, how to read it off a signature, what a difference means.
@@ -75,14 +76,12 @@ ASPECTS: tuple[tuple[str, Callable[[CompileSignature], object], str], ...] = (
     ("graph breaks", lambda s: s.graph_breaks,
      "the ranks broke the graph at different places"),
     ("collectives", lambda s: s.collectives,
-     "different collectives inside the compiled graphs (kind, order or size): each rank waits for a "
-     "partner operation the other never issues — under NCCL that is a hang until the watchdog's timeout"),
+     "different collectives inside the compiled graphs (kind, order or size)"),  # said more closely by parting_words
 )
 # Cache outcomes are compared over the whole run (log_comparison.cache_patterns): ranks grouped by their pattern.
 PRESENCE = "compiled on some ranks only"
 PRESENCE_WHY = ("only some ranks compiled this: the others reused earlier code (their guards held) and went "
-                "on to the next collective, where they wait while these ranks compile; if the new graph's "
-                "collectives differ, they never meet")
+                "on to the next collective, where they wait while these ranks compile")
 
 
 def user_line(artifacts: list[Artifact], compile_id: str) -> str | None:
@@ -128,6 +127,7 @@ def signatures(trace: Trace, facts: TraceFacts | None = None) -> dict[str, Compi
             graph_breaks=tuple(f"{b.location}: {b.reason}" for b in facts.graph_breaks if b.compile_id == cid),
             collectives=collectives_in(artifacts),
             cache=tuple(f"{event.cache} {event.outcome}" for event in compile.cache),
+            frame=(compile.frame or "").split(" (", 1)[0],
         )
     return found
 
@@ -179,7 +179,10 @@ def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None
                     continue  # the guards say again what the inputs said
                 said_here.update(lines)
                 said = lines[0] + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else "") if lines else ""
-                differences.append(Difference(aspect, cid, described, line_of(cid), why, said, tuple(lines)))
+                meaning = why
+                if aspect == "collectives":
+                    meaning, lines = _collectives_meaning({rank: per_rank[rank][cid] for rank in ranks}, why, lines)
+                differences.append(Difference(aspect, cid, described, line_of(cid), meaning, said, tuple(lines)))
     differences += _presence(absent, ranks, per_rank, line_of)
     logged_differences = [log_comparison.schedules(traces, line_of), log_comparison.cache_patterns(facts, line_of),
                           log_comparison.execution_order(traces, line_of), log_comparison.tensor_meta(traces, line_of)]
@@ -191,6 +194,17 @@ def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None
                                     order.get(d.aspect, len(order))))
     notes = tuple(note for note in (log_comparison.waits_note(log_comparison.missing_waits(traces)), estimates_note) if note)
     return Divergence(ranks, tuple(differences), estimates, notes, _compared(traces))
+
+
+def _collectives_meaning(signatures: dict[int, CompileSignature], why: str, lines: list[str]) -> tuple[str, list[str]]:
+    """What different collectives in one compile's graphs mean, as strongly as the graphs show it, and where the
+    ranks' collectives part (a line beside the others)."""
+    steps = {rank: steps_that_run(s.collectives, s.compile_id, s.frame) for rank, s in signatures.items()}
+    found = parting(steps)
+    if found is None:  # the graphs that run agree; an earlier graph of the pipeline differs
+        return why, lines
+    where, meaning = parting_words(found, steps, "none (its graph ends)")
+    return meaning, [*lines, where]
 
 
 def _words(aspect: str, values: dict[int, object]) -> list[str]:

@@ -6,15 +6,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
 
+from .collectives import Step, parting
 from .difference import Difference, Estimate, group_ranks
-from .wording import by_ranks, ranks_text
+from .wording import by_ranks, parting_words, ranks_text
 
 SCHEDULE = "inductor_collective_schedule"  # the collectives Inductor scheduled in a graph, in order
 ESTIMATES = "inductor_runtime_and_tensor_meta"  # per op: estimated runtime and output shapes, strides, dtypes
@@ -25,8 +26,6 @@ _CALL = re.compile(r"torch\.ops\._?c10d_functional\.(\w+)\.default\(")
 _COMMENT = re.compile(r"#[^\n]*")
 _SHOWN = 8  # ops listed per rank before "… N more"
 
-SCHEDULE_WHY = ("the ranks' compiled graphs issue collectives in another order or number: each waits for a "
-                "partner operation the other never issues (under NCCL a hang until the watchdog's timeout)")
 CACHE_WHY = ("one rank compiled from scratch while another loaded the result, so it reaches the next collective "
              "later and the others wait for it")
 ORDER_WHY = "the ranks ran their compiled graphs in another order: their collectives meet in another order"
@@ -96,8 +95,24 @@ def schedules(traces: dict[int, Trace], line_of: Callable[[str], str | None]) ->
                        for op in ops if op and short_op(op) != _WAIT] for rank, trace in traces.items()}
     if not any(per_rank.values()):
         return None
-    return _sequence_difference("collective schedule", per_rank, "collective schedules differ", "collective",
-                                SCHEDULE_WHY, line_of)
+    found = _sequence_difference("collective schedule", per_rank, "collective schedules differ", "collective", "",
+                                 line_of)
+    steps = {rank: [Step(op, "", cid, _frames(traces[rank]).get(cid, "")) for cid, op in sequence]
+             for rank, sequence in per_rank.items()}
+    parted = parting(steps)
+    if found is None or parted is None:
+        return found
+    # how strongly to say it: a hang only where the ranks cannot meet (collectives.parting)
+    return replace(found, why=parting_words(parted, steps, "none (the sequence ended)")[1])
+
+
+def _frames(trace: Trace) -> dict[str, str]:
+    """Each compile id's frame name: ranks may compile other frames under one id."""
+    frames: dict[str, str] = {}
+    for span in trace.spans:
+        if span.compile_id and span.frame:
+            frames.setdefault(span.compile_id, span.frame.split(" (", 1)[0])
+    return frames
 
 
 def cache_patterns(facts: dict[int, TraceFacts], line_of: Callable[[str], str | None]) -> Difference | None:

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 
 from tracers.tracefile.compile_identity import sort_key
 
+from .collectives import Parting, Step, operation
+
 # A placeholder's metadata as Dynamo prints it in a graph's signature: ``i64[4, 128][128, 1]cuda:0``
 # (dtype, shape, stride, device; torch/fx/graph.py's _format_target / the "f32[...]" annotations).
 _TENSOR_META = re.compile(r"^(?P<dtype>\w+)\[(?P<shape>[^\]]*)\]\[(?P<stride>[^\]]*)\](?P<device>.*)$")
@@ -181,3 +183,53 @@ def collective_words(collectives_by_rank: dict[int, tuple]) -> list[str]:
     if len(set(said.values())) < 2:
         return []
     return [f"the compiled graphs issue {by_ranks(_grouped(dict(said)))}"]
+
+
+HANG = "under NCCL a hang until the watchdog's timeout"
+
+
+def step_text(step: Step | None, ended: str) -> str:
+    """``all_reduce_ f32[64]``: a collective as the ranks compare it (its shape, not stride or device)."""
+    if step is None:
+        return ended
+    return f"{step.op} {_STRIDE_DEVICE.sub('', step.tensor)}".strip()
+
+
+def parting_words(parting: Parting, sequences: dict[int, Sequence[Step]], ended: str) -> tuple[str, str]:
+    """Where the ranks' collectives first differ (``collective 2 is … on rank 0 and … on rank 1``), and what that
+    means, said as strongly as a log shows it: a hang only where the ranks cannot meet (collectives.parting)."""
+    place = f"collective {parting.index + 1}"
+    where = place + " is " + by_ranks(_grouped({rank: step_text(step, ended) for rank, step in parting.at.items()}))
+    going = {rank: step for rank, step in parting.at.items() if step is not None}
+    if parting.cannot_meet:
+        first = next(iter(going.values()))
+        graph = first.compile_id
+        in_graph = 1 + sum(1 for step in next(iter(sequences.values()))[:parting.index] if _graph(step) == _graph(first))
+        return where, (f"collective {in_graph} of graph {graph} differs in operation between the ranks; nothing runs "
+                       f"between a graph's collectives, so where the ranks run {graph} together these cannot pair — "
+                       f"{HANG}")
+    for step in going.values():  # a graph that ends early on some ranks: the others go on with its next collective
+        on = [rank for rank, other in going.items() if _graph(other) == _graph(step)]
+        stopped = [rank for rank in parting.at if rank not in on]
+        if all(parting.at[rank] is None or _graph(step) in {_graph(s) for s in sequences[rank][:parting.index]}
+               for rank in stopped):
+            count = sum(1 for s in sequences[stopped[0]][:parting.index] if _graph(s) == _graph(step))
+            graph = f"graph {step.compile_id}" if step.compile_id else "the graph"
+            return where, (f"{graph} ends after {count} collective{'s' if count != 1 else ''} on {ranks_text(stopped)} "
+                           f"where on {ranks_text(on)} it goes on with {step_text(step, ended)}; a log shows only the "
+                           "collectives inside compiled graphs: if the ranks that stop make the missing ones outside "
+                           f"them (eagerly), the ranks stay in step; if they never do, the others wait for them")
+    steps = list(going.values())
+    if len(steps) == len(parting.at) and len({operation(step.op) for step in steps}) == 1:
+        if len({step.tensor for step in steps}) > 1:
+            return where, "the same operation on tensors of other sizes: what the ranks exchange there does not match"
+        return where, "the same operation, in place on some ranks and functional on others: the ranks pair it"
+    graphs = ", ".join(sorted({f"{step.compile_id or '?'}" + (f" ({step.frame})" if step.frame else "")
+                               for step in steps}))
+    return where, (f"the ranks' graphs differ there ({graphs}); a log shows only the collectives inside compiled "
+                   "graphs, so whether collectives made outside them (eagerly) bring the ranks back in step is not "
+                   "in it")
+
+
+def _graph(step: Step) -> tuple[str, str]:
+    return step.compile_id, step.frame
