@@ -9,6 +9,7 @@ from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Span, Trace
 from tracers.tracefile.stages import STAGE_ORDER, TARGET_BY_NAME
 
+from .break_evidence import RECORD, unrecorded
 from .totals import Totals
 
 # Stages a cache hit makes unnecessary: what the warm run can skip.
@@ -51,6 +52,7 @@ class GraphBreak:
     # Dynamo could not resume after this break and ran the whole frame eagerly: torch logs the break but
     # does not count it among its graph breaks (graph_break_reasons), so the totals leave it out too.
     frame_skipped: bool = False
+    evidence: str = RECORD  # what shows it: torch's break record, else a restart or a resume function (break_evidence)
 
 
 @dataclass(frozen=True)
@@ -308,6 +310,12 @@ def analyze(trace: Trace) -> TraceFacts:
         if not facts.stages:
             facts.time_ns = facts.time_ns or metric_times.get(compile_id, 0)
             facts.frame = facts.frame or metric_frames.get(compile_id)
+
+    # Breaks without a record of their own (an older torch logs restarts and resume functions only): counted the
+    # same way for a log and a live trace, each once whatever shows it.
+    recorded = Counter(b.compile_id for b in graph_breaks if not b.frame_skipped and b.compile_id)
+    graph_breaks += [GraphBreak(cid, location, reason, evidence=evidence) for cid, location, reason, evidence
+                     in unrecorded(list(compiles.values()), recorded, {b.compile_id for b in graph_breaks})]
 
     for compile_id, calls in (trace.info.calls_served or {}).items():
         if compile_id in compiles:
