@@ -101,9 +101,12 @@ def _compare_parser(commands) -> None:  # noqa: ANN001 - argparse's subparsers a
                          help="a release, e.g. 2.14.1; give it twice: --torch A --torch B")
     compare.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="as tracers trace (default cpu)")
     compare.add_argument("--cache", choices=("cold", "warm"), default="cold", help="as tracers trace (default cold)")
-    compare.add_argument("--repeat", type=int, default=1, metavar="N",
-                         help="trace N times under each release and compare medians; changes within the run-to-run "
-                              "spread are marked noise (default 1: no spread measured)")
+    compare.add_argument("--repeat", type=int, default=3, metavar="N",
+                         help="trace N times under each release and compare medians and findings over every run; "
+                              "changes within the run-to-run spread are said as such, never as changes (default 3)")
+    compare.add_argument("--build", choices=("cpu", "cuda"), default="",
+                         help="the build of torch on both sides (default: cuda where this machine has a GPU, else "
+                              "cpu); release venvs live in the per-user cache")
     compare.add_argument("--out", type=Path, default=Path("compare"), help="output root (default: compare)")
     compare.add_argument("-m", dest="module", metavar="MODULE",
                          help="run MODULE as python -m does (it and ARGS come last), instead of a SCRIPT")
@@ -123,7 +126,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise UsageError("give a SCRIPT to run, or -m MODULE (python -m walkthrough compare --help)")
     program = Program(script, tuple(rest), bool(args.module), args.device, args.cache)
     try:
-        return run_compare(CompareOptions(tuple(args.releases), program, args.repeat, args.out))
+        return run_compare(CompareOptions(tuple(args.releases), program, args.repeat, args.out, args.build))
     except CompareUsage as exc:
         raise UsageError(str(exc)) from None
     except CompareError as exc:

@@ -15,6 +15,8 @@ from tracers.tracefile.names import run_name
 from tracers.tracefile.stages import STAGE_BY_ID
 from walkthrough.lock import LockError
 from walkthrough.releases.build import place
+from walkthrough.releases.builds import Build, machine_build
+from walkthrough.releases.venvs import venvs_note
 from walkthrough.source import VERSION_RE, SourceError
 
 from . import entries
@@ -36,8 +38,9 @@ class UsageError(Exception):
 class CompareOptions:
     releases: tuple[str, str]
     program: Program
-    repeat: int = 1
+    repeat: int = 3
     out: Path = DEFAULT_OUT
+    build: str = ""  # cpu or cuda on both sides; "": this machine's (cuda where it has a GPU)
 
 
 def check(options: CompareOptions) -> None:
@@ -71,15 +74,25 @@ def folder_for(options: CompareOptions) -> Path:
     return options.out / f"{run_name(options.program.script, options.program.module)}-{a}-vs-{b}"
 
 
-def _side(release: str, python: Path, runs: tuple, folder: Path) -> tuple[ReleaseSide, Traced]:  # noqa: ANN001
+def _side(release: str, python: Path, runs: tuple, folder: Path, build: Build) -> tuple[ReleaseSide, Traced]:  # noqa: ANN001
     try:
         traces = [load(Path(run.trace)) for run in runs]
     except TraceFileError as exc:
         raise CompareError(f"torch {release}: {exc}") from None
     info = traces[0].info
     kept = tuple(replace(run, trace=relative(run.trace, folder), output=relative(run.output, folder)) for run in runs)
-    side = ReleaseSide(release, info.torch_version, info.torch_git_sha, _shown(python), kept)
+    side = ReleaseSide(release, info.torch_version, info.torch_git_sha, _shown(python), kept, build.label)
     return side, Traced(side, traces)
+
+
+def build_note(a: Build, b: Build, machine: str) -> str:
+    """Which builds ran, said where it matters: two kinds (never made so, but said if found), CUDA without a GPU."""
+    if a.label != b.label:
+        return f"different builds: {a.label} against {b.label}; their times are not comparable (a CUDA build imports more)"
+    if a.kind == "cuda" and machine == "cpu":
+        return (f"both sides are {a.label} builds, run on a machine without a GPU (--build cuda): CUDA itself is not used, "
+                "but a CUDA build imports more than a CPU build, so these times are not a CPU build's")
+    return ""
 
 
 def _shown(python: Path) -> str:
@@ -130,18 +143,24 @@ def run_compare(options: CompareOptions) -> int:
     folder = folder_for(options)
     if folder.exists():
         shutil.rmtree(folder)  # its own earlier comparison (check() made sure): old runs never mix with new
+    build = options.build or machine_build()
     # Both releases' Pythons first: a release that cannot be had stops the command before anything is traced.
-    pythons = [interpreter(release) for release in options.releases]
+    found = [interpreter(release, build) for release in options.releases]
+    pythons = [python for python, _ in found]
     sides = []
-    for release, python in zip(options.releases, pythons):
+    for release, (python, kind) in zip(options.releases, found):
         runs = trace_release(release, python, options.program, folder / release, options.repeat)
-        sides.append(_side(release, python, runs, folder)[1])
+        sides.append(_side(release, python, runs, folder, kind)[1])
     program = options.program
     result = comparison(program.command, program.device, program.cache, sides[0], sides[1])
+    result = replace(result, build_note=build_note(found[0][1], found[1][1], machine_build()))
     print("comparing the walkthrough's entries of the stages that moved ...", file=sys.stderr, flush=True)
     result = what_changed(result, *pythons)
     report = write_text_atomic(folder / REPORT, to_json(result))
     page = write_text_atomic(folder / PAGE, render_page(result, links_for(result)))
     print(render(result, style_for(sys.stdout), [str(report), str(page)]))
+    note = venvs_note()
+    if note:
+        print(note, file=sys.stderr)
     failed = any(code != 0 for side in (result.a, result.b) for code in side.exit_codes)
     return 1 if failed else 0

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tracers.analysis.by_code import by_code
 from tracers.analysis.diff import diff, kernel_names, kernels, run_counts
 from tracers.analysis.findings import findings
-from tracers.analysis.findings_diff import findings_diff
 from tracers.analysis.kernels import kernel_map
 from tracers.analysis.spread import timing
 from tracers.analysis.trace_facts import TraceFacts, analyze
@@ -15,6 +15,8 @@ from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_ORDER
 
+from .causes import compare_causes, run_causes
+from .dominant import dominant_statement, own_times
 from .model import Comparison, GraphCode, ReleaseSide, StageChanges, TimedRow
 
 
@@ -26,6 +28,8 @@ class Traced:
         self.traces = traces
         self.facts: list[TraceFacts] = [analyze(trace) for trace in traces]
         self.code = [by_code(trace) for trace in traces]
+        self.causes = [run_causes(findings(trace, facts), facts) for trace, facts in zip(traces, self.facts)]
+        self.own = [own_times(trace) for trace in traces]
 
     @property
     def first(self) -> Trace:
@@ -47,8 +51,35 @@ def _stage_runs(traced: Traced) -> list[dict[str, tuple[int, int]]]:
             for facts in traced.facts]
 
 
+def _own_runs(traced: Traced) -> list[dict[str, tuple[int, int]]]:
+    return [{stage: (ns, facts.stage_calls.get(stage, 0)) for stage, ns in own.items()}
+            for own, facts in zip(traced.own, traced.facts)]
+
+
+_CODE_LINE = re.compile(r"^(?P<name>\S+) \((?P<file>[^()]*?)(?::\d+)?\)$")
+_RESUMED = re.compile(r"^torch_dynamo_resume_in_(\w+?)_at_\d+$")
+
+
+def code_key(code: str) -> str:
+    """A function's row named without its line (a moved def is the same function): ``step (counter.py)``; the code
+    Dynamo resumes after a break is named for its function, as the line it resumes at moves with the source."""
+    match = _CODE_LINE.match(code)
+    if not match:
+        return code
+    resumed = _RESUMED.match(match["name"])
+    name = f"{resumed[1]}, after a graph break" if resumed else match["name"]
+    return f"{name} ({match['file']})"
+
+
 def _code_runs(traced: Traced) -> list[dict[str, tuple[int, int]]]:
-    return [{row.code: (row.inclusive_ns, row.calls) for row in split.rows()} for split in traced.code]
+    out = []
+    for split in traced.code:
+        rows: dict[str, tuple[int, int]] = {}
+        for row in split.rows():
+            ns, calls = rows.get(code_key(row.code), (0, 0))
+            rows[code_key(row.code)] = (ns + row.inclusive_ns, calls + row.calls)
+        out.append(rows)
+    return out
 
 
 def _graphs(a: Trace, b: Trace) -> tuple[GraphCode, ...]:
@@ -114,15 +145,19 @@ def comparison(command: str, device: str, cache: str, a: Traced, b: Traced,
     code.sort(key=lambda row: -abs((row.b.median if row.b else 0) - (row.a.median if row.a else 0)))
     tracing = TimedRow("all of Dynamo's tracing", timing(split.tracing_ns for split in a.code),
                        timing(split.tracing_ns for split in b.code), 0, 0)
+    own_a, own_b = _own_runs(a), _own_runs(b)
+    owned = sorted({key for run in [*own_a, *own_b] for key in run},
+                   key=lambda stage: (STAGE_ORDER.get(stage, len(STAGE_ORDER)), stage))
     first = diff(a.first, b.first)
     counts = (*first.counts, ("kernels", len(first.kernels_a), len(first.kernels_b)))
     return Comparison(
         command=command, device=device, cache=cache, repeat=len(a.traces), a=a.side, b=b.side,
         stages=tuple(_rows(stage_a, stage_b, stages)), tracing=tracing, code=tuple(code), counts=counts,
         varied=_varied(a, b),
-        findings=findings_diff(findings(a.first, a.facts[0]), findings(b.first, b.facts[0])),
+        causes=compare_causes(a.causes, b.causes),
         graphs=_graphs(a.first, b.first), changes=changes, compared_entries=compared_entries,
-        changes_note=changes_note)
+        changes_note=changes_note, own_stages=tuple(_rows(own_a, own_b, owned)),
+        dominant=dominant_statement(a.own, b.own, a.side.release, b.side.release))
 
 
 def relative(path: str, folder: Path) -> str:

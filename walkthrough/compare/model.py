@@ -9,11 +9,10 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracers.analysis.findings_diff import FindingChange
 from tracers.analysis.spread import Spread, is_noise
 from walkthrough.verify import Place
 
-FORMAT = 1
+FORMAT = 2  # 2: causes matched over every run, own stage times, each side's build
 MOVED_SHARE = 0.10  # a stage whose median time changed by less than this share has not moved, whatever the spread
 
 
@@ -34,6 +33,7 @@ class ReleaseSide:
     torch_git: str
     python: str  # the interpreter it ran with (a release venv's, or the one running this command)
     runs: tuple[Run, ...]
+    build: str = ""  # which build of torch: "CPU" or "CUDA 13.0" (torch.version.cuda), from the side's own torch
 
     @property
     def exit_codes(self) -> tuple[int, ...]:
@@ -70,6 +70,30 @@ class TimedRow:
             return ""
         return f"time {ratio:.2f}×" + (", beyond the run-to-run spread" if self.noise is False else
                                        ", one run each")
+
+
+@dataclass(frozen=True)
+class CauseChange:
+    """One cause (a finding matched by what it is, not its line) under both releases, over every run of each."""
+
+    change: str  # same, changed, appeared, went away, or varies (found in some runs only: within the spread)
+    kind: str
+    code: str  # the user's code object, ``counter.py step``
+    a_line: str  # where under A (``counter.py:9``); "" where A has no such cause
+    b_line: str
+    a_what: str  # the finding's own line under A
+    b_what: str
+    a_reasons: tuple[str, ...]  # torch's reasons under A (a recompile's guard failures)
+    b_reasons: tuple[str, ...]
+    a_events: tuple[int, ...]  # events in each run under A (0: not found in that run)
+    b_events: tuple[int, ...]
+    a_cost_s: float | None  # median compile seconds it cost under A, over the runs that had it
+    b_cost_s: float | None
+
+    @property
+    def moved(self) -> bool:
+        """The same cause at another line (a line number is no change)."""
+        return bool(self.a_line and self.b_line and self.a_line != self.b_line)
 
 
 @dataclass(frozen=True)
@@ -120,16 +144,19 @@ class Comparison:
     repeat: int
     a: ReleaseSide
     b: ReleaseSide
-    stages: tuple[TimedRow, ...]  # pipeline order
+    stages: tuple[TimedRow, ...]  # inclusive: each stage's outermost calls, the stages they call inside, pipeline order
     tracing: TimedRow  # all of Dynamo's tracing of the user's code
     code: tuple[TimedRow, ...]  # compile time by the user's functions, largest change first
     counts: tuple[tuple[str, int, int], ...]  # (what, under A, under B), first runs
     varied: tuple[str, ...]  # counts that were not the same in every repeat of a side
-    findings: tuple[FindingChange, ...]
+    causes: tuple[CauseChange, ...]  # every cause of either release, changes first
     graphs: tuple[GraphCode, ...]
     changes: tuple[StageChanges, ...]
     compared_entries: int  # how many of the walkthrough's entries were compared between the two trees
     changes_note: str = ""  # why there are no what-changed entries, when there are none to show
+    own_stages: tuple[TimedRow, ...] = ()  # exclusive: each stage's own time, the stages it calls left out
+    dominant: str = ""  # which stage's own time dominates, said only as far as medians and spreads agree
+    build_note: str = ""  # which builds were compared and why (the CPU index unreachable, no GPU here)
     format: int = FORMAT
 
 

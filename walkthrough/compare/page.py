@@ -16,7 +16,8 @@ from walkthrough.releases.changes import render_findings
 from walkthrough.verify import Finding, Report
 
 from .model import MOVED_SHARE, Comparison, Entry, ReleaseSide, StageChanges, TimedRow
-from .summary import change_text, graph_text, spread_note, stage_title
+from .said import is_change, sentence
+from .summary import EXCLUSIVE, INCLUSIVE, change_text, graph_text, spread_note, stage_title
 
 
 def _none(*_: str) -> str | None:
@@ -60,6 +61,7 @@ class SideView:
     git: str
     codes: str
     failed: bool
+    build: str
 
 
 @dataclass(frozen=True)
@@ -88,12 +90,19 @@ class CompareView:
     cache: str
     a: SideView
     b: SideView
+    build_note: str
     stages: tuple[TimedView, ...]
+    own_stages: tuple[TimedView, ...]
+    inclusive: str
+    exclusive: str
     spread_note: str
+    dominant: str
     code: tuple[TimedView, ...]  # empty: Dynamo traced none of the user's functions
     counts: tuple[tuple[str, int, int], ...]
     varied: str
-    findings: tuple[tuple[str, str, str], ...]  # (change, kind, sentence)
+    findings: tuple[tuple[str, str, str], ...]  # (change, kind, sentence): the causes that changed
+    within_spread: tuple[tuple[str, str, str], ...]  # causes found in some runs only, or counts whose runs overlap
+    same: tuple[tuple[str, str, str], ...]  # causes the same under both (a moved line said, not as a change)
     changes: tuple[StageChangesView, ...]
     changes_note: str
     compared_entries: int
@@ -132,7 +141,7 @@ def _stage_changes(stage: StageChanges, comparison: Comparison, links: PageLinks
 
 def _side(side: ReleaseSide, key: str) -> SideView:
     return SideView(key, side.release, side.torch_version, side.torch_git[:12], ", ".join(map(str, side.exit_codes)),
-                    any(side.exit_codes))
+                    any(side.exit_codes), side.build)
 
 
 def _graph(graph) -> GraphView:  # noqa: ANN001 - model.GraphCode
@@ -148,10 +157,18 @@ def render_comparison(comparison: Comparison, links: PageLinks = PageLinks(), ti
     stages = tuple(_timed(row, comparison, stage_label(row.key, links.chapter_url, stage_title(row.key)))
                    for row in comparison.stages)
     code = tuple(_timed(row, comparison) for row in (comparison.tracing, *comparison.code)) if comparison.code else ()
+    own = tuple(_timed(row, comparison, stage_label(row.key, links.chapter_url, stage_title(row.key)))
+                for row in comparison.own_stages)
+
+    def said(keep) -> tuple[tuple[str, str, str], ...]:  # noqa: ANN001 - a predicate on a CauseChange
+        return tuple((change.change, change.kind, sentence(change, a.release, b.release))
+                     for change in comparison.causes if keep(change))
+
     view = CompareView(
-        title or comparison.command, comparison.device, comparison.cache, _side(a, "a"), _side(b, "b"), stages,
-        spread_note(comparison), code, tuple(comparison.counts), ", ".join(comparison.varied),
-        tuple((change.change, change.kind, change.sentence(a.release, b.release)) for change in comparison.findings),
+        title or comparison.command, comparison.device, comparison.cache, _side(a, "a"), _side(b, "b"),
+        comparison.build_note, stages, own, INCLUSIVE, EXCLUSIVE, spread_note(comparison), comparison.dominant,
+        code, tuple(comparison.counts), ", ".join(comparison.varied),
+        said(is_change), said(lambda change: change.change == "varies"), said(lambda change: change.change == "same"),
         tuple(_stage_changes(stage, comparison, links, report) for stage in comparison.changes),
         comparison.changes_note, comparison.compared_entries, f"{MOVED_SHARE:.0%}",
         tuple(map(_graph, comparison.graphs)), sum(graph.differs for graph in comparison.graphs))

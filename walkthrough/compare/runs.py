@@ -12,6 +12,7 @@ from pathlib import Path
 
 import tracers
 from tracers.tracefile.names import process_files
+from walkthrough.releases.builds import Build, installed_build
 from walkthrough.releases.catalog import installed_release
 from walkthrough.releases.venvs import release_python
 from walkthrough.source import SourceError
@@ -39,12 +40,15 @@ class Program:
         return " ".join([head, *self.args])
 
 
-def interpreter(release: str) -> Path:
-    """This Python when its torch is the release, else the release's venv (made once from its wheel, then cached)."""
+def interpreter(release: str, build: str) -> tuple[Path, Build]:
+    """This Python when its torch is the release in that build, else the release's venv of that build (made once
+    from a wheel of that build, then cached)."""
     if installed_release() == release:
-        return Path(sys.executable)
+        here = installed_build(Path(sys.executable))
+        if here is not None and here.kind == build:
+            return Path(sys.executable), here
     try:
-        return release_python(release)
+        return release_python(release, build)
     except SourceError as exc:
         raise CompareError(str(exc)) from None
 

@@ -8,6 +8,11 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
 from .model import MOVED_SHARE, Comparison, GraphCode, TimedRow
+from .said import is_change, sentence
+
+# How the two stage tables are labelled, as the trace summary labels its times (inclusive: with what a stage calls).
+INCLUSIVE = "inclusive: each stage's outermost calls, with the stages they call inside"
+EXCLUSIVE = "exclusive: each stage's own time, the stages it calls left out; these add up to the traced time"
 
 TOP = 10  # functions and graphs listed; the page has them all
 TOP_ENTRIES = 5  # what-changed entries listed per stage
@@ -51,6 +56,32 @@ def _graph_line(graph: GraphCode, a: str, b: str) -> str:
             f" · {b}: {graph_text(graph.b_kernels, graph.b_fused, graph.b_extern)}")
 
 
+def cause_lines(comparison: Comparison) -> tuple[list[str], list[str], list[str]]:
+    """The causes in words: (changes, within the spread, the same), each said once."""
+    a, b = comparison.a.release, comparison.b.release
+    changes = [sentence(change, a, b) for change in comparison.causes if is_change(change)]
+    spread = [sentence(change, a, b) for change in comparison.causes if change.change == "varies"]
+    same = [sentence(change, a, b) for change in comparison.causes if change.change == "same"]
+    return changes, spread, same
+
+
+def side_line(side) -> str:  # noqa: ANN001 - model.ReleaseSide
+    build = f", {side.build} build" if side.build else ""
+    return f"torch {side.torch_version}{build} (git {side.torch_git[:12]})"
+
+
+def _stage_table(rows: tuple[TimedRow, ...], label: str, comparison: Comparison, style: Style) -> list[str]:
+    a, b = comparison.a.release, comparison.b.release
+    width = 34
+    lines = ["", f"  {'stage':<{width}}{a:>12}{b:>12}   change", style.dim(f"  ({label})")]
+    for row in rows:
+        change = change_text(row, a, b)
+        if row.moved(a, b):
+            change = style.yellow(change)
+        lines.append(f"  {stage_title(row.key):<{width}}{timing_text(row.a):>12}{timing_text(row.b):>12}   {change}")
+    return lines
+
+
 def render(comparison: Comparison, style: Style, written: list[str] = ()) -> str:  # type: ignore[assignment]
     a, b = comparison.a.release, comparison.b.release
     lines = [style.bold(f"{comparison.command} under torch {a} and torch {b}") +
@@ -58,15 +89,16 @@ def render(comparison: Comparison, style: Style, written: list[str] = ()) -> str
     for side in (comparison.a, comparison.b):
         codes = ", ".join(map(str, side.exit_codes))
         failed = style.red("  the script failed") if any(side.exit_codes) else ""
-        lines.append(f"  {side.release}: torch {side.torch_version} (git {side.torch_git[:12]}), exit {codes}{failed}")
+        lines.append(f"  {side.release}: {side_line(side)}, exit {codes}{failed}")
+    if comparison.build_note:
+        lines.append(style.yellow(f"  {comparison.build_note}"))
     width = 34
-    lines += ["", f"  {'stage':<{width}}{a:>12}{b:>12}   change"]
-    for row in comparison.stages:
-        change = change_text(row, a, b)
-        if row.moved(a, b):
-            change = style.yellow(change)
-        lines.append(f"  {stage_title(row.key):<{width}}{timing_text(row.a):>12}{timing_text(row.b):>12}   {change}")
+    lines += _stage_table(comparison.stages, INCLUSIVE, comparison, style)
+    if comparison.own_stages:
+        lines += _stage_table(comparison.own_stages, EXCLUSIVE, comparison, style)
     lines.append(style.dim("  " + spread_note(comparison)))
+    if comparison.dominant:
+        lines.append("  " + comparison.dominant)
     if comparison.code:
         lines += ["", "Compile time by your functions (Dynamo's tracing, with what it inlined):"]
         for row in (comparison.tracing, *comparison.code[:TOP]):
@@ -81,9 +113,14 @@ def render(comparison: Comparison, style: Style, written: list[str] = ()) -> str
         lines.append(f"  {what:<{width}}{count_a:>12}{count_b:>12}{marker}")
     if comparison.varied:
         lines.append(style.yellow(f"  not the same in every run (the first run's shown): {', '.join(comparison.varied)}"))
-    lines += ["", "Findings:"]
-    lines += [f"  - {change.sentence(a, b)}" for change in comparison.findings] or \
-        ["  the same under both releases"]
+    changes, spread, same = cause_lines(comparison)
+    lines += ["", f"Findings that changed (causes matched by what they are, over every run; a moved line is no change):"]
+    lines += [f"  - {text}" for text in changes] or ["  none: every cause is the same under both releases"
+                                                    if not spread else "  none beyond the run-to-run spread"]
+    if spread:
+        lines += ["  Within the run-to-run spread (not changes):"] + [f"  - {text}" for text in spread]
+    if same:
+        lines += [style.dim(f"  The same under both releases: {len(same)}")] + [style.dim(f"  - {text}") for text in same]
     lines += ["", f"What changed in torch between {a} and {b}, for the stages that moved:"]
     if comparison.changes_note:
         lines.append(style.dim(f"  ({comparison.changes_note})"))

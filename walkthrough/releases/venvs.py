@@ -1,4 +1,4 @@
-"""A release's own virtual environment (``.venvs/torch-<release>``), for recording traces with that torch."""
+"""A release's own virtual environment of one build, in the per-user cache (``venvs/torch-<release>-<build>``)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from walkthrough.releases.pip import unconstrained
-from walkthrough.source import VERSION_RE, SourceError, fetch_wheel
+from walkthrough.releases.builds import Build, installed_build, machine_build
+from walkthrough.releases.wheels import pip_env_for_install, runnable_wheel
+from walkthrough.source import VERSION_RE, SourceError, cache_root
 
-VENVS_DIR = Path(".venvs")
+
+def venvs_root() -> Path:
+    """Release venvs live in the per-user cache ($TORCH_WALKTHROUGH_CACHE, else ~/.cache/...), never the current
+    directory: a CUDA build's is GBs, and one venv serves every checkout and project."""
+    return cache_root() / "venvs"
 
 
-def venv_python(version: str, root: Path = VENVS_DIR) -> Path:
-    return root / f"torch-{version}" / "bin" / "python"
+def venv_python(version: str, build: str, root: Path | None = None) -> Path:
+    return (root or venvs_root()) / f"torch-{version}-{build}" / "bin" / "python"
 
 
 def torch_in(python: Path) -> str | None:
@@ -27,31 +32,62 @@ def torch_in(python: Path) -> str | None:
     return result.stdout.strip() if result.returncode == 0 else None
 
 
-def release_python(version: str, root: Path = VENVS_DIR) -> Path:
-    """The Python of a venv holding ``torch==version`` (and numpy), made on first use from the release's wheel.
+def _holds(python: Path, version: str, build: str) -> Build | None:
+    found = torch_in(python) if python.exists() else None
+    if found is None or found.split("+", 1)[0] != version:
+        return None
+    kind = installed_build(python)
+    return kind if kind is not None and kind.kind == build else None
 
-    The wheel comes from the walkthrough's wheel cache (fetched once, as verify does); constraints that
-    cap torch are left out, as the venv is the release's own. Raises SourceError with one line."""
+
+def release_python(version: str, build: str | None = None, root: Path | None = None) -> tuple[Path, Build]:
+    """The Python of a venv holding ``torch==version`` of ``build`` (default: this machine's) and numpy, made on
+    first use from a wheel of that build. Raises SourceError with one line."""
     if not VERSION_RE.match(version):
         raise SourceError(f"{version!r}: not a torch version like 2.15.0")
-    python = venv_python(version, root)
-    found = torch_in(python) if python.exists() else None
-    if found is not None and found.split("+", 1)[0] == version:
-        return python
-    wheel = fetch_wheel(version)
+    build = build or machine_build()
+    python = venv_python(version, build, root)
+    held = _holds(python, version, build)
+    if held is not None:
+        return python, held
+    wheel, _ = runnable_wheel(version, build)
     venv = python.parent.parent
-    print(f"making {venv} with torch {version} (from {wheel.name}; torch's own dependencies come from "
-          "your package index) ...", file=sys.stderr, flush=True)
+    print(f"making {venv} with torch {version}, {build} build (from {wheel.name}; its dependencies come from your "
+          "package index) ...", file=sys.stderr, flush=True)
     steps = [[sys.executable, "-m", "venv", "--clear", str(venv)],
-             [str(python), "-m", "pip", "install", "--disable-pip-version-check", "--progress-bar", "off",
-              str(wheel), "numpy"]]
-    pip_env = unconstrained("install", [str(sys.executable), "-m", "pip"])
+             [str(python), "-m", "pip", "install", "--progress-bar", "off", str(wheel), "numpy"]]
+    env = pip_env_for_install()
     for step in steps:
         # pip's own progress goes to the terminal: installing torch's dependencies takes minutes.
-        if subprocess.run(step, env=pip_env.env).returncode != 0:
+        if subprocess.run(step, env=env).returncode != 0:
             raise SourceError(f"torch {version}: making {venv} failed at: {' '.join(step[:4])} ... "
                               "(pip's reason is printed above)")
-    return python
+    held = _holds(python, version, build)
+    if held is None:
+        raise SourceError(f"torch {version}: {venv} holds no {build} build of it after installing {wheel.name}")
+    return python, held
+
+
+def size_of(folder: Path) -> int:
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def venvs_note() -> str:
+    """Where the release venvs are, how big, and how to remove them: one line for the end of a run."""
+    root = venvs_root()
+    venvs = sorted(path for path in root.glob("torch-*") if path.is_dir()) if root.is_dir() else []
+    if not venvs:
+        return ""
+    sizes = ", ".join(f"{path.name} {size_of(path) / 1e9:.1f} GB" for path in venvs)
+    return (f"release venvs in {root} ({sizes}); remove one with rm -r {root}/<name>, all with rm -r {root} "
+            "(a later run makes what it needs again)")
 
 
 def record_with_release(release: str, tracer_args: list[str]) -> int:
@@ -59,7 +95,7 @@ def record_with_release(release: str, tracer_args: list[str]) -> int:
     its path: the site's examples recorded with that torch. The tracer needs only torch and the standard library,
     so the venv holds torch and numpy alone."""
     try:
-        python = release_python(release)
+        python, _ = release_python(release)
     except KeyboardInterrupt:
         print("record: interrupted", file=sys.stderr)
         return 130
