@@ -16,7 +16,7 @@ from tracers.tracefile.events import Artifact, Trace
 from . import log_comparison
 from .collectives import Collective, collectives_in, parting, steps_that_run
 from .difference import Difference, Divergence, group_ranks
-from .wording import collective_words, guard_words, ids_text, input_words, parting_words, ranks_text
+from .wording import by_ranks, collective_words, guard_words, ids_text, input_words, parting_words, ranks_text
 
 __all__ = ["Difference", "Divergence", "compare", "signatures", "user_line"]
 
@@ -64,6 +64,9 @@ class CompileSignature:
 
 
 # Each aspect: its name, how to read it off a signature, what a difference means.
+FRAME = "compiled frame"
+FRAME_WHY = ("the ranks compiled other functions under this compile id: they ran other code before it, and what "
+             "each compiled here (inputs, guards, collectives) is not compared")
 ASPECTS: tuple[tuple[str, Callable[[CompileSignature], object], str], ...] = (
     ("recompile reasons", lambda s: s.recompile_reasons,
      "the ranks recompiled for different reasons: their inputs or state differ here"),
@@ -165,6 +168,16 @@ def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None
         if len(having) < len(ranks):
             absent.append((cid, having))
             continue
+        frames = {rank: per_rank[rank][cid].frame for rank in ranks}
+        if all(frame and frame != "?" for frame in frames.values()) and len(set(frames.values())) > 1:
+            grouped = group_ranks(frames)
+            said = f"compile {cid} is " + by_ranks([(group, f"`{frame}`") for group, frame in grouped])
+            lines = {rank: per_rank[rank][cid].line for rank in ranks}
+            line = next(iter(lines.values())) if len(set(lines.values())) == 1 else None  # each rank's own, below
+            detail = tuple(f"{ranks_text(group)}: `{frame}` from {lines[group[0]] or 'an unknown line'}"
+                           for group, frame in grouped)
+            differences.append(Difference(FRAME, cid, tuple(grouped), line, FRAME_WHY, said, detail))
+            continue  # one function's inputs and guards against another's: no difference worth saying
         said_here: set[str] = set()
         for aspect, read, why in ASPECTS:
             values = {rank: read(per_rank[rank][cid]) for rank in ranks}
@@ -189,7 +202,7 @@ def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None
     estimates, estimates_note = log_comparison.estimates(traces)
     logged_differences.append(log_comparison.estimate_difference(estimates, line_of))
     differences += [found for found in logged_differences if found is not None]
-    order = {aspect: index for index, aspect in enumerate([PRESENCE, *(a for a, _, _ in ASPECTS)])}
+    order = {aspect: index for index, aspect in enumerate([PRESENCE, FRAME, *(a for a, _, _ in ASPECTS)])}
     differences.sort(key=lambda d: (not d.compile_id, sort_key(d.compile_id) if d.compile_id else (),
                                     order.get(d.aspect, len(order))))
     notes = tuple(note for note in (log_comparison.waits_note(log_comparison.missing_waits(traces)), estimates_note) if note)

@@ -71,16 +71,19 @@ def findings_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | 
 def compile_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | None = None) -> list[str]:
     """One row per compile id: its frame, and per process the graphs it produced and the calls they served."""
     rows: dict[str, dict[int, str]] = defaultdict(dict)
-    frames: dict[str, str] = {}
+    frames: dict[str, dict[int, str]] = defaultdict(dict)  # each rank's own: ranks may compile other frames under one id
     for rank, trace in run.present:
         fact = (facts or {}).get(rank) or analyze(trace)
         for compile_facts in fact.frame_compiles:
             calls = f", {compile_facts.calls} call{'s' if compile_facts.calls != 1 else ''}" \
                 if compile_facts.calls is not None else ""
             rows[compile_facts.compile_id][rank] = f"{compile_facts.graphs}g{calls}"
-            frames.setdefault(compile_facts.compile_id, (compile_facts.frame or "?").split(" (", 1)[0])
+            frames[compile_facts.compile_id][rank] = (compile_facts.frame or "?").split(" (", 1)[0]
     if not rows:
         return []
+    for compile_id, by_rank in frames.items():
+        if len(set(by_rank.values())) > 1:  # the frame said in each rank's cell, and the frame column says so
+            rows[compile_id] = {rank: f"{_clip(by_rank[rank], 24)} {cell}" for rank, cell in rows[compile_id].items()}
     lines = [style.bold("Compiles") + style.dim("  (per process: graphs produced, calls their code served)")]
     for compile_id in sorted(rows, key=compile_identity.sort_key):
         by_cell: dict[str, list[int]] = defaultdict(list)
@@ -90,7 +93,9 @@ def compile_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | N
             cells = "  ".join(f"{names_text(run, ranks)}: {cell}" for cell, ranks in by_cell.items())
         else:
             cells = "  ".join(f"{run.names[rank]}: {cell}" for rank, cell in sorted(rows[compile_id].items()))
-        lines.append(f"  {compile_id:<8}{_clip(frames[compile_id], 32):<33} {cells}")
+        names = set(frames[compile_id].values())
+        frame = next(iter(names)) if len(names) == 1 else "frames differ by rank:"
+        lines.append(f"  {compile_id:<8}{_clip(frame, 32):<33} {cells}")
     return lines
 
 
