@@ -48,7 +48,8 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     problems += speed_findings(trace)  # --vs-eager's: they cost no compile time of their own
     every = nothing_compiled(trace, facts, compiles, breaks) + problems + ddp_splits(trace) + \
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
-    return [_checked_hint(finding, _hint_names(trace)) for finding in every]
+    names = _hint_names(trace)  # once: per finding, it read every artifact again (findings x artifacts)
+    return [_checked_hint(finding, names) for finding in every]
 
 
 def compile_seconds(facts: TraceFacts) -> float:
