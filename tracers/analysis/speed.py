@@ -9,12 +9,65 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from tracers.tracefile.events import Trace
-from tracers.tracefile.speed import (WARMUP_CALLS, KernelTime, ProfiledCalls, SpeedRecord, TimedFunction,
+from tracers.tracefile.stages import TARGET_BY_NAME
+from tracers.tracefile.speed import (NO_BACKWARD, WARMUP_CALLS, KernelTime, ProfiledCalls, SpeedRecord, TimedFunction,
                                       compiled_label)
 from tracers.vocabulary.durations import duration
 
 from .kernels import Kernel, KernelMap, UserLine, kernel_map
 from .one_time import OneTime, one_time
+from .spread import Compared, Spread, rounds
+
+
+@dataclass(frozen=True)
+class PartSpeed:
+    """One part of a compiled object's work per call, over the calls steady in both runs: its forward, its backward
+    (the autograd nodes its forward made), or the step (from one call's start to the next one's)."""
+
+    part: str  # "forward", "backward" or "step"
+    steady: int  # calls (or steps) that count
+    compiled_ns: float | None  # median, compiled
+    eager_ns: float | None  # median, eager; None: no eager run, or the part never ran there
+    compared: Compared | None  # round by round, where both sides have it
+
+    @property
+    def speedup(self) -> float | None:
+        return self.eager_ns / self.compiled_ns if self.compiled_ns and self.eager_ns is not None else None
+
+    @property
+    def verdict(self) -> str | None:
+        """``faster``, ``slower``, ``even`` (no difference measurable), or None (no spread measured)."""
+        return self.compared.verdict if self.compared is not None else None
+
+    @property
+    def spread_text(self) -> str:
+        return self.compared.range_text if self.compared is not None else "not measured"
+
+
+@dataclass(frozen=True)
+class CompileCost:
+    """What compiling one object cost: the compile table's time for its compiles (the forward's, at the frame
+    callback, and a backward AOTAutograd compiled lazily, at its first run), less one-time setup of the process."""
+
+    forward_ns: int
+    backward_ns: int  # lazily compiled backward: in the compile table's row, run at the first .backward()
+    setup_ns: int  # left out: any first compile of a process pays it
+    source: str  # "compile table" or "calls" (no compile spans: the compiling calls' time beyond a steady one's)
+
+    @property
+    def ns(self) -> int:
+        return max(0, self.forward_ns + self.backward_ns - self.setup_ns)
+
+    @property
+    def label(self) -> str:
+        """What the figure counts, in words."""
+        if self.source == "calls":
+            return "the compiling calls' time beyond a steady call's"
+        parts = [f"forward {duration(self.forward_ns)}"]
+        if self.backward_ns:
+            parts.append(f"backward {duration(self.backward_ns)} (compiled lazily, at the first .backward())")
+        said = " + ".join(parts)
+        return said + (f", less {duration(self.setup_ns)} one-time setup" if self.setup_ns else "")
 
 
 @dataclass(frozen=True)
@@ -28,36 +81,73 @@ class FunctionSpeed:
     eager_calls: int | None  # the same in the run with compile off; None: no eager run
     compiling_calls: int
     steady_calls: int  # calls timed in both runs' steady state (warm-up and profiled calls left out)
-    compiled_ns: float | None  # median time per steady call, compiled
+    compiled_ns: float | None  # median time per steady call (its forward), compiled
     eager_ns: float | None  # ... and eager, over the same calls
-    compile_ns: int  # the compiling calls' time beyond a steady call's, less one-time setup: what compiling cost it
+    compile_ns: int  # what compiling it cost: ``cost.ns``, the figure the compile table and the findings use too
     compile_ids: tuple[str, ...]
     timer: str  # "cuda events" or "perf_counter"
     setup_ns: int = 0  # one-time setup of the process that ran inside its compiles (analysis/one_time.py), left out
+    forward: PartSpeed | None = None
+    backward: PartSpeed | None = None  # None: no backward ran in the compiled run
+    step: PartSpeed | None = None  # None: fewer than two calls
+    cost: CompileCost | None = None
 
     @property
     def label(self) -> str:
         return compiled_label(self.name, self.site)
 
     @property
+    def headline(self) -> PartSpeed | None:
+        """What the speedup and payback speak for: the whole step where both runs timed one, else the call."""
+        if self.step is not None and self.step.speedup is not None:
+            return self.step
+        return self.forward
+
+    @property
+    def per(self) -> str:
+        """``step`` or ``call``: what one headline time is."""
+        headline = self.headline
+        return "step" if headline is not None and headline.part == "step" else "call"
+
+    @property
     def speedup(self) -> float | None:
-        """Eager time over compiled time: above 1, compiling made the calls faster."""
-        if not self.compiled_ns or self.eager_ns is None:
-            return None
-        return self.eager_ns / self.compiled_ns
+        """Eager time over compiled time for the headline (above 1: compiling made it faster)."""
+        headline = self.headline
+        return headline.speedup if headline is not None else None
+
+    @property
+    def verdict(self) -> str | None:
+        headline = self.headline
+        return headline.verdict if headline is not None else None
 
     @property
     def saved_ns(self) -> float | None:
-        """Per call, what compiling saves (negative: what it costs)."""
-        return None if self.compiled_ns is None or self.eager_ns is None else self.eager_ns - self.compiled_ns
+        """Per step (or call), what compiling saves (negative: what it costs)."""
+        headline = self.headline
+        if headline is None or headline.compiled_ns is None or headline.eager_ns is None:
+            return None
+        return headline.eager_ns - headline.compiled_ns
 
     @property
     def payback_calls(self) -> int | None:
-        """Calls it takes for the time saved per call to repay the compile; None when compiled is not faster."""
+        """Steps (or calls) it takes for the time saved to repay the compile; None unless measurably faster (or,
+        with no spread measured, faster by the medians)."""
         saved = self.saved_ns
-        if saved is None or saved <= 0:
+        if saved is None or saved <= 0 or self.verdict in ("even", "slower"):
             return None
         return max(1, math.ceil(self.compile_ns / saved))
+
+    @property
+    def payback_range(self) -> tuple[int, int] | None:
+        """The payback at the rounds' highest and lowest speedup (fewest, most steps); None without rounds."""
+        headline = self.headline
+        if self.payback_calls is None or headline is None or headline.compared is None:
+            return None
+        compiled = headline.compiled_ns or 0.0
+        spans = [compiled * (ratio - 1) for ratio in (headline.compared.high, headline.compared.low)]
+        if min(spans) <= 0:
+            return None
+        return max(1, math.ceil(self.compile_ns / spans[0])), max(1, math.ceil(self.compile_ns / spans[1]))
 
     @property
     def pays_back(self) -> bool | None:
@@ -65,6 +155,25 @@ class FunctionSpeed:
         if self.saved_ns is None:
             return None
         return self.payback_calls is not None and self.payback_calls <= self.calls
+
+    @property
+    def verdict_said(self) -> str:
+        """The verdict in words, as every view says it: only what the rounds' spread allows."""
+        headline = self.headline
+        if headline is None or headline.speedup is None:
+            return "—"
+        if headline.verdict is None:
+            return f"no spread measured ({headline.steady} steady {self.per}s: too few for rounds)"
+        if headline.verdict == "slower":
+            return "slower"
+        if headline.verdict == "even":
+            return f"no difference measurable here (spread {headline.spread_text})"
+        payback = self.payback_calls
+        if payback is None:
+            return "never"
+        spread = self.payback_range
+        said = f"pays back after {payback:,} {self.per}s" + (f" ({spread[0]:,}–{spread[1]:,})" if spread else "")
+        return said + ("" if self.pays_back else ", not in this run")
 
 
 @dataclass(frozen=True)
@@ -147,9 +256,10 @@ def speed_of(trace: Trace, kernels: KernelMap | None = None) -> Speed | None:
         notes.append(f"eager run ({record.eager.status}): {record.eager.note}")
     functions = []
     setup = one_time(trace)
+    costs = compile_times(trace)
     for compiled in record.compiled.functions:
         other = eager.pop(compiled.key, None)
-        functions.append(_speed(compiled, other, record.compiled.timer, setup))
+        functions.append(_speed(compiled, other, setup, costs))
         if other is not None and other.calls != compiled.calls:
             notes.append(f"{compiled_label(compiled.name, compiled.site)}: {compiled.calls} calls compiled, "
                          f"{other.calls} eager; matched by order over the first "
@@ -160,6 +270,9 @@ def speed_of(trace: Trace, kernels: KernelMap | None = None) -> Speed | None:
     notes += [f"{function.label}: its compile leaves out {duration(function.setup_ns)} of one-time setup that ran "
               "in its compiles (any first compile in a process pays it; the findings' one-time note says what it was)"
               for function in functions if function.setup_ns >= 1_000_000]
+    notes += [f"{function.label}: its compile is {duration(function.compile_ns)}: {function.cost.label}"
+              for function in functions if function.cost is not None and function.cost.source == "compile table"
+              and (function.cost.backward_ns or function.cost.setup_ns)]
     if record.eager is None and record.compiled.functions and not record.profiles:
         notes.append("no eager run to compare with")
     profiles = ()
@@ -188,18 +301,84 @@ def _median(times: tuple[int, ...], indices: list[int]) -> float | None:
     return float(statistics.median(times[index] for index in indices)) if indices else None
 
 
-def _speed(compiled: TimedFunction, eager: TimedFunction | None, timer: str, setup: OneTime) -> FunctionSpeed:
+def _part(part: str, compiled: tuple[int, ...], eager: tuple[int, ...] | None, indices: list[int]) -> PartSpeed:
+    """One part over ``indices`` (those both runs have), cut into the same rounds on both sides."""
+    compiled_ns = _median(compiled, indices)
+    eager_ns = _median(eager, indices) if eager is not None else None
+    compared = None
+    if eager is not None and indices and compiled_ns:
+        cut = rounds(indices)
+        compared = Compared(Spread(tuple(round(_median(eager, chunk) or 0) for chunk in cut)),
+                            Spread(tuple(round(_median(compiled, chunk) or 0) for chunk in cut)),
+                            eager_ns or 0.0, compiled_ns)
+    return PartSpeed(part, len(indices), compiled_ns, eager_ns, compared)
+
+
+def _backward(compiled: TimedFunction, eager: TimedFunction | None, steady: list[int]) -> PartSpeed | None:
+    times = compiled.backward_ns
+    ran = [index for index in steady if index < len(times) and times[index] != NO_BACKWARD]
+    if not ran:
+        return None
+    other = eager.backward_ns if eager is not None and eager.backward_ns else None
+    if other is not None:
+        both = [index for index in ran if index < len(other) and other[index] != NO_BACKWARD]
+        if both:
+            return _part("backward", times, other, both)
+    return _part("backward", times, None, ran)
+
+
+def _step(compiled: TimedFunction, eager: TimedFunction | None, steady: list[int]) -> PartSpeed | None:
+    """Steps that start at a steady call and end at the next call, itself not profiled (the profiler's start or
+    stop sits in the step before and after its window)."""
+    last = min(len(compiled.step_ns), len(eager.step_ns)) if eager is not None else len(compiled.step_ns)
+    if eager is not None and not eager.step_ns:
+        last = len(compiled.step_ns)
+        eager = None
+    profiled = set(compiled.profiled) | (set(eager.profiled) if eager is not None else set())
+    indices = [index for index in steady if index < last and index + 1 not in profiled]
+    if not indices:
+        return None
+    return _part("step", compiled.step_ns, eager.step_ns if eager is not None else None, indices)
+
+
+def compile_times(trace: Trace) -> dict[str, tuple[int, int]]:
+    """Per compile id, the compile table's time (each outermost span of the compile, analysis/trace_facts.py), split
+    into the forward's (under Dynamo's frame callback) and the rest (a backward AOTAutograd compiled lazily)."""
+    by_id = {span.id: span for span in trace.spans}
+    times: dict[str, list[int]] = {}
+    for span in trace.spans:
+        if not span.compile_id:
+            continue
+        parent = by_id.get(span.parent) if span.parent else None
+        if parent is None or parent.compile_id != span.compile_id:
+            entry = times.setdefault(span.compile_id, [0, 0])
+            entry[0 if span.target == _FRAME_CALLBACK else 1] += span.duration_ns
+    return {compile_id: (forward, backward) for compile_id, (forward, backward) in times.items()}
+
+
+_FRAME_CALLBACK = "torch._dynamo.convert_frame:ConvertFrame.__call__"
+assert _FRAME_CALLBACK in TARGET_BY_NAME  # the frame callback the stages table hooks (capture/calls.py's TARGET)
+
+
+def _speed(compiled: TimedFunction, eager: TimedFunction | None, setup: OneTime,
+           costs: dict[str, tuple[int, int]]) -> FunctionSpeed:
     steady = steady_indices(compiled, eager)
-    compiled_ns = _median(compiled.times_ns, steady)
-    eager_ns = _median(eager.times_ns, steady) if eager is not None else None
+    forward = _part("forward", compiled.times_ns, eager.times_ns if eager is not None else None, steady)
     host_steady = _median(compiled.host_ns, steady) or 0.0
     compiling_ns = round(sum(max(0.0, compiled.host_ns[index] - host_steady) for index in compiled.compiling))
     # The process's one-time setup sat in the first compile, whichever function that was: not this function's cost.
-    setup_ns = min(sum(setup.within(compile_id) for compile_id in compiled.compile_ids), compiling_ns)
+    setup_all = sum(setup.within(compile_id) for compile_id in compiled.compile_ids)
+    spans = [costs[compile_id] for compile_id in compiled.compile_ids if compile_id in costs]
+    if spans:  # the compile table's figure, so the speed table, the compile table and the findings agree
+        forward_ns, backward_ns = sum(f for f, _ in spans), sum(b for _, b in spans)
+        cost = CompileCost(forward_ns, backward_ns, min(setup_all, forward_ns + backward_ns), "compile table")
+    else:
+        cost = CompileCost(compiling_ns, 0, min(setup_all, compiling_ns), "calls")
     return FunctionSpeed(compiled.site, compiled.order, compiled.name, compiled.calls,
                          eager.calls if eager is not None else None, len(compiled.compiling), len(steady),
-                         compiled_ns, eager_ns, compiling_ns - setup_ns, compiled.compile_ids,
-                         "cuda events" if compiled.device_ns is not None else "perf_counter", setup_ns)
+                         forward.compiled_ns, forward.eager_ns, cost.ns, compiled.compile_ids,
+                         "cuda events" if compiled.device_ns is not None else "perf_counter", cost.setup_ns,
+                         forward, _backward(compiled, eager, steady), _step(compiled, eager, steady), cost)
 
 
 _EXTERN = re.compile(r"(?:^aten::|^extern_kernels\.|\baten\.)(\w+)")

@@ -23,19 +23,35 @@ _SITE = re.compile(r"^(?P<path>.*):(?P<line>\d+)$")
 
 
 def speed_findings(trace: Trace, speed: Speed | None = None) -> list[Finding]:
-    """Per compiled function timed in both runs: slower than eager, or compiled faster but not repaid in this run."""
+    """Per compiled function timed in both runs, on its headline (the whole step where timed, else the call): slower
+    than eager, no difference measurable, or faster but not repaid in this run. Only where the rounds' spread allows
+    a verdict: with fewer than two rounds of steady calls, nothing is claimed."""
     speed = speed if speed is not None else speed_of(trace)
     if speed is None:
         return []
     profiles = {(profile.site, profile.order): profile for profile in speed.profiles}
     found = []
     for function in speed.compared:
+        headline = function.headline
+        if headline is None or function.verdict is None:
+            continue
         profile = profiles.get((function.site, function.order))
-        if function.compiled_ns > function.eager_ns * SLOWER:  # type: ignore[operator]  # compared: both set
+        if function.verdict == "slower" and (headline.compiled_ns or 0) > (headline.eager_ns or 0) * SLOWER:
             found.append(_slower(trace, function, profile))
         elif not function.pays_back:
             found.append(_not_repaid(function))
     return found
+
+
+def _parts(function: FunctionSpeed) -> str:
+    """Where the headline's time came from: each part eager vs compiled, with its rounds' spread."""
+    said = []
+    for part in (function.forward, function.backward, function.step):
+        if part is None or part is function.headline or part.compiled_ns is None or part.eager_ns is None:
+            continue
+        said.append(f"{part.part} {duration(part.compiled_ns)} vs {duration(part.eager_ns)} "
+                    f"({part.speedup:.2f}×, rounds {part.spread_text})")
+    return f"; per call: {', '.join(said)}" if said else ""
 
 
 def _site(function: FunctionSpeed) -> SourceLine | None:
@@ -44,14 +60,16 @@ def _site(function: FunctionSpeed) -> SourceLine | None:
 
 
 def _slower(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | None) -> Finding:
-    compiled, eager = function.compiled_ns or 0.0, function.eager_ns or 0.0
+    headline = function.headline
+    compiled, eager = headline.compiled_ns or 0.0, headline.eager_ns or 0.0
     what = (f"`{function.name}` runs {compiled / eager:.1f}× slower compiled than eager: {duration(compiled)} vs "
-            f"{duration(eager)} per call over {function.steady_calls} steady calls ({function.timer})")
+            f"{duration(eager)} per {function.per} over {headline.steady} steady {function.per}s ({function.timer}; "
+            f"every round slower, speedups {headline.spread_text}){_parts(function)}")
     advice = _cause(trace, function, profile)
     if compiled < eager * NOISE:
         advice += (f" Each side was timed in one process, and on a busy machine separate processes timing the same "
                    f"step have differed by up to {NOISE:g}×: trace again before acting on a difference this small.")
-    return Finding("slower-than-eager", what, function.steady_calls, function.compile_ids, 0.0,
+    return Finding("slower-than-eager", what, headline.steady, function.compile_ids, 0.0,
                    user_line=_site(function), advice=advice, explained=MEASURED)
 
 
@@ -86,16 +104,23 @@ def _cause(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | Non
 
 
 def _not_repaid(function: FunctionSpeed) -> Finding:
+    headline = function.headline
     saved = function.saved_ns or 0.0
     payback = function.payback_calls
-    times = f"{duration(function.compiled_ns or 0)} vs {duration(function.eager_ns or 0)}"
-    if payback is None:  # no faster, though within the margin of "slower": nothing to repay the compile with
-        what = (f"compiling `{function.name}` gains nothing: {times} per call compiled vs eager (within "
-                f"{SLOWER - 1:.0%}), so its {duration(function.compile_ns)} compile is never repaid")
+    per = function.per
+    times = f"{duration(headline.compiled_ns or 0)} vs {duration(headline.eager_ns or 0)}"
+    compile_said = f"{duration(function.compile_ns)} ({function.cost.label})" if function.cost else \
+        duration(function.compile_ns)
+    if payback is None:  # no faster measurably, though not slower beyond the margin: nothing to repay the compile with
+        what = (f"compiling `{function.name}` gains nothing measurable here: {times} per {per} compiled vs eager, "
+                f"no difference measurable here (spread {headline.spread_text} over the rounds), so its "
+                f"{compile_said} compile is not shown to pay back{_parts(function)}")
     else:
+        spread = function.payback_range
+        within = f" ({spread[0]:,}–{spread[1]:,} at the rounds' speedups {headline.spread_text})" if spread else ""
         what = (f"compiling `{function.name}` does not pay back within the run: {function.speedup:.2f}× faster per "
-                f"call ({times}) saves {duration(saved)} a call; its compile cost {duration(function.compile_ns)}, "
-                f"repaid after {payback:,} calls, and the run made {function.calls:,}")
+                f"{per} ({times}) saves {duration(saved)} a {per}; its compile cost {compile_said}, repaid after "
+                f"{payback:,} {per}s{within}, and the run made {function.calls:,}{_parts(function)}")
     return Finding("never-pays-back", what, function.calls, function.compile_ids, 0.0, user_line=_site(function),
                    advice="Worth it for longer runs only; a warm cache (--cache warm) cuts the compile.",
                    explained=MEASURED)

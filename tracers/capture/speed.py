@@ -11,6 +11,7 @@ from typing import Any
 
 from tracers.tracefile.speed import TimedFunction, TimedRun
 
+from .backward_timing import BackwardTimer
 from .dynamo_shield import shield
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tracers/: never the user's line
@@ -40,12 +41,15 @@ class CompileProbe:
 class _Calls:
     """One compiled object's calls: mutable while the run goes on, a ``TimedFunction`` at the end."""
 
-    __slots__ = ("site", "order", "name", "host", "events", "compiling", "compile_ids", "profiled", "cuda")
+    __slots__ = ("site", "order", "name", "host", "starts", "events", "compiling", "compile_ids", "profiled", "cuda",
+                 "backward")
 
     def __init__(self, site: str, order: int, name: str):
         self.site, self.order, self.name = site, order, name
         self.host: list[int] = []
+        self.starts: list[int] = []  # each call's start (perf_counter): successive starts make the loop's step
         self.events: list[tuple[Any, Any]] = []  # CUDA (start, end) per call, once CUDA is in use
+        self.backward: BackwardTimer | None = None
         self.compiling: list[int] = []
         self.compile_ids: list[str] = []
         self.profiled: list[int] = []
@@ -105,20 +109,25 @@ class CallTimer:
         return functools.wraps(result)(self._timed(result, calls))
 
     def _timed(self, function: Callable[..., Any], calls: _Calls) -> Callable[..., Any]:
-        probe, window, clock, host = self._probe, self.window, time.perf_counter_ns, calls.host
+        probe, window, clock, host, starts = self._probe, self.window, time.perf_counter_ns, calls.host, calls.starts
         cuda_module = self._torch.cuda
+        calls.backward = backward = BackwardTimer(self._torch)
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             if calls.cuda is None:
                 calls.cuda = cuda_module.is_initialized()
+                backward.cuda = calls.cuda
             before = probe.count if probe is not None else 0
             profiling = window is not None and window.before_call(calls, len(host))
             if calls.cuda:
                 start, end = cuda_module.Event(enable_timing=True), cuda_module.Event(enable_timing=True)
                 start.record()
+            sequence = backward.sequence()
+            result = None
             began = clock()
             try:
-                return function(*args, **kwargs)
+                result = function(*args, **kwargs)
+                return result
             finally:
                 took = clock() - began
                 if calls.cuda:
@@ -126,6 +135,8 @@ class CallTimer:
                     calls.events.append((start, end))
                 index = len(host)
                 host.append(took)
+                starts.append(began)
+                backward.watch(index, sequence, result)
                 if probe is not None and probe.count != before:
                     calls.compiling.append(index)
                     calls.compile_ids.extend(i for i in probe.compile_ids[before:probe.count] if i)
@@ -149,25 +160,34 @@ class CallTimer:
         timer = "perf_counter"
         functions = []
         for calls in self._functions:
-            device = None
+            device = steps = None
             if calls.events:
                 timer = "cuda events"
-                device = self._event_times(calls)
-            functions.append(TimedFunction(calls.site, calls.order, calls.name, tuple(calls.host), device,
-                                           tuple(calls.compiling), tuple(dict.fromkeys(calls.compile_ids)),
-                                           tuple(calls.profiled)))
+                device, steps = self._event_times(calls)
+            backward = calls.backward or BackwardTimer(self._torch)
+            backward_host, backward_device = backward.times(len(calls.host))
+            if backward.note:
+                self.note = backward.note
+            functions.append(TimedFunction(
+                calls.site, calls.order, calls.name, tuple(calls.host), device, tuple(calls.compiling),
+                tuple(dict.fromkeys(calls.compile_ids)), tuple(calls.profiled), backward_host,
+                backward_device if device is not None else None,
+                tuple(later - earlier for earlier, later in zip(calls.starts, calls.starts[1:])), steps))
         return TimedRun(self.mode, tuple(functions), timer, note=self.note)
 
-    def _event_times(self, calls: _Calls) -> tuple[int, ...] | None:
+    def _event_times(self, calls: _Calls) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+        """Each call's time between its events, and each step's between successive calls' start events."""
         try:
             self._torch.cuda.synchronize()
             times = tuple(round(start.elapsed_time(end) * 1e6) for start, end in calls.events)
+            steps = tuple(round(earlier.elapsed_time(later) * 1e6)
+                          for (earlier, _), (later, _) in zip(calls.events, calls.events[1:]))
         except Exception as error:  # noqa: BLE001 - a failed device: wall time stands, said so
             self.note = f"CUDA event times unreadable ({type(error).__name__}: {error}); wall time shown"
-            return None
+            return None, None
         if len(times) != len(calls.host):  # CUDA came into use after the first call: events for some calls only
-            return None
-        return times
+            return None, None
+        return times, steps
 
 
 def _user_site() -> str:

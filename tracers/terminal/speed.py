@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tracers.analysis.report_model import Report, build_report
-from tracers.analysis.speed import FunctionProfile, FunctionSpeed
+from tracers.analysis.speed import FunctionProfile, FunctionSpeed, PartSpeed
+from tracers.analysis.spread import ROUNDS
 from tracers.tracefile.events import Trace
 from tracers.tracefile.speed import WARMUP_CALLS
 from tracers.vocabulary.durations import duration
@@ -26,11 +27,14 @@ def section(report: Report, style: Style, width: int = 100) -> list[str]:
     left_out = f"the calls that compiled, the {WARMUP_CALLS} after each" + (" and the profiled ones"
                                                                              if speed.profiles else "")
     lines = ["", style.bold("Speed by your code") + style.dim(
-        f"  (median time per steady call, by {speed.timer}; {left_out} left out)")]
+        f"  (median per steady call, by {speed.timer}; {left_out} left out; step: one call's start to the next's; "
+        f"rounds: the steady calls cut into up to {ROUNDS} rounds at the same calls in both runs, each round's "
+        "speedup)")]
     if speed.functions:
-        lines.append(style.dim(f"  {'compiled function':<34}{'calls':>8}{'eager':>11}{'compiled':>11}{'speedup':>9}"
-                               f"{'compile':>10}  pays back after"))
-        lines += [_function_line(function, style) for function in speed.functions]
+        lines.append(style.dim(f"  {'compiled function':<30}{'calls':>7}  {'part':<9}{'eager':>10}{'compiled':>10}"
+                               f"{'speedup':>9}  {'rounds':<13}{'compile':>9}  verdict"))
+        for function in speed.functions:
+            lines += _function_lines(function, style)
     else:
         lines.append("  nothing this run passed to torch.compile was called")
     for profile in speed.profiles:
@@ -39,20 +43,37 @@ def section(report: Report, style: Style, width: int = 100) -> list[str]:
     return lines
 
 
-def _function_line(function: FunctionSpeed, style: Style) -> str:
-    eager = duration(function.eager_ns) if function.eager_ns is not None else "—"
-    compiled = duration(function.compiled_ns) if function.compiled_ns is not None else "—"
-    speedup = f"{function.speedup:.2f}×" if function.speedup is not None else "—"
-    if function.speedup is not None and function.speedup < 1:
-        speedup = style.red(f"{speedup:>9}")
-    else:
-        speedup = f"{speedup:>9}"
-    if function.payback_calls is not None:
-        payback = f"{function.payback_calls:,} calls" + ("" if function.pays_back else style.yellow(" (not in this run)"))
-    else:
-        payback = "never" if function.saved_ns is not None else "—"
-    return (f"  {_clip(function.label, 33):<34}{function.calls:>8,}{eager:>11}{compiled:>11}{speedup}"
-            f"{duration(function.compile_ns):>10}  {payback}")
+def _function_lines(function: FunctionSpeed, style: Style) -> list[str]:
+    """The headline part first (the step where timed), with the compile and the verdict; the other parts below."""
+    headline = function.headline
+    parts = [headline] + [part for part in (function.step, function.forward, function.backward)
+                          if part is not None and part is not headline]
+    lines = []
+    for index, part in enumerate(part for part in parts if part is not None):
+        name = f"{_clip(function.label, 29):<30}{function.calls:>7,}" if index == 0 else " " * 37
+        tail = f"{duration(function.compile_ns):>9}  {_verdict(function, style)}" if index == 0 else ""
+        line = (f"  {name}  {part.part:<9}{_time(part.eager_ns):>10}{_time(part.compiled_ns):>10}"
+                f"{_speedup(part, style)}  {part.spread_text if part.compared else '—':<13}{tail}")
+        lines.append(line.rstrip() if index else line)
+    return lines
+
+
+def _verdict(function: FunctionSpeed, style: Style) -> str:
+    said = function.verdict_said
+    if function.verdict == "slower":
+        return style.red(said)
+    return style.yellow(said) if function.verdict != "faster" or not function.pays_back else said
+
+
+def _speedup(part: PartSpeed, style: Style) -> str:
+    if part.speedup is None:
+        return f"{'—':>9}"
+    text = f"{part.speedup:.2f}×"
+    return style.red(f"{text:>9}") if part.verdict == "slower" else f"{text:>9}"
+
+
+def _time(ns: float | None) -> str:
+    return duration(ns) if ns is not None else "—"
 
 
 def _profile_lines(profile: FunctionProfile, style: Style, width: int) -> list[str]:

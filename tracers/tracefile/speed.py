@@ -9,6 +9,7 @@ COMPILED, EAGER = "compiled", "eager"
 # Calls after a compiling call that are not steady state yet, in both runs: CUDA graph trees warm up and record,
 # autotuning and the caching allocator settle (the profiler leaves them alone too).
 WARMUP_CALLS = 3
+NO_BACKWARD = -1  # a call whose autograd nodes never ran backward (no grad, eval, or the run ended first)
 
 
 def compiled_label(name: str, site: str) -> str:
@@ -28,10 +29,28 @@ class TimedFunction:
     compiling: tuple[int, ...] = ()  # calls during which Dynamo's frame callback ran (compiled, or decided not to)
     compile_ids: tuple[str, ...] = ()  # the compiles those calls made
     profiled: tuple[int, ...] = ()  # calls made while the profiler ran (slowed by it: left out of the timings)
+    # Each call's backward, where one ran: from the first of the autograd nodes the call made starting to the last
+    # finishing (the compiled graph's: AOTAutograd's CompiledFunctionBackward); NO_BACKWARD where none ran.
+    backward_host_ns: tuple[int, ...] = ()
+    backward_device_ns: tuple[int, ...] | None = None  # the same between CUDA events recorded in those node hooks
+    # From each call's start to the next one's: the user's loop step when called once a step (wall time, and on CUDA
+    # between the events recorded at the calls' starts); one fewer than the calls.
+    step_host_ns: tuple[int, ...] = ()
+    step_device_ns: tuple[int, ...] | None = None
 
     @property
     def key(self) -> tuple[str, int]:
         return self.site, self.order
+
+    @property
+    def backward_ns(self) -> tuple[int, ...]:
+        """Each call's backward time that counts (CUDA events' where recorded), NO_BACKWARD where none ran."""
+        return self.backward_device_ns if self.backward_device_ns is not None else self.backward_host_ns
+
+    @property
+    def step_ns(self) -> tuple[int, ...]:
+        """Each interval between successive calls that counts (CUDA events' where recorded)."""
+        return self.step_device_ns if self.step_device_ns is not None else self.step_host_ns
 
     @property
     def calls(self) -> int:
@@ -45,9 +64,13 @@ class TimedFunction:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TimedFunction:
         device = data.get("device_ns")
+        optional = {name: tuple(data[name]) if data.get(name) is not None else None
+                    for name in ("backward_device_ns", "step_device_ns")}
         return cls(str(data["site"]), int(data["order"]), str(data.get("name", "?")), tuple(data["host_ns"]),
                    tuple(device) if device is not None else None, tuple(data.get("compiling", ())),
-                   tuple(data.get("compile_ids", ())), tuple(data.get("profiled", ())))
+                   tuple(data.get("compile_ids", ())), tuple(data.get("profiled", ())),
+                   tuple(data.get("backward_host_ns", ())), optional["backward_device_ns"],
+                   tuple(data.get("step_host_ns", ())), optional["step_device_ns"])
 
 
 @dataclass(frozen=True)
@@ -80,6 +103,7 @@ class KernelTime:
     count: int
     total_ns: int  # device time on CUDA, CPU time (inclusive) on the CPU
     side: str = "op"  # "op": the call the wrapper made (in its region); "device": a GPU kernel seen by name only
+    phase: str = "forward"  # "backward": run by AOTAutograd's CompiledFunctionBackward, when .backward() ran
 
 
 @dataclass(frozen=True)
@@ -95,13 +119,20 @@ class ProfiledCalls:
     kernels: tuple[KernelTime, ...]
     cudagraph_replays: dict[str, int] = field(default_factory=dict)  # compile id -> cudaGraphLaunch calls seen
     activities: tuple[str, ...] = ("cpu",)
+    backward_ns: int = 0  # the profiled calls' backward time together (wall, as the node hooks timed it)
+    backward_calls: int = 0  # of the profiled calls, those whose backward ran inside the window
+    backward_graph_ns: int = 0  # of the backward time, inside compiled graphs
+    window_ns: int = 0  # the window's wall time: first profiled call's start to the window's close (whole steps)
+    streams: int = 1  # CUDA streams the profiled kernels ran on: kernel time can exceed wall time when above 1
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ProfiledCalls:
         return cls(str(data["site"]), int(data["order"]), int(data["calls"]), int(data["call_ns"]),
                    int(data.get("graph_ns", 0)), int(data.get("graph_calls", 0)),
                    tuple(KernelTime(**item) for item in data.get("kernels", ())),
-                   dict(data.get("cudagraph_replays") or {}), tuple(data.get("activities", ("cpu",))))
+                   dict(data.get("cudagraph_replays") or {}), tuple(data.get("activities", ("cpu",))),
+                   int(data.get("backward_ns", 0)), int(data.get("backward_calls", 0)),
+                   int(data.get("backward_graph_ns", 0)), int(data.get("window_ns", 0)), int(data.get("streams", 1)))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,196 @@
+"""Issue 39 on a GPU: ``trace --vs-eager``'s whole-step figures against CUDA events around whole steps outside it.
+
+For each model of benchmarks/gpu/loops.py, ROUNDS rounds of fresh processes: the loop eager and compiled, each timing
+its own steps (STEP_REFERENCE=1: CUDA events around each whole step), then ``python -m tracers trace --vs-eager`` on
+the same loop (its step: the interval between successive calls of the compiled model, CUDA events at each call's
+start). The first traced round compiles cold, later ones with ``--cache warm`` (the steady step is the same; only the
+compile figure differs). Medians over the rounds; within 15%? Models run side by side, one per GPU, each pinned to its
+own cores. Writes OUT/step_check.json, OUT/step_check.md and the logs as OUT/step_check-logs.tar.gz (default $OUT,
+else ./).
+
+    python benchmarks/gpu/step_check.py --models gpt2,llama,resnet50 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOPS = Path(__file__).resolve().parent / "loops.py"
+sys.path.insert(0, str(ROOT))
+OFF = {"TORCHDYNAMO_DISABLE": "1", "TORCH_COMPILE_DISABLE": "1"}
+TOLERANCE = 0.15
+DEADLINE = float(os.environ.get("STEP_DEADLINE", "330"))  # seconds after which no new round starts
+SCRATCH = Path(os.environ.get("STEP_SCRATCH", "/tmp/step_check"))  # logs and traces: only the summary goes to OUT
+
+
+def _run(command: list[str], env: dict[str, str], log: Path, timeout: float) -> tuple[int, str]:
+    began = time.perf_counter()
+    try:
+        result = subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **env},
+                                capture_output=True, text=True, timeout=timeout, check=False)
+        code, stdout, stderr = result.returncode, result.stdout, result.stderr
+    except subprocess.TimeoutExpired as error:
+        code, stdout, stderr = 124, str(error.stdout or ""), str(error.stderr or "")
+    log.write_text(f"$ {' '.join(command)}\n({time.perf_counter() - began:.0f} s, exit {code})\n{stdout}\n"
+                   f"--- stderr ---\n{stderr}")
+    return code, stdout
+
+
+def _reference(model: str, steps: int, env: dict[str, str], log: Path, timeout: float) -> dict | None:
+    code, stdout = _run([sys.executable, str(LOOPS), model, str(steps)], {"STEP_REFERENCE": "1", **env}, log, timeout)
+    lines = [line for line in stdout.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if code == 0 and lines else None
+
+
+def _part(part) -> dict | None:  # noqa: ANN001 - analysis.speed.PartSpeed
+    if part is None:
+        return None
+    return {"eager_ms": part.eager_ns / 1e6 if part.eager_ns is not None else None,
+            "compiled_ms": part.compiled_ns / 1e6 if part.compiled_ns is not None else None,
+            "steady": part.steady, "rounds": part.spread_text, "verdict": part.verdict}
+
+
+def _traced(traces: Path) -> dict | None:
+    from tracers.analysis.findings import findings
+    from tracers.analysis.speed import speed_of
+    from tracers.tracefile.chrome import load
+
+    found = sorted(traces.glob("*.json"))
+    if not found:
+        return None
+    trace = load(found[0])
+    speed = speed_of(trace)
+    if speed is None or not speed.functions:
+        return None
+    function = max(speed.functions, key=lambda item: item.calls)
+    return {"name": function.name, "calls": function.calls, "timer": function.timer,
+            "step": _part(function.step), "forward": _part(function.forward), "backward": _part(function.backward),
+            "speedup": function.speedup, "verdict": function.verdict_said, "compile_s": function.compile_ns / 1e9,
+            "compile_label": function.cost.label if function.cost else None, "notes": list(speed.notes),
+            "findings": [f"{finding.kind}: {finding.what}" for finding in findings(trace)
+                         if finding.kind in ("slower-than-eager", "never-pays-back")]}
+
+
+def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> dict:
+    here = SCRATCH / f"logs-{model}"
+    here.mkdir(parents=True, exist_ok=True)
+    results = []
+    began = time.monotonic()
+    for number in range(1, rounds + 1):
+        if number > 1 and time.monotonic() - began > DEADLINE:  # the device call's 10 minutes: stop in time
+            break
+        row = {"round": number,
+               "eager_ref": _reference(model, steps, OFF, here / f"reference-eager-{number}.log", timeout),
+               "compiled_ref": _reference(model, steps, {}, here / f"reference-compiled-{number}.log", timeout)}
+        traces = here / f"traces-{number}"
+        cache = [] if number == 1 else ["--cache", "warm"]
+        code, _ = _run([sys.executable, "-m", "tracers", "trace", "--vs-eager", *cache, "--no-page", "--out",
+                        str(traces), str(LOOPS), model, str(steps)], {}, here / f"traced-{number}.log", timeout)
+        row["traced"], row["traced_exit"] = _traced(traces), code
+        results.append(row)
+        (SCRATCH / f"step_check-{model}.json").write_text(json.dumps(results, indent=1))  # kept if a later round fails
+    return {"model": model, "rounds": results}
+
+
+def _median(values: list) -> float | None:
+    known = [value for value in values if value is not None]
+    return statistics.median(known) if known else None
+
+
+def summary(result: dict) -> list[str]:
+    """Medians over the rounds: per-step times and the speedup, tracer against reference."""
+    rows = result["rounds"]
+
+    def traced(side: str) -> list:
+        return [(row["traced"] or {}).get("step", {}) and row["traced"]["step"][f"{side}_ms"] for row in rows]
+
+    def reference(side: str) -> list:
+        return [(row[f"{side}_ref"] or {}).get("median_ms") for row in rows]
+
+    lines = [f"### {result['model']}", "", "| per step | tracer (median of rounds) | reference: CUDA events around "
+             "whole steps (median of rounds) | difference | within 15% |", "|---|---|---|---|---|"]
+    medians = {}
+    for side in ("eager", "compiled"):
+        ours, theirs = _median(traced(side)), _median(reference(side))
+        medians[side] = (ours, theirs)
+        if ours is None or theirs is None:
+            lines.append(f"| {side} | {ours} | {theirs} | — | not measured |")
+            continue
+        difference = ours / theirs - 1
+        lines.append(f"| {side} | {ours:.2f} ms | {theirs:.2f} ms | {difference:+.1%} | "
+                     f"{'yes' if abs(difference) <= TOLERANCE else 'NO'} |")
+    ours = [e / c for e, c in zip(traced("eager"), traced("compiled")) if e and c]
+    theirs = [(e or 0) / c for e, c in zip(reference("eager"), reference("compiled")) if e and c]
+    if ours and theirs:
+        a, b = statistics.median(ours), statistics.median(theirs)
+        lines.append(f"| speedup | {a:.2f}× | {b:.2f}× | {a / b - 1:+.1%} | "
+                     f"{'yes' if abs(a / b - 1) <= TOLERANCE else 'NO'} |")
+    lines.append("")
+    for row in rows:
+        traced_row = row["traced"] or {}
+        lines.append(f"- round {row['round']}: tracer exit {row['traced_exit']}; " + "; ".join(
+            f"{part} eager {_ms((traced_row.get(part) or {}).get('eager_ms'))} / compiled "
+            f"{_ms((traced_row.get(part) or {}).get('compiled_ms'))} (rounds {(traced_row.get(part) or {}).get('rounds')})"
+            for part in ("step", "forward", "backward")) + f"; verdict: {traced_row.get('verdict')}; compile "
+            f"{traced_row.get('compile_s', 0):.1f} s ({traced_row.get('compile_label')}); reference eager "
+            f"{_ms((row['eager_ref'] or {}).get('median_ms'))}, compiled {_ms((row['compiled_ref'] or {}).get('median_ms'))}")
+        lines += [f"  - finding {finding}" for finding in traced_row.get("findings", ())]
+    return lines + [""]
+
+
+def _ms(value: float | None) -> str:
+    return f"{value:.2f} ms" if value is not None else "—"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="gpt2,llama,resnet50")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--one", action="store_true", help="run the first model here (the parent starts one each)")
+    options = parser.parse_args()
+    out = Path(os.environ.get("OUT") or ".")
+    models = options.models.split(",")
+    if options.one:
+        check(models[0], options.steps, options.rounds, out, options.timeout)
+        return
+    gpus = max(1, int(os.environ.get("GPUS", "1")))
+    cores = os.cpu_count() or 1
+    per = max(1, cores // min(gpus, len(models)))
+    children = []
+    for index, model in enumerate(models):  # one model per GPU, side by side; more models than GPUs: in turn
+        gpu = index % gpus
+        env = {**os.environ, "CUDA_VISIBLE_DEVICES": str(gpu), "TORCHINDUCTOR_COMPILE_THREADS": str(per)}
+        command = ["taskset", "-c", f"{gpu * per}-{gpu * per + per - 1}", sys.executable, __file__, "--one",
+                   "--models", model, "--rounds", str(options.rounds), "--steps", str(options.steps),
+                   "--timeout", str(options.timeout)]
+        if index >= gpus:
+            children[index - gpus].wait()
+        children.append(subprocess.Popen(command, env=env))
+    for child in children:
+        child.wait()
+    report, everything = [], []
+    for model in models:
+        path = SCRATCH / f"step_check-{model}.json"
+        result = {"model": model, "rounds": json.loads(path.read_text()) if path.exists() else []}
+        everything.append(result)
+        report += summary(result) if result["rounds"] else [f"### {model}", "", "no round finished", ""]
+    (out / "step_check.json").write_text(json.dumps(everything, indent=1))
+    (out / "step_check.md").write_text("\n".join(report))
+    # The logs (not the traces: large) in one file: what comes back from the device machine is a few files only.
+    subprocess.run(["tar", "czf", str(out / "step_check-logs.tar.gz"), "--exclude=*.json", "--exclude=*.html",
+                    "-C", str(SCRATCH), "."], check=False)
+    print("\n".join(report))
+
+
+if __name__ == "__main__":
+    main()
