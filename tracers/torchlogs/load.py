@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tracers.tracefile.events import MAX_RANKS, Trace
@@ -14,7 +15,8 @@ from .convert import LogConverter
 from .files import LogFile, find_logs, is_log_name, rank_in_name
 from .frames import source_roots
 from .order import in_time_order
-from .records import Problems, is_record_line, open_log, read_records
+from .records import Problems, Record, is_record_line, open_log, read_records
+from .runs import RunStart, with_runs
 from .streams import STOPPED
 
 BAD_NAME_RANK = f"file name with a rank out of range (0-{MAX_RANKS - 1}): read as a process"
@@ -36,6 +38,7 @@ class LoadedLog:
     problems: Problems
     missing_kinds: tuple[str, ...]
     record_rank: int | None = None  # the records' own rank field, reported where it disagrees with the name
+    runs: tuple[LoadedLog, ...] = ()  # every run the file holds, in order, where it holds several (runs.py)
 
     @property
     def rank_conflict(self) -> str | None:
@@ -69,6 +72,7 @@ class LoadedLogs:
     left_out: tuple[str, ...] = ()  # another log of a rank (another run into the same directory)
     choices: tuple[RankChoice, ...] = ()  # which log of such a rank was read, and why
     copies: tuple[tuple[str, str], ...] = ()  # (a log left out, the log it is a copy of): the same records
+    several_runs: tuple[str, ...] = ()  # a file holding several runs (logs concatenated): which one was read
 
     @property
     def ranked(self) -> bool:
@@ -91,6 +95,7 @@ class LoadedLogs:
             runs = max(len(choice.others) + 1 for choice in self.choices)
             parts.append("; ".join(choice.describe() for choice in self.choices)
                          + f" (--run 1 … {runs} picks a run by when its log starts)")
+        parts.extend(self.several_runs)
         if self.copies:
             parts.append("; ".join(f"{copy} is a copy of {original} (left out)" for copy, original in self.copies))
         if self.foreign:
@@ -153,20 +158,47 @@ def load_log(path: Path, keep_code: bool = True, roots: tuple[Path, ...] | None 
     roots = source_roots() if roots is None else roots
     problems = Problems()
     name = printable_value(path.name)  # the log's name as every message and label shows it
-    converter = LogConverter(name, problems, keep_code, roots)
-    converter.feed(read_records(path, problems))
-    if converter.out_of_order:
-        converter = LogConverter(name, _AlreadyCounted(problems.counts, problems.first), keep_code, roots)
-        converter.feed(in_time_order(read_records(path, Problems())))
-    converted = converter.finish(name)
+    converters = _converted(name, problems, keep_code, roots, read_records(path, problems))
+    if any(converter.out_of_order for converter in converters):
+        converters = _converted(name, _AlreadyCounted(problems.counts, problems.first), keep_code, roots,
+                                in_time_order(read_records(path, Problems())))
     # The name wins: collected logs are renamed per rank, and a process may log another rank's number (tlparse
     # takes the name too); a record rank that disagrees is reported, never silently preferred.
     named = rank_in_name(path.name)
     if named is not None and named >= MAX_RANKS:  # a slot is made for every rank below it: one number is no world
         problems.note(BAD_NAME_RANK, name)
         named = None
-    rank = named if named is not None else converted.rank
-    return LoadedLog(converted.trace, rank, name, problems, converted.missing_kinds, converted.rank)
+    runs = []
+    for converter in converters:
+        converted = converter.finish(name)
+        rank = named if named is not None else converted.rank
+        runs.append(LoadedLog(converted.trace, rank, name, problems, converted.missing_kinds, converted.rank))
+    if len(runs) == 1:
+        return runs[0]
+    return replace(runs[-1], runs=tuple(runs))  # the latest, as a rank's latest log is read
+
+
+def _converted(name: str, problems: Problems, keep_code: bool, roots: tuple[Path, ...],
+               records: Iterable[Record]) -> list[LogConverter]:
+    """One converter per run the records hold (runs.py), each fed its run's records."""
+    stream = with_runs(records)
+    converters: list[LogConverter] = []
+    another = True
+    while another:
+        another = False
+        converter = LogConverter(name, problems, keep_code, roots)
+        converters.append(converter)
+
+        def this_run() -> Iterator[Record]:
+            nonlocal another
+            for item in stream:
+                if isinstance(item, RunStart):
+                    another = True
+                    return
+                yield item
+
+        converter.feed(this_run())
+    return converters
 
 
 def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
@@ -192,9 +224,12 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
             raise LogError(str(error)) from None
         files, foreign = (LogFile(path, rank_in_name(path.name)),), ()
     roots = source_roots() if roots is None else roots
-    readable, unreadable, stopped = [], [], []
+    readable, unreadable, stopped, several = [], [], [], []
     for log_file in files:
         loaded = load_log(log_file.path, keep_code, roots)
+        if loaded.runs:
+            loaded, said = _run_of_file(loaded, run)
+            several.append(said)
         if loaded.trace.info.from_log and loaded.trace.info.from_log["records"]:
             readable.append((log_file, loaded))
         else:
@@ -209,7 +244,20 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
     kept, choices = _one_per_rank(readable, run)
     logs = tuple(_numbered(kept))
     left_out = tuple(name for choice in choices for name in choice.others)
-    return LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies))
+    return LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies), tuple(several))
+
+
+def _run_of_file(loaded: LoadedLog, run: int | None) -> tuple[LoadedLog, str]:
+    """Of a file's runs, the latest, or the ``run``-th where it has that many; and the line that says so."""
+    runs = loaded.runs
+    index = run - 1 if run is not None and run <= len(runs) else len(runs) - 1
+    described = ", ".join(f"{i} of pid {(log.trace.info.from_log or {}).get('pid') or '?'}"
+                          + (f" from {log.trace.info.started_at}" if log.trace.info.started_at else "")
+                          for i, log in enumerate(runs, 1))
+    why = f"run {run}, as --run asked" if index == (run or 0) - 1 else "the latest"
+    said = (f"{loaded.source} holds {len(runs)} runs, told apart by the process that wrote them ({described}): "
+            f"read run {index + 1} ({why}); --run 1 … {len(runs)} picks another")
+    return replace(runs[index], runs=()), said
 
 
 def _without_copies(readable: list[tuple[LogFile, LoadedLog]]) -> tuple[list[tuple[LogFile, LoadedLog]],
