@@ -96,7 +96,7 @@ def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> dic
                         str(traces), str(LOOPS), model, str(steps)], {}, here / f"traced-{number}.log", timeout)
         row["traced"], row["traced_exit"] = _traced(traces), code
         results.append(row)
-        (SCRATCH / f"step_check-{model}.json").write_text(json.dumps(results, indent=1))  # kept if a later round fails
+        (out / f"step_check-{model}.json").write_text(json.dumps(results, indent=1))  # kept if a later round fails
     return {"model": model, "rounds": results}
 
 
@@ -180,7 +180,7 @@ def main() -> None:
         child.wait()
     report, everything = [], []
     for model in models:
-        path = SCRATCH / f"step_check-{model}.json"
+        path = out / f"step_check-{model}.json"
         result = {"model": model, "rounds": json.loads(path.read_text()) if path.exists() else []}
         everything.append(result)
         report += summary(result) if result["rounds"] else [f"### {model}", "", "no round finished", ""]

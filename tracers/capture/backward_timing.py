@@ -37,9 +37,16 @@ class BackwardTimer:
         return self._sequence()
 
     def watch(self, index: int, sequence: int | None, result: Any) -> None:
-        """After call ``index``: hook the first and last of the nodes it made that its result leads to."""
+        """After call ``index``: hook the first and last of the nodes it made that its result leads to (a failure
+        leaves that call's backward untimed, said once; the call's result stands)."""
         if sequence is None or result is None:
             return
+        try:
+            self._watch(index, sequence, result)
+        except Exception as error:  # noqa: BLE001 - never the user's call's outcome
+            self.note = self.note or f"a backward could not be timed ({type(error).__name__}: {error})"
+
+    def _watch(self, index: int, sequence: int, result: Any) -> None:
         after = self._sequence()
         if after == sequence:
             return
@@ -60,7 +67,7 @@ class BackwardTimer:
             if index not in self._starts:
                 self._starts[index] = time.perf_counter_ns()
                 if self.cuda:
-                    self._events[index] = [self._record()]
+                    self._events[index] = self._record([])
 
         return started
 
@@ -69,14 +76,20 @@ class BackwardTimer:
             if index in self._starts and index not in self._ends:
                 self._ends[index] = time.perf_counter_ns()
                 if index in self._events:
-                    self._events[index].append(self._record())
+                    self._record(self._events[index])
 
         return ended
 
-    def _record(self) -> Any:
-        event = self._torch.cuda.Event(enable_timing=True)
-        event.record()  # on the stream autograd runs this node on: the forward's
-        return event
+    def _record(self, events: list[Any]) -> list[Any]:
+        """An event recorded on the stream autograd runs this node on (the forward's); a failure costs the user's
+        backward nothing: that call's backward keeps its wall time only."""
+        try:
+            event = self._torch.cuda.Event(enable_timing=True)
+            event.record()
+            events.append(event)
+        except Exception as error:  # noqa: BLE001 - never raise inside the user's backward
+            self.note = f"backward CUDA events not recorded ({type(error).__name__}: {error})"
+        return events
 
     def times(self, calls: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
         """Per call: wall time of its backward, and its CUDA events' time (None off CUDA); NO_BACKWARD where none ran."""
