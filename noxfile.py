@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
+import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import nox
@@ -30,7 +34,7 @@ CORPUS_TRANSFORMERS = "5.24.0"
 
 
 def _install(session: nox.Session, *extras: str) -> None:
-    """The reference torch plus this project; says which torch the session runs against."""
+    """The reference torch plus this project, into the session's own venv; says which torch the session runs against."""
     # numpy beside torch, as in any real torch environment (torch warns on import without it).
     # pip prints nothing while it works here; on Linux, PyPI's torch is the CUDA build (gigabytes), so say so.
     session.log(f"installing torch {REFERENCE_TORCH} (a first run on Linux downloads gigabytes of CUDA libraries "
@@ -38,55 +42,87 @@ def _install(session: nox.Session, *extras: str) -> None:
     session.install(f"torch=={REFERENCE_TORCH}", "numpy")
     spec = f".[{','.join(extras)}]" if extras else "."
     session.install("-e", spec)
-    session.run(
-        "python", "-c",
-        "import torch; print(f'torch {torch.__version__} (git {torch.version.git_version[:12]})')",
-        silent=False,
-    )
+    session.run("python", "-c", _SAY_TORCH, silent=False)
 
 
-@nox.session
+_SAY_TORCH = "import torch; print(f'torch {torch.__version__} (git {torch.version.git_version[:12]})')"
+# One venv per torch release, shared by every session that needs only the reference torch and this package (a venv
+# per session was 1.1 GB and a torch install each); a session's extras are added to it the first time it asks.
+SHARED = ROOT / ".nox" / f"torch-{REFERENCE_TORCH}"
+_STAMP = SHARED / "torch-compile-walkthrough-installed.json"  # what is in it, and for which pyproject.toml
+
+
+# ``@shared_session``: a session that runs in the shared venv (``_shared``), not in a venv of its own.
+shared_session = functools.partial(nox.session, venv_backend="none")
+
+
+def _shared(session: nox.Session, *extras: str, packages: tuple[str, ...] = ()) -> str:
+    """The shared venv's Python, with the reference torch, this package with ``extras`` and ``packages`` installed
+    where they are not yet; says which torch the session runs against. Sessions run their tools as ``python -m``."""
+    python = SHARED / "bin" / "python"
+    if not python.exists():
+        session.run(sys.executable, "-m", "venv", str(SHARED))
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]  # dependencies changed: again
+    had = json.loads(_STAMP.read_text()) if _STAMP.exists() else {}
+    if had.get("key") != key:
+        had = {"key": key, "extras": [], "packages": []}
+    want = {"key": key, "extras": sorted({*had["extras"], *extras}), "packages": sorted({*had["packages"], *packages})}
+    if want != had or not _STAMP.exists():
+        session.log(f"installing torch {REFERENCE_TORCH} and this package into .nox/{SHARED.name}/ (shared by "
+                    "the sessions; a first run on Linux downloads gigabytes of CUDA libraries unless "
+                    "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu is set: see the README)")
+        spec = f".[{','.join(want['extras'])}]" if want["extras"] else "."
+        session.run(str(python), "-m", "pip", "install", f"torch=={REFERENCE_TORCH}", "numpy",
+                    "-e", spec, *want["packages"])
+        _STAMP.write_text(json.dumps(want))
+    # What the session starts (pytest's subprocesses, torchrun, tlparse) finds the shared venv's tools first.
+    session.env["VIRTUAL_ENV"] = str(SHARED)
+    session.env["PATH"] = os.pathsep.join([str(SHARED / "bin"), os.environ.get("PATH", "")])
+    session.run(str(python), "-c", _SAY_TORCH, silent=False)
+    return str(python)
+
+
+@shared_session
 def tests(session: nox.Session) -> None:
     """Run the test suite (real torch.compile on tiny programs, and the corpus of real library programs)."""
-    _install(session, "test")
-    session.install(f"transformers=={CORPUS_TRANSFORMERS}")  # the corpus's Hugging Face programs
-    session.run("pytest", *session.posargs)
+    python = _shared(session, "test", packages=(f"transformers=={CORPUS_TRANSFORMERS}",))  # the corpus's programs
+    session.run(python, "-m", "pytest", *session.posargs)
 
 
-@nox.session
+@shared_session
 def docs(session: nox.Session) -> None:
     """Build the site into build/html (warnings are errors; reads recorded traces, compiles nothing)."""
-    _install(session, "docs")
-    session.run("sphinx-build", "-W", "--keep-going", "-b", "html", "-c", ".", "docs", "build/html", *session.posargs)
+    python = _shared(session, "docs")
+    session.run(python, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "-c", ".", "docs", "build/html", *session.posargs)
     session.log(f"site: {ROOT / 'build' / 'html' / 'index.html'}")
 
 
-@nox.session
+@shared_session
 def releases(session: nox.Session) -> None:
     """Build the walkthrough for every supported torch release into build/releases/ (one site, a version switcher).
 
     nox -s releases -- --releases 2.13.0,2.15.0 builds some; each release is read from its wheel, nothing installed.
     """
-    _install(session, "docs")
-    session.run("python", "-m", "walkthrough", "build", "--all", *session.posargs)  # it prints where the site is
+    python = _shared(session, "docs")
+    session.run(python, "-m", "walkthrough", "build", "--all", *session.posargs)  # it prints where the site is
 
 
-@nox.session
+@shared_session
 def trace(session: nox.Session) -> None:
     """Trace a script through torch.compile: nox -s trace -- [--device cuda] [--cache warm] SCRIPT|-m MODULE [ARGS...]."""
     if not session.posargs:
         session.error("usage: nox -s trace -- [OPTIONS] SCRIPT|-m MODULE [ARGS...]  (see python -m tracers trace --help)")
-    _install(session, "deep", "page", "decompile")  # decompile: Dynamo's rewritten code as Python (depyf)
-    session.run("python", "-m", "tracers", "trace", *session.posargs)
+    python = _shared(session, "deep", "page", "decompile")  # decompile: Dynamo's rewritten code as Python (depyf)
+    session.run(python, "-m", "tracers", "trace", *session.posargs)
 
 
-@nox.session
+@shared_session
 def record(session: nox.Session) -> None:
     """Re-record the CPU traces of docs/examples into docs/_traces/cpu/<torch>/ (-- --torch 2.15.0: with that release, in its own venv)."""
-    _install(session, "page", "decompile")
+    python = _shared(session, "page", "decompile")
     # Another release's venv is the site's business (walkthrough/releases/venvs.py); the tracer records in it.
     command = ["walkthrough", "record"] if "--torch" in session.posargs else ["tracers", "record"]
-    session.run("python", "-m", *command, *session.posargs)
+    session.run(python, "-m", *command, *session.posargs)
 
 
 @nox.session
@@ -102,26 +138,26 @@ def compare(session: nox.Session) -> None:
     session.run("python", "-m", "walkthrough", "compare", *session.posargs)
 
 
-@nox.session
+@shared_session
 def measure(session: nox.Session) -> None:
     """Time eager against torch.compile for an example: nox -s measure -- [--device cuda] [EXAMPLE.py].
 
     Writes docs/_measure/<device>/<torch>/<example>.json and its SVG charts (default: docs/examples/measure_mlp.py).
     """
-    _install(session)
+    python = _shared(session)
     args = session.posargs if any(arg.endswith(".py") for arg in session.posargs) else \
         [*session.posargs, "docs/examples/measure_mlp.py"]
-    session.run("python", "-m", "tracers", "measure", *args)
+    session.run(python, "-m", "tracers", "measure", *args)
 
 
-@nox.session
+@shared_session
 def toolbox(session: nox.Session) -> None:
     """Run each debugging tool on one example and record what it showed: docs/_toolbox/<torch>/ (chapter 18).
 
     nox -s toolbox -- [--example SCRIPT] [--tools IDS] [--device cuda]; see python -m walkthrough.toolbox record --help.
     """
-    _install(session, "toolbox", "page")  # tlparse and depyf; the toolkit's own HTML page needs Pygments
-    session.run("python", "-m", "walkthrough.toolbox", "record", *session.posargs)
+    python = _shared(session, "toolbox", "page")  # tlparse and depyf; the toolkit's own HTML page needs Pygments
+    session.run(python, "-m", "walkthrough.toolbox", "record", *session.posargs)
 
 
 @nox.session
@@ -137,33 +173,32 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 
-@nox.session
+@shared_session
 def verify(session: nox.Session) -> None:
     """Check excerpts, hook targets and facts against a release: nox -s verify -- 2.15.0 (or a wheel, a dir).
 
     Prints the table; writes build/verify/<release>.md and .json. Exit 1 means something drifted.
     """
-    _install(session)
+    python = _shared(session)
     target, *extra = session.posargs or ["installed"]
     stem = ROOT / "build" / "verify" / Path(target).name.removesuffix(".whl")
-    session.run("python", "-m", "walkthrough", "verify", "--against", target,
+    session.run(python, "-m", "walkthrough", "verify", "--against", target,
                 "--markdown", f"{stem}.md", "--json", f"{stem}.json", *extra)
 
 
-@nox.session
+@shared_session
 def lock(session: nox.Session) -> None:
     """Refresh docs/walkthrough.lock.json against the reference torch (after editing pages or the stages table)."""
-    _install(session)
-    session.run("python", "-m", "walkthrough", "lock", *session.posargs)
+    python = _shared(session)
+    session.run(python, "-m", "walkthrough", "lock", *session.posargs)
 
 
-@nox.session
+@shared_session
 def corpus(session: nox.Session) -> None:
     """Trace the corpus of real library programs (tests/corpus/) and print torch's counts and our verdict per program:
     nox -s corpus -- [--only NAME,NAME] [--fast] [--keep DIR] [--json FILE]."""
-    _install(session, "test")
-    session.install(f"transformers=={CORPUS_TRANSFORMERS}")
-    session.run("python", "-m", "tests.corpus.run", "--results", "benchmarks/RESULTS.md", *session.posargs)
+    python = _shared(session, "test", packages=(f"transformers=={CORPUS_TRANSFORMERS}",))
+    session.run(python, "-m", "tests.corpus.run", "--results", "benchmarks/RESULTS.md", *session.posargs)
 
 
 def made_by_the_tool() -> list[Path]:

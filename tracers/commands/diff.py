@@ -12,6 +12,7 @@ from tracers.terminal.style import style_for
 from tracers.tracefile.chrome import TraceFileError, load
 
 from .inputs import not_a_trace
+from .say import say
 
 HELP = "compare two traces stage by stage"
 
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
                 raise TraceFileError(wrong)
         a, b = load(Path(args.a)), load(Path(args.b))
     except TraceFileError as error:
-        print(f"diff: {error}", file=sys.stderr)
+        say("diff", error)
         return 2
     print(render_diff(diff(a, b), style_for(sys.stdout)))
     return 0

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from tracers.measure.command import DEFAULT_BATCH_SIZES, DEFAULT_OUT, MeasureOptions, UsageError, run_measure
+
+from .say import say
 
 HELP = "time eager against torch.compile across batch sizes"
 
@@ -49,5 +50,5 @@ def run(args: argparse.Namespace) -> int:
             out=args.out, run_timeout=args.run_timeout, threads=args.threads,
         ), args.argv)
     except UsageError as error:
-        print(f"measure: {error}", file=sys.stderr)
+        say("measure", error)
         return 2

@@ -3,37 +3,47 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from tracers.ranks.merge import MergeError, find_rank_files, load_run
 from tracers.ranks.output import write_run
 
+from .browser import show
+from .say import say
+
 HELP = "merge the traces of a distributed run's ranks into one timeline"
 
 
 def add_arguments(merge: argparse.ArgumentParser) -> None:
-    """Rank traces or their directories; where the merge goes; page or not; quiet."""
+    """Rank traces or their directories; where the merge goes; page or not; open it; quiet."""
     merge.description = (
         "Merge rank traces (<script>-<device>-<cache>-rank<N>.json, written by the tracer under torchrun) "
         "into one Chrome trace with one process per rank on one aligned clock, write its HTML page, "
         "and print the ranks side by side with where they diverge. A rank that crashed or was "
-        "killed contributes its partial trace; a rank with no trace is named.")
+        "killed contributes its partial trace; a rank with no trace is named; ranks whose clocks disagree "
+        "beyond reason are kept, placed by their starts, and said so. The page's path is the one line on stdout.")
     merge.add_argument("inputs", nargs="+", metavar="DIR_OR_FILE",
                        help="rank trace files, or directories holding one run's rank traces")
     merge.add_argument("--out", metavar="FILE",
                        help="the merged trace (default: <script>-<device>-<cache>-ranks.json beside the rank traces)")
     merge.add_argument("--no-page", dest="page", action="store_false", help="write only the merged trace")
+    merge.add_argument("--open", action="store_true",
+                       help="open the page in a browser (none here: its path is printed, a line says so, exit 3)")
     merge.add_argument("--quiet", action="store_true", help="print only the paths written")
 
 
 def run(args: argparse.Namespace) -> int:
-    """0 merged, 2 nothing usable to merge (the message says why)."""
+    """0 merged, 2 nothing usable to merge (the message says why), 3 no browser to open the page in."""
     try:
         files = find_rank_files(args.inputs)
         merged = load_run(files)
     except MergeError as error:
-        print(f"merge: {error}", file=sys.stderr)
+        say("merge", error)
         return 2
     target = Path(args.out) if args.out else files[0].parent / merged.file_name
-    return write_run(merged, target, args.page, args.quiet)
+    status = write_run(merged, target, args.page, args.quiet)
+    page = target.with_suffix(".html")
+    if status or not args.page or not page.exists():
+        return status
+    print(page)  # stdout: the page alone, as report prints it, for scripts
+    return show(page) if args.open else 0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tracers.analysis.report_model import build_report
 from tracers.ranks.merge import MergeError, is_merged_file
-from tracers.ranks.output import merged_page, write_run
+from tracers.ranks.output import merged_report, write_run
 from tracers.ranks.page import PageUnavailable
 from tracers.report.save import ReportUnavailable, write_page
 from tracers.terminal.summary import render_report, style_for
@@ -24,6 +24,7 @@ from tracers.vocabulary.exported import export_line, export_of
 from .browser import show
 from .inputs import not_a_trace
 from .parsing import positive
+from .say import say
 
 HELP = "a saved trace, or torch's TORCH_TRACE logs: the summary and an HTML page"
 
@@ -59,13 +60,12 @@ def run(args: argparse.Namespace) -> int:
     if looks_like_log(path):  # torch's own TORCH_TRACE log, or a directory of them (one per rank)
         return report_logs(path, out_dir, args.open, args.site, args.run, source_roots=tuple(args.source_roots or ()))
     if _same_file((out_dir or path.parent) / f"{path.stem}.html", path):  # the page's name (report/save.py)
-        print(f"report: {path}: the page would be written over this input; --out DIR writes it elsewhere",
-              file=sys.stderr)
+        say("report", f"{path}: the page would be written over this input; --out DIR writes it elsewhere")
         return 2
     dropped, summary = Dropped(), None
     try:
-        if is_merged_file(path):  # a distributed run's merge: the multi-rank page
-            page = merged_page(path, out_dir, args.site, dropped)
+        if is_merged_file(path):  # a distributed run's merge: the multi-rank page and the summary the merge printed
+            page, summary = merged_report(path, out_dir, args.site, dropped)
         else:
             wrong = not_a_trace(path)  # a log of another kind, or binary data: said as such, not "invalid JSON"
             if wrong:
@@ -76,14 +76,11 @@ def run(args: argparse.Namespace) -> int:
             report = build_report(trace)
             page = write_page(report, path, out_dir, args.site)
             summary = render_report(report, style_for(sys.stderr), [str(page)])  # the same summary as a log's
-    except (TraceFileError, MergeError) as error:
-        print(f"report: {error}", file=sys.stderr)
-        return 2
-    except (ReportUnavailable, PageUnavailable) as error:
-        print(f"report: {error}", file=sys.stderr)
+    except (TraceFileError, MergeError, ReportUnavailable, PageUnavailable) as error:
+        say("report", error)
         return 2
     except OSError as error:
-        print(f"report: cannot write the page for {path}: {error.strerror or error}", file=sys.stderr)
+        say("report", f"cannot write the page for {path}: {error.strerror or error}")
         return 2
     _read_warning(path, dropped)
     if summary is not None:
@@ -94,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_warning(path: Path, dropped: Dropped) -> None:
     if dropped:
-        print(f"report: warning: {path}: left out what could not be used: {dropped.describe()}", file=sys.stderr)
+        say("report", f"warning: {path}: left out what could not be used: {dropped.describe()}")
 
 
 def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site: str | None = None,
@@ -105,24 +102,24 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
     try:
         loaded = load_logs(path, run=run, roots=frames.source_roots(source_roots))
     except LogError as error:
-        print(f"report: {error}", file=sys.stderr)
+        say("report", error)
         return 2
     warning = loaded.warning()
     if warning:
-        print(f"report: warning: {warning}", file=sys.stderr)
+        say("report", f"warning: {warning}")
     directory = out_dir or (path if path.is_dir() else path.parent)
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        print(f"report: cannot write into {directory}: {error.strerror or error}", file=sys.stderr)
+        say("report", f"cannot write into {directory}: {error.strerror or error}")
         return 2
     if loaded.ranked:
         name = path.resolve().name if path.is_dir() else _stem(path)
-        print(f"report: {from_log_line(loaded)}", file=sys.stderr)
+        say("report", from_log_line(loaded))
         for log in loaded.logs:  # a torch.export log among them (draft_export writes one of its own) says so
             export = export_of(log.trace.info.from_log)
             if export:
-                print(f"report: {log.source}: {export_line(export)}", file=sys.stderr)
+                say("report", f"{log.source}: {export_line(export)}")
         run = merged_run(loaded, name)
         target = directory / logs_merged_file_name(name)
         status = write_run(run, target, page=True, quiet=False, site=site)
@@ -133,8 +130,7 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
         return status
     target = directory / f"{_stem(Path(loaded.logs[0].source))}.json"
     if _same_file(target, path) or _same_file(target.with_suffix(".html"), path):
-        print(f"report: {path}: its trace or page would be written over this log; --out DIR writes them elsewhere",
-              file=sys.stderr)
+        say("report", f"{path}: its trace or page would be written over this log; --out DIR writes them elsewhere")
         return 2
     return _single(loaded, target, site, open_page)
 
@@ -157,9 +153,9 @@ def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool)
             written.append(str(page))
         except ReportUnavailable as error:
             page = None
-            print(f"report: no HTML page: {error}", file=sys.stderr)
+            say("report", f"no HTML page: {error}")
     except OSError as error:
-        print(f"report: cannot write {target}: {error.strerror or error}", file=sys.stderr)
+        say("report", f"cannot write {target}: {error.strerror or error}")
         return 2
     print(render_report(report, style_for(sys.stderr), written), file=sys.stderr)
     if page is not None:

@@ -116,6 +116,6 @@ def main(argv: list[str]) -> int:
 
 def print_error(text: str) -> None:
     """One line on stderr, named for the command."""
-    import sys
+    from .say import say
 
-    print(f"trace: {text}", file=sys.stderr)
+    say("trace", text)

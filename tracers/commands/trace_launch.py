@@ -17,6 +17,9 @@ from tracers.ranks.output import write_run
 from tracers.tracefile.names import parse
 from tracers.vocabulary.usage import UsageError, check_writable
 
+from .browser import show
+from .say import say
+
 _GRACE_S = 5.0  # after Ctrl-C, how long torchrun may take to stop by itself before it is told to
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent.parent)  # where ``tracers`` is importable from
 
@@ -104,11 +107,15 @@ def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, 
                 and path.stat().st_mtime >= since - 1:
             files.append(path)
     if not files:
-        print(f"trace: no rank wrote a trace into {directory}/ (did torchrun start the ranks?)", file=sys.stderr)
+        say("trace", f"no rank wrote a trace into {directory}/ (did torchrun start the ranks?)")
         return 1
     try:
         run = load_run(files, world_size=nproc)
     except MergeError as error:
-        print(f"trace: cannot merge the ranks' traces: {error}", file=sys.stderr)
+        say("trace", f"cannot merge the ranks' traces: {error}")
         return 1
-    return write_run(run, directory / run.file_name, options.page, options.quiet, options.site, options.open_page)
+    target = directory / run.file_name
+    status = write_run(run, target, options.page, options.quiet, options.site)
+    if status == 0 and options.open_page and target.with_suffix(".html").exists():
+        show(target.with_suffix(".html"))  # no browser: one line says so; the exit status stays the ranks'
+    return status

@@ -19,6 +19,7 @@ from tracers.analysis.report_model import build_report
 from tracers.measure.vs_eager import run_eager, with_eager
 from .browser import show
 from .noise import ProfilerNoiseFiltered
+from .say import say
 from .trace_launch import launch
 from tracers.ranks.output import write_run
 from tracers.ranks.processes import gather
@@ -63,7 +64,7 @@ def run_trace(options: TraceOptions) -> int:
     try:
         program = check_program(options)
     except ScriptError as error:
-        print(f"trace: {error}", file=sys.stderr)
+        say("trace", error)
         return error.exit_code
     check_writable(Path(options.out))
     progress = Progress(sys.stderr)
@@ -93,7 +94,7 @@ def run_trace(options: TraceOptions) -> int:
     deep = session.deep
 
     if outcome.status in _DEATH_SIGNALS:
-        print(f"trace: {outcome.error}; the partial trace was written to {path}", file=sys.stderr)
+        say("trace", f"{outcome.error}; the partial trace was written to {path}")
         _die_by(_DEATH_SIGNALS[outcome.status])
     if deep is not None and sys.version_info >= (3, 12):
         _exit_before_finalization(outcome.exit_code)
@@ -127,9 +128,9 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
             saved = save_trace(trace, out, options.run_name, run.started, page=False, keep_paths=options.keep_paths)
         release_name(out, run.name)
         for note in saved.notes:
-            print(f"trace: {note}", file=sys.stderr)
+            say("trace", note)
         if saved.trace is None:
-            print(f"trace: {saved.error}", file=sys.stderr)
+            say("trace", saved.error)
             return (outcome.exit_code if outcome.exit_code else 2), None
         written = [str(saved.trace)]
         children = _gather_children(run, trace, options, saved.name.run, hard_exit)

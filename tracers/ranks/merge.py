@@ -15,9 +15,10 @@ from tracers.tracefile.chrome import TOOL_KEY, TraceFileError, from_chrome, load
 from tracers.tracefile.events import MAX_RANKS, Trace, rank_of
 from tracers.tracefile.names import TraceName, parse, rank_files
 from tracers.tracefile.scrub import scrub
+from tracers.vocabulary.printable import printable_value
 from tracers.vocabulary.releases import TOOL_VERSION
 
-from .clock import Alignment, align
+from .clock import REASONABLE_NS, Alignment, align, apart, beyond_reason, start_ns
 
 RANKS_KEY = "torch_compile_walkthrough_ranks"  # marks a merged file (its ranks' own metadata is inside)
 FORMAT_VERSION = 1
@@ -31,6 +32,10 @@ NO_TRACE = "no trace: the rank never started, or was killed before it could writ
 
 class MergeError(Exception):
     """Nothing to merge, or inputs that do not belong together; one line says why."""
+
+    def __init__(self, message: str):
+        # built from file names and the traces' own words: made printable once, here, wherever it is shown
+        super().__init__(printable_value(message))
 
 
 @dataclass(frozen=True)
@@ -140,8 +145,6 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
         rank = rank_of(trace.info)
         if rank is None:
             raise MergeError(f"{path}: not a rank's trace (it was recorded outside a distributed launcher)")
-        if not trace.info.clock:
-            raise MergeError(f"{path}: no clock anchor, so its rank cannot be placed beside the others")
         loaded.append((path, trace, rank))
     keys = {_run_key(path, trace) for path, trace, _ in loaded}
     if len(keys) > 1:
@@ -163,8 +166,10 @@ def load_run(paths: list[Path], world_size: int | None = None) -> MergedRun:
     name, device, cache, _ = keys.pop()
     world = max(sizes.pop(), world_size or 0, max(by_rank) + 1)
     ranks = tuple(by_rank.get(rank) or RankTrace(rank, None, "") for rank in range(world))
-    infos = {rank.rank: rank.trace.info for rank in ranks if rank.trace is not None}
-    return MergedRun(name, device, cache, world, ranks, align(infos))
+    present = {rank.rank: rank.trace for rank in ranks if rank.trace is not None}
+    alignment = align({rank: trace.info for rank, trace in present.items()},
+                      {rank: start_ns(trace) for rank, trace in present.items()})
+    return MergedRun(name, device, cache, world, ranks, alignment)
 
 
 @dataclass(frozen=True)
@@ -218,6 +223,7 @@ def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
                        "pid": marker.rank, "tid": 0, "args": marker.args})
     meta = {"format_version": FORMAT_VERSION, "tool_version": TOOL_VERSION, "name": run.name, "device": run.device,
             "cache": run.cache, "world_size": run.world_size, "alignment": run.alignment.method, "kind": run.kind,
+            **({"clock_disagreement": run.alignment.disagreement} if run.alignment.disagreement else {}),
             **({"diagnostics": diagnostics} if diagnostics is not None else {})}
     return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": {RANKS_KEY: meta}, "ranks": kept}
 
@@ -266,7 +272,8 @@ def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
             if isinstance(event, dict) and validation.is_int(event.get("pid")):
                 events_by_pid.setdefault(event["pid"], []).append(event)
         ranks: list[RankTrace] = []
-        offsets = {}
+        shifts: dict[int, float] = {}
+        origins: dict[int, int] = {}
         for entry in raw["ranks"]:
             rank = entry.get("rank") if isinstance(entry, dict) else None
             if not (validation.is_int(rank) and 0 <= rank < MAX_RANKS) or any(held.rank == rank for held in ranks):
@@ -276,25 +283,26 @@ def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
             if "info" not in entry:
                 ranks.append(RankTrace(rank, None, source or "", problem, process))
                 continue
-            shift, origin = entry["shift_us"], entry["origin_ns"]
-            if not (_number(shift, 0, validation.MAX_RUN_US) and validation.is_int(origin)
-                    and abs(origin) <= validation.MAX_ORIGIN_NS):
-                dropped["ranks with a clock shift out of range"] += 1
-                ranks.append(RankTrace(rank, None, source or "", "its clock shift in the merged file is damaged",
-                                       process))
-                continue
+            mine = events_by_pid.get(rank, []) + events_by_pid.get(_DEEP_PID + rank, [])
+            shift, origin = entry.get("shift_us"), entry.get("origin_ns")
+            if not validation.is_number(shift):  # its place is lost, not its events: it starts at its first one
+                dropped["rank clock shifts that are not numbers (those ranks placed at their first event)"] += 1
+                shift = _first_ts(mine)
+            if not (validation.is_int(origin) and abs(origin) <= validation.MAX_ORIGIN_NS):
+                dropped["bad clock origins (read as 0)"] += 1
+                origin = 0
             own = [{**event, "ts": round(event["ts"] - shift, 3)} if validation.is_number(event.get("ts")) else event
-                   for event in events_by_pid.get(rank, []) + events_by_pid.get(_DEEP_PID + rank, [])]
+                   for event in mine]
             single = {"traceEvents": own, "otherData": {TOOL_KEY: entry["info"], "origin_ns": origin},
                       "artifacts": entry["artifacts"], "executed_lines": entry["executed_lines"]}
             trace = from_chrome(single, f"{path} (rank {rank})", dropped)
-            offsets[rank] = round(shift * 1000) - origin
+            shifts[rank], origins[rank] = shift, origin
             ranks.append(RankTrace(rank, trace, source or "", problem, process))
         world = meta["world_size"]
         if not (validation.is_int(world) and 0 <= world <= MAX_RANKS):
             dropped["world sizes out of range (the ranks found counted)"] += 1
             world = sum(1 for rank in ranks if rank.process is None)
-        alignment = Alignment({rank.rank: offsets.get(rank.rank, 0) for rank in ranks}, str(meta["alignment"]))
+        alignment = _read_alignment(meta, shifts, origins, [rank.rank for rank in ranks])
         kind = meta.get("kind", "ranks")
         return MergedRun(str(meta["name"]), str(meta["device"]), str(meta["cache"]), world, tuple(ranks), alignment,
                          kind if kind in ("ranks", "processes") else "ranks")
@@ -302,6 +310,28 @@ def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
         raise MergeError(str(error)) from None
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise MergeError(f"{path}: merged trace is damaged ({type(error).__name__}: {error})") from None
+
+
+def _first_ts(events: list[dict[str, Any]]) -> float:
+    """Where the writer put a rank's first event (its shift), read from the events themselves."""
+    times = [event["ts"] for event in events if validation.is_number(event.get("ts")) and event.get("ph") != "M"
+             and abs(event["ts"]) <= validation.MAX_RUN_US]
+    return min(times, default=0)
+
+
+def _read_alignment(meta: dict[str, Any], shifts: dict[int, float], origins: dict[int, int],
+                    ranks: list[int]) -> Alignment:
+    """The merge's placement of its ranks, read back; ranks placed beyond reason apart (a merge by an earlier
+    version, or an edited file) each at its own start instead, and said, rather than dropped."""
+    said = meta.get("clock_disagreement")
+    method = printable_value(meta["alignment"])
+    if shifts and max(shifts.values()) - min(shifts.values()) > REASONABLE_NS / 1000:
+        apart_ns = (max(shifts.values()) - min(shifts.values())) * 1000
+        return beyond_reason({rank: -origins.get(rank, 0) for rank in ranks},
+                             f"the merged file places the ranks' starts {apart(apart_ns)} apart")
+    offsets = {rank: round(shift * 1000) - origins[rank] for rank, shift in shifts.items()}
+    said = printable_value(said) if isinstance(said, str) and said else None
+    return Alignment({rank: offsets.get(rank, 0) for rank in ranks}, method, said)
 
 
 def _text(value: Any) -> str | None:
