@@ -13,7 +13,7 @@ from typing import Any
 from tracers.vocabulary.releases import TOOL_VERSION
 from tracers.tracefile.torch_records import RecordTranslator, compile_id_of, record_name
 from tracers.tracefile.validation import depth_within, is_int, is_number
-from tracers.tracefile.compile_identity import CompileIdentity, plausible
+from tracers.tracefile.compile_identity import CompileIdentity, plausible, sort_key, torch_id
 from tracers.tracefile.events import FORMAT_VERSION, MAX_NESTING, MAX_RANKS, Artifact, RunInfo, Span, Trace
 
 from .export import ExportPart
@@ -47,8 +47,9 @@ MAX_REGION_US = 400 * 86_400 * 1_000_000  # a complete event's duration: more th
 BAD_TIME = "record with a timestamp not finite or outside the run"
 BAD_RANK = "record with a rank out of range"
 OUT_OF_ORDER = "record out of time order (the log read in time order)"
-# the same timed region again, and what follows it: a log with a copy of itself (concatenated twice), read once
-REPEATED = "repeated record (a copy of the log inside it, left out)"
+# the same timed region again, and what follows it: records written twice (a log concatenated with itself, or torch
+# logging a compile's records again under new compile numbers), read once; the new numbers are kept to be said
+REPEATED = "repeated record (written again with the same time: read once)"
 TOO_DEEP = f"record of a region nested more than {MAX_NESTING} deep"
 _UNKNOWN = "unknown"
 _NOT_LOGGED = "name not in the log"
@@ -90,6 +91,7 @@ class LogConverter:
         self._latest_ns = 0
         self._seen: set[tuple[Any, ...]] = set()  # every region event: one seen again starts a repeat of the log
         self._repeating = False  # inside a repeat: the records after a region seen already are its copies too
+        self._repeats: dict[str, set[str]] = {}  # torch's compile id on a repeated record -> those its regions name
         self._line = 0
 
     # -- records ---------------------------------------------------------------------------
@@ -106,10 +108,12 @@ class LogConverter:
         metadata = record.metadata
         name = record_name(metadata)
         self._line = record.line
-        if name == "chromium_event":
-            self._region(loads(record.payload or "{}"))
+        event = loads(record.payload or "{}") if name == "chromium_event" else None
+        if event is not None:
+            self._region(event)
         if self._repeating:
             self.problems.note(REPEATED, f"{self.source}:{record.line}")
+            self._note_repeat(metadata, event)
             return
         self._kinds[name] += 1
         self.pid = self.pid or record.pid
@@ -152,6 +156,17 @@ class LogConverter:
             id=next(self._artifact_ids), kind=found.kind, name=found.name, compile_id=compile_id,
             span=span.id if span else None, thread_id=record.pid, ts_ns=self._last_ns or 0,
             metadata=found.details, payload=found.payload, payload_size=found.payload_size))
+
+    def _note_repeat(self, metadata: dict[str, Any], event: Any) -> None:
+        """A repeated record's compile id, and the one its region names (the compile it repeats)."""
+        own = compile_id_of(metadata)
+        if not plausible(own):
+            return
+        named = (event.get("args") or {}).get("compile_id") if isinstance(event, dict) and \
+            isinstance(event.get("args"), dict) else None
+        found = self._repeats.setdefault(own, set())  # type: ignore[arg-type]
+        if plausible(named) and named != "None":
+            found.add(named)
 
     def _frame_from_start(self, metadata: dict[str, Any]) -> str:
         """A frame's name from dynamo_start's stack (its last entry) when compilation_metrics never came."""
@@ -254,6 +269,13 @@ class LogConverter:
                 self.artifacts[index] = replace(artifact, ts_ns=middle,
                                                 span=None if artifact.span in gone else artifact.span)
 
+    def _renumbered(self) -> dict[str, list[str]]:
+        """Compile numbers seen only on repeated records, each with the compiles whose records it repeats."""
+        own = {torch_id(artifact.compile_id) for artifact in self.artifacts if artifact.compile_id} | \
+            {torch_id(span.compile_id) for span in self.spans if span.compile_id}
+        return {new: sorted(named, key=sort_key) for new, named in sorted(self._repeats.items(), key=lambda i: sort_key(i[0]))
+                if new not in own and "/" in new}
+
     def finish(self, file_name: str) -> Converted:
         unfinished = len(self._open)
         end = self._last_ns or 0
@@ -291,7 +313,8 @@ class LogConverter:
                           f" ({self.torch_sha[:12]})" if self.torch_sha else ""),
                       "cannot_give": list(CANNOT_GIVE), "missing_record_kinds": list(missing),
                       "problems": dict(self.problems.counts), "records": sum(self._kinds.values()),
-                      "pid": self.pid, **({"export": export} if export else {})},
+                      "pid": self.pid, **({"export": export} if export else {}),
+                      **({"repeats": repeats} if (repeats := self._renumbered()) else {})},
         )
         trace = Trace(info, self.spans, self.artifacts)
         return Converted(trace, self.rank, missing)

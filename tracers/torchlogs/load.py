@@ -7,6 +7,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from tracers.ranks.wording import ranks_text
+from tracers.tracefile import compile_identity
 from tracers.tracefile.events import MAX_RANKS, Trace
 from tracers.vocabulary.printable import printable_value
 from tracers.vocabulary.reading import ReadError, open_input
@@ -96,12 +98,43 @@ class LoadedLogs:
             parts.append("; ".join(choice.describe() for choice in self.choices)
                          + f" (--run 1 … {runs} picks a run by when its log starts)")
         parts.extend(self.several_runs)
+        parts.extend(_renumbered(self.logs))
         if self.copies:
             parts.append("; ".join(f"{copy} is a copy of {original} (left out)" for copy, original in self.copies))
         if self.foreign:
             shown = ", ".join(self.foreign[:5]) + (", …" if len(self.foreign) > 5 else "")
             parts.append(f"{_count(len(self.foreign), 'foreign file')} ignored ({shown})")
         return printable_value("; ".join(parts)) or None
+
+
+def _renumbered(logs: tuple[LoadedLog, ...]) -> list[str]:
+    """Logs whose records were written again under new compile numbers, said once per group of logs alike, with
+    tlparse's count (every number) beside ours (each compile once)."""
+    said: dict[str, list[LoadedLog]] = {}
+    for log in logs:
+        repeats = (log.trace.info.from_log or {}).get("repeats") or {}
+        if not repeats:
+            continue
+        ours = len({compile_identity.torch_id(item.compile_id) for item in [*log.trace.spans, *log.trace.artifacts]
+                    if item.compile_id and "/" in item.compile_id and not item.compile_id.startswith("!")})
+        by_original: dict[str, list[str]] = {}
+        for new, originals in repeats.items():
+            by_original.setdefault(", ".join(originals), []).append(new)
+        what = "; ".join(f"compile{'s' if len(new) > 1 else ''} {', '.join(new)} repeat"
+                         f"{'' if len(new) > 1 else 's'} the records of {original or 'earlier compiles'}"
+                         for original, new in by_original.items())
+        line = (f"{what} (the same payloads and times under new compile numbers): read once, {_count(ours, 'compile')} "
+                f"where tlparse counts {ours + len(repeats)}")
+        said.setdefault(line, []).append(log)
+    found = []
+    for line, alike in said.items():
+        ranks = [log.rank for log in alike]
+        if len(alike) > 1 and all(rank is not None for rank in ranks):
+            who = f"the logs of {ranks_text(ranks)}"  # type: ignore[arg-type]
+        else:
+            who = ", ".join(log.source for log in alike)
+        found.append(f"{who}: {line}")
+    return found
 
 
 def _count(n: int, what: str) -> str:
