@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tracers.analysis.finding_type import Finding
 from tracers.analysis.trace_facts import TraceFacts
@@ -87,6 +87,18 @@ def cause_of(finding: Finding, facts: TraceFacts) -> Cause:
                  line.short if line else "", finding.what, reasons, finding.events, finding.cost_s)
 
 
+def recompiled(facts: TraceFacts) -> dict[str, list[str]]:
+    """Per code object, the guard that failed for each of its recompiles, in torch's words (its first line, the
+    expression): a recompile a finding grouped into another (the code after a break) is still one of that code's."""
+    out: dict[str, list[str]] = {}
+    for recompile in facts.recompiles:
+        code = _frame_code(facts, [recompile.compile_id] if recompile.compile_id else [])
+        if code and recompile.reasons:
+            first = re.sub(r"^\s*\d+/\d+:\s*", "", recompile.reasons[0].splitlines()[0]).split("  #", 1)[0].strip()
+            out.setdefault(code, []).append(first)
+    return out
+
+
 def run_causes(found: list[Finding], facts: TraceFacts) -> list[Cause]:
     return [cause_of(finding, facts) for finding in found if finding.kind not in NOT_CAUSES]
 
@@ -164,7 +176,35 @@ def _change(a: _Group | None, b: _Group | None, runs_a: int, runs_b: int) -> str
     return "varies" if len(set(events_a) | set(events_b)) > 1 else "same"
 
 
-def compare_causes(a: list[list[Cause]], b: list[list[Cause]]) -> tuple[CauseChange, ...]:
+def _guards(runs: list[dict[str, list[str]]] | None, code: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+    """A code's recompiles in every run of a release (guards, count per run); None where a run had none."""
+    if not runs or not all(run.get(code) for run in runs):
+        return None
+    guards = tuple(dict.fromkeys(f"torch's failed guard `{guard}`" for run in runs for guard in run[code]))
+    return guards, tuple(len(run[code]) for run in runs)
+
+
+def _recompile_elsewhere(change: CauseChange, a: list[dict[str, list[str]]] | None,
+                         b: list[dict[str, list[str]]] | None) -> CauseChange:
+    """A recompile found as a cause under one release only, where the other release recompiled the same code too
+    (its finding grouped the recompile with a break): one change, with both releases' reasons, not an appearance."""
+    if change.kind != "recompile" or change.change not in ("appeared", "went away"):
+        return change
+    other = _guards(a if change.change == "appeared" else b, change.code)
+    if other is None:
+        return change
+    reasons, events = other
+    if change.change == "appeared":
+        own = _guards(b, change.code)
+        return replace(change, change="changed", a_reasons=reasons, a_events=events,
+                       b_reasons=change.b_reasons + (own[0] if own else ()))
+    own = _guards(a, change.code)
+    return replace(change, change="changed", b_reasons=reasons, b_events=events,
+                   a_reasons=change.a_reasons + (own[0] if own else ()))
+
+
+def compare_causes(a: list[list[Cause]], b: list[list[Cause]], a_recompiled: list[dict[str, list[str]]] | None = None,
+                   b_recompiled: list[dict[str, list[str]]] | None = None) -> tuple[CauseChange, ...]:
     """Every cause of either release, matched, with its events per run under each and what changed."""
     out = []
     for group_a, group_b in _pair(_side(a), _side(b)):
@@ -178,6 +218,7 @@ def compare_causes(a: list[list[Cause]], b: list[list[Cause]]) -> tuple[CauseCha
             a_reasons=shown_a.reasons if shown_a else (), b_reasons=shown_b.reasons if shown_b else (),
             a_events=_events(group_a, len(a)), b_events=_events(group_b, len(b)),
             a_cost_s=_median(_costs(group_a)), b_cost_s=_median(_costs(group_b))))
+        out[-1] = _recompile_elsewhere(out[-1], a_recompiled, b_recompiled)
     order = {"appeared": 0, "went away": 0, "changed": 1, "varies": 2, "same": 3}
     return tuple(sorted(out, key=lambda change: order[change.change]))
 

@@ -96,9 +96,15 @@ def build_note(a: Build, b: Build, machine: str) -> str:
 
 
 def _shown(python: Path) -> str:
-    """The interpreter as the report names it: from the working dir when it is under it (a release venv)."""
+    """The interpreter as the report names it: from the working dir when under it, else with ``~`` for the home
+    directory (a release venv in the per-user cache): the report is data others read, not this machine's paths."""
+    path = Path(python).absolute()
     try:
-        return str(Path(python).absolute().relative_to(Path.cwd()))
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        pass
+    try:
+        return str(Path("~") / path.relative_to(Path.home()))
     except ValueError:
         return str(python)
 

@@ -15,7 +15,7 @@ from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_ORDER
 
-from .causes import compare_causes, run_causes
+from .causes import compare_causes, recompiled, run_causes
 from .dominant import dominant_statement, own_times
 from .model import Comparison, GraphCode, ReleaseSide, StageChanges, TimedRow
 
@@ -30,6 +30,7 @@ class Traced:
         self.code = [by_code(trace) for trace in traces]
         self.causes = [run_causes(findings(trace, facts), facts) for trace, facts in zip(traces, self.facts)]
         self.own = [own_times(trace) for trace in traces]
+        self.recompiled = [recompiled(facts) for facts in self.facts]
 
     @property
     def first(self) -> Trace:
@@ -154,7 +155,7 @@ def comparison(command: str, device: str, cache: str, a: Traced, b: Traced,
         command=command, device=device, cache=cache, repeat=len(a.traces), a=a.side, b=b.side,
         stages=tuple(_rows(stage_a, stage_b, stages)), tracing=tracing, code=tuple(code), counts=counts,
         varied=_varied(a, b),
-        causes=compare_causes(a.causes, b.causes),
+        causes=compare_causes(a.causes, b.causes, a.recompiled, b.recompiled),
         graphs=_graphs(a.first, b.first), changes=changes, compared_entries=compared_entries,
         changes_note=changes_note, own_stages=tuple(_rows(own_a, own_b, owned)),
         dominant=dominant_statement(a.own, b.own, a.side.release, b.side.release))

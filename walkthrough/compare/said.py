@@ -53,9 +53,14 @@ def sentence(change: CauseChange, a: str, b: str) -> str:
                   f"events {', '.join(map(str, change.a_events))} under {a}, {', '.join(map(str, change.b_events))} "
                   f"under {b}")
         return f"{noun}{where}: the same under both releases ({counts}){moved}"
-    return (f"{noun}{where} changed: under {a}, at {change.a_line or 'no line'} ({events_words(change.a_events)}): "
-            f"{_reasons(change.a_reasons)}; under {b}, at {change.b_line or 'no line'} "
-            f"({events_words(change.b_events)}): {_reasons(change.b_reasons)}")
+    return (f"{noun}{where} changed: under {a}{_at(change.a_line)} ({events_words(change.a_events)}): "
+            f"{_reasons(change.a_reasons)}; under {b}{_at(change.b_line)} ({events_words(change.b_events)}): "
+            f"{_reasons(change.b_reasons)}")
+
+
+def _at(line: str) -> str:
+    # No line: the release's finding grouped this cause with another (a recompile of the code after a break).
+    return f", at {line}" if line else " (its finding grouped it with another one, above)"
 
 
 def is_change(change: CauseChange) -> bool:

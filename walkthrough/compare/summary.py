@@ -27,20 +27,21 @@ def timing_text(value: Spread | None) -> str:
 
 
 def change_text(row: TimedRow, a: str, b: str) -> str:
-    """``1.31×``, ``1.31× noise``, ``only under 2.14.1``: what the row's change is."""
+    """``1.31×``, ``1.31× within the spread``, ``only under 2.14.1``: what the row's change is."""
     if row.a is None or row.b is None:
         return f"only under {a if row.b is None else b}"
     if row.ratio is None:
         return ""
-    return f"{row.ratio:.2f}×" + (" noise" if row.noise else "")
+    return f"{row.ratio:.2f}×" + (" within the spread" if row.noise else "")
 
 
 def spread_note(comparison: Comparison) -> str:
     if comparison.repeat < 2:
-        return ("One run under each release: the run-to-run spread was not measured, so no change is marked "
-                "noise (--repeat 3 measures it).")
-    return (f"{comparison.repeat} runs under each release: times are medians; \"noise\" marks a change no larger "
-            "than the larger side's run-to-run spread (slowest minus fastest run).")
+        return ("One run under each release: the run-to-run spread was not measured, so no change can be said to be "
+                "within it (--repeat 3 measures it).")
+    return (f"{comparison.repeat} runs under each release: times are medians (each run's on the page); \"within the "
+            "spread\" marks a change no larger than the larger side's run-to-run spread (slowest minus fastest run), "
+            "which is no change.")
 
 
 def graph_text(kernels: tuple[str, ...] | None, fused: int | None, extern: int) -> str:

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+import urllib.error
+import urllib.request
 from urllib.parse import unquote
 
 from walkthrough.releases.builds import Build, wheel_build
@@ -97,8 +99,23 @@ def _download(version: str, env: dict[str, str], options: list[str], into: Path)
     result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     wheels = sorted(into.glob("torch-*.whl"))
     if result.returncode != 0 or not wheels:
-        return None, _pip_reason(result.stdout)
+        return None, _unreachable(env) or _pip_reason(result.stdout)
     return wheels[0], ""
+
+
+def _unreachable(env: dict[str, str]) -> str:
+    """"could not be reached (why)" where the one index pip was given cannot be opened: pip then says only that it
+    found no version, which reads as if the index had none."""
+    index = env.get("PIP_INDEX_URL")
+    if not index or env.get("PIP_EXTRA_INDEX_URL") or env.get("PIP_FIND_LINKS"):
+        return ""
+    try:
+        with urllib.request.urlopen(f"{index.rstrip('/')}/torch/", timeout=15):  # proxies from the environment
+            return ""
+    except urllib.error.HTTPError:
+        return ""  # it answered: pip's own reason stands
+    except (OSError, ValueError) as exc:
+        return f"could not be reached ({getattr(exc, 'reason', exc)})"
 
 
 def runnable_wheel(version: str, build: str) -> tuple[Path, Build]:

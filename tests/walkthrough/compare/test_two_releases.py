@@ -15,10 +15,15 @@ from tracers.tracefile.chrome import load
 from tracers.tracefile.names import process_files
 from tracers.vocabulary.releases import REFERENCE_TORCH
 from walkthrough.compare.model import read
+from walkthrough.compare.runs import interpreter
+from walkthrough.releases.builds import machine_build
+from walkthrough.releases.wheels import runnable_wheel
+from walkthrough.source import SourceError
 
 ROOT = Path(__file__).resolve().parents[3]
 PROGRAM = ROOT / "tests" / "programs" / "upgrade_check.py"
 OTHER = "2.14.1"  # a supported release whose wheels this machine's package index holds (no GB download)
+BUILD = os.environ.get("COMPARE_BUILD") or machine_build()  # both sides this build, as the command does
 
 pytestmark = [pytest.mark.slow, pytest.mark.torch]
 
@@ -37,19 +42,25 @@ def _single_trace(python: Path, out: Path) -> dict[str, int]:
 
 
 def test_a_small_program_under_two_releases(tmp_path):
-    command = [sys.executable, "-m", "walkthrough", "compare", "--torch", REFERENCE_TORCH, "--torch", OTHER,
-               "--repeat", "2", "--out", str(tmp_path / "compare"), str(PROGRAM)]
-    # From the checkout, so the release venv is the one `python -m walkthrough record --torch` makes and reuses.
+    for release in (REFERENCE_TORCH, OTHER):
+        try:
+            runnable_wheel(release, BUILD)
+        except SourceError as exc:  # e.g. no CPU build of OTHER where only PyPI is reachable: COMPARE_BUILD=cuda
+            pytest.skip(str(exc))
+    command = [sys.executable, "-m", "walkthrough", "compare", "--build", BUILD, "--torch", REFERENCE_TORCH,
+               "--torch", OTHER, "--repeat", "2", "--out", str(tmp_path / "compare"), str(PROGRAM)]
+    # The release venv is the one `python -m walkthrough record --torch` makes and reuses, in the per-user cache.
     result = subprocess.run(command, cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=1800)
     assert result.returncode == 0, result.stderr[-3000:]
     folder = tmp_path / "compare" / f"upgrade_check-{REFERENCE_TORCH}-vs-{OTHER}"
     comparison = read(folder / "comparison.json")
     assert (comparison.a.release, comparison.b.release, comparison.repeat) == (REFERENCE_TORCH, OTHER, 2)
     assert comparison.b.torch_version.startswith(OTHER) and comparison.a.torch_version.startswith(REFERENCE_TORCH)
+    assert comparison.a.build == comparison.b.build and comparison.a.build.lower().startswith(BUILD)
     assert (folder / "comparison.html").is_file() and "wrote " in result.stdout
 
-    singles = [_single_trace(Path(sys.executable), tmp_path / "single-a"),
-               _single_trace(ROOT / ".venvs" / f"torch-{OTHER}" / "bin" / "python", tmp_path / "single-b")]
+    singles = [_single_trace(interpreter(REFERENCE_TORCH, BUILD)[0], tmp_path / "single-a"),
+               _single_trace(interpreter(OTHER, BUILD)[0], tmp_path / "single-b")]
     for column, single in zip((1, 2), singles):
         assert {row[0]: row[column] for row in comparison.counts} == single
     assert singles[0]["graph breaks"] >= 1 and singles[0]["kernels"] >= 1
