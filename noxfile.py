@@ -128,14 +128,28 @@ def record(session: nox.Session) -> None:
 @nox.session
 def compare(session: nox.Session) -> None:
     """Trace one script under two torch releases and show what changed for it:
-    nox -s compare -- --torch 2.13.0 --torch 2.14.1 [--repeat 3] [--device cuda] [--cache warm] SCRIPT|-m MODULE [ARGS].
+    nox -s compare -- --torch 2.13.0 --torch 2.14.1 [--repeat 3] [--build cpu|cuda] [--device cuda] SCRIPT [ARGS].
 
-    The reference release runs in this session's venv; another gets its own .venvs/torch-<release> (made once)."""
+    Both sides run one build of torch: CPU builds on a machine without a GPU (this session's reference torch too),
+    CUDA builds with one. A release other than this venv's gets a venv in the per-user cache, made once; the
+    command says where, how big, and how to remove it."""
     if not session.posargs:
         session.error("usage: nox -s compare -- --torch A --torch B [OPTIONS] SCRIPT|-m MODULE [ARGS...]  "
                       "(see python -m walkthrough compare --help)")
-    _install(session, "page")  # the comparison's page uses the trace page's styles (Pygments)
-    session.run("python", "-m", "walkthrough", "compare", *session.posargs)
+    args = list(session.posargs)
+    build = args[args.index("--build") + 1] if "--build" in args[:-1] else ("cuda" if shutil.which("nvidia-smi")
+                                                                            else "cpu")
+    if build == "cpu":
+        # The local version pins the build: pip takes a +cpu wheel (PyTorch's CPU index, or one your pip config
+        # finds) or fails; it never falls back to PyPI's Linux wheel, a CUDA build with gigabytes of libraries.
+        session.install("--retries", "1", "--extra-index-url", "https://download.pytorch.org/whl/cpu",
+                        f"torch=={REFERENCE_TORCH}+cpu", "numpy")
+    else:
+        session.install(f"torch=={REFERENCE_TORCH}", "numpy")
+    session.install("-e", ".[page]")  # the comparison's page uses the trace page's styles (Pygments)
+    session.run("python", "-c", "import torch; print(f'torch {torch.__version__} (git {torch.version.git_version[:12]})')",
+                silent=False)
+    session.run("python", "-m", "walkthrough", "compare", *args)
 
 
 @shared_session
