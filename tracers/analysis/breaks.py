@@ -52,8 +52,10 @@ class BreakGroup:
         """The compiles that exist only because of these breaks: the code after them (claimed, so no other finding
         counts it, but kept out of the cost: removing the break compiles that code in the frame's own graph), and
         its recompiles on the values the line computed (in the cost: without the break they never happen).
-        ``resumed``: each resume place's first compiles (``resume_firsts``), looked up, not searched for."""
-        found = {compile_id for place in self.places for compile_id in resumed.get(place, ())}
+        ``resumed``: each resume place's first compiles (``resume_firsts``), looked up, not searched for; a place's
+        are taken out once claimed (every one is counted then, so a later group sharing the place would skip them
+        all: taking them out keeps that skip from growing with groups × compiles)."""
+        found = {compile_id for place in self.places for compile_id in resumed.pop(place, ())}
         for compile_id in sorted(found, key=compile_identity.sort_key):  # in compile order, as the page lists them
             if not ledger.counted(compile_id):
                 self.created.append(compile_id)
@@ -200,11 +202,16 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
     """Recompiles of a resume function on a value the break's line computed (``print(loss.item())``'s float) are
     that line's doing: they join its group. Returns their compile ids."""
     merged: set[str] = set()
+    home_of: dict[tuple[str, int], int] = {}  # each place's first group: looked up, not every group asked per recompile
+    for index, group in enumerate(groups):
+        for place in group.places:
+            home_of.setdefault(place, index)
     for compile_id, failure in failures.items():
         facts = compiles.get(compile_id)
         if facts is None or not failure.on_stack:
             continue
-        home = next((index for index, group in enumerate(groups) if group.continues(facts.frame)), None)
+        place = resume_place(short(facts.frame or ""))  # what ``BreakGroup.continues`` asks
+        home = home_of.get(place) if place is not None else None
         if home is not None:
             groups[home].merged[compile_id] = failure
             merged.add(compile_id)
