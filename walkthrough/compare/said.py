@@ -53,14 +53,15 @@ def sentence(change: CauseChange, a: str, b: str) -> str:
                   f"events {', '.join(map(str, change.a_events))} under {a}, {', '.join(map(str, change.b_events))} "
                   f"under {b}")
         return f"{noun}{where}: the same under both releases ({counts}){moved}"
-    return (f"{noun}{where} changed: under {a}{_at(change.a_line)} ({events_words(change.a_events)}): "
-            f"{_reasons(change.a_reasons)}; under {b}{_at(change.b_line)} ({events_words(change.b_events)}): "
+    return (f"{noun}{where} changed: under {a}, {_at(change.a_line, change.a_events)}: "
+            f"{_reasons(change.a_reasons)}; under {b}, {_at(change.b_line, change.b_events)}: "
             f"{_reasons(change.b_reasons)}")
 
 
-def _at(line: str) -> str:
+def _at(line: str, events: tuple[int, ...]) -> str:
     # No line: the release's finding grouped this cause with another (a recompile of the code after a break).
-    return f", at {line}" if line else " (its finding grouped it with another one, above)"
+    where = f"at {line}" if line else "inside another finding above"
+    return f"{where}, {events_words(events)}"
 
 
 def is_change(change: CauseChange) -> bool:

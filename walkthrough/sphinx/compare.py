@@ -18,7 +18,7 @@ COMPARE_DIRECTIVE = "release-compare"
 
 
 class ReleaseCompare(TorchTrace):
-    """``{release-compare} cpu/graph_breaks-2.13.0-vs-2.14.1.json``: a comparison recorded with
+    """``{release-compare} cpu/contextvar_scale-2.13.0-vs-2.14.1/comparison.json``: a comparison recorded with
     ``python -m walkthrough compare``, read from ``<walkthrough_compare>/``; nothing runs.
 
     :caption: a line under the header
