@@ -93,6 +93,17 @@ def user_caller(trace: Any, compile_id: str) -> SourceLine | None:
     return None
 
 
+def passed_by_user(trace: Any, compile_id: str) -> dict[str, str]:
+    """What the user's call passed to the compiled function, by parameter (``{'x': 'images'}``), where the user's own
+    line called it (through torch's frames only): a library's call passes the library's names."""
+    record = _callers_of(trace).records.get(compile_id) or {}
+    callers = [frame for frame in record.get("callers") or [] if isinstance(frame, dict)]
+    passed = record.get("passed")
+    if not callers or not isinstance(passed, dict) or is_library(str(callers[-1].get("filename") or "")):
+        return {}
+    return {str(key): str(value) for key, value in passed.items()}
+
+
 def caller_places(trace: Any, compile_id: str) -> set[tuple[str, str]]:
     """(file name, function name) of each frame that led to the compile."""
     record = _callers_of(trace).records.get(compile_id) or {}

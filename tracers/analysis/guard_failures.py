@@ -47,6 +47,11 @@ class GuardFailure:
         return self.subject.startswith(("the number", "a value computed"))
 
     @property
+    def worded(self) -> bool:
+        """The subject is words, not a name the user wrote (a stack value, an argument no call site names)."""
+        return self.on_stack or self.subject.startswith("the call's ")
+
+    @property
     def sentence(self) -> str:
         """``the size of `tokens` changed (dimension 1: 16 before, now 24)``."""
         return self.said + (f" ({self.change})" if self.change else "")
@@ -54,12 +59,12 @@ class GuardFailure:
     @property
     def said(self) -> str:
         """``the size of `tokens` changed``: what changed, without the values."""
-        name = self.subject if self.on_stack else f"`{self.subject}`"
+        name = self.subject if self.worded else f"`{self.subject}`"
         said = {"identity": f"a different object was passed as {name} (Dynamo guards on its identity)",
                 "size": f"the size of {name} changed", "dtype": f"the dtype of {name} changed",
                 "device": f"the device of {name} changed", "requires_grad": f"{name}'s requires_grad changed",
                 "type": f"the type of {name} changed",
-                "value": f"{name} changed" if self.on_stack else f"the value of {name} changed",
+                "value": f"{name} changed" if self.worded else f"the value of {name} changed",
                 "length": f"the number of items in {name} changed",
                 "global": f"{self.subject} changed",
                 "backend": "the backend changed"}.get(self.kind, f"a guard on {name} failed")

@@ -198,8 +198,38 @@ def map_wrapper_args(source: Source, call_args: list[str], call_kwargs: dict[str
     return None if passed is None else _said(passed, list(source.steps)[1:len(source.steps) - _tail_len(source)])
 
 
+def map_passed(source: Source, passed: dict[str, str]) -> str | None:
+    """A parameter of the compiled function (``x``, ``args[0]``, ``kwargs['ids']``) as the expression the user's call
+    bound to it (``images``), with the rest of the chain; None when the call bound nothing to it."""
+    if source.root.kind != "local":
+        return None
+    steps = list(source.steps)[:len(source.steps) - _tail_len(source)]
+    first = steps[0] if steps else None
+    if isinstance(first, Item) and isinstance(first.key, (int, str)):
+        expression = passed.get(f"{source.root.name}[{first.key!r}]")
+        if expression is not None:
+            return _said(expression, steps[1:]) if _names_a_value(expression) else None
+    expression = passed.get(source.root.name)
+    return _said(expression, steps) if expression is not None and _names_a_value(expression) else None
+
+
+def _names_a_value(expression: str) -> bool:
+    """``images``, ``batch['x']``, ``self.inputs[0]``: a name the user holds the value by. An expression that makes
+    the value (``torch.randn(4, 16)``) is no name: the parameter's own name says it better."""
+    try:
+        node = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        return False
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Constant, ast.Name)):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
 def call_site(code: str) -> tuple[list[str], dict[str, str]] | None:
-    """The arguments of the outermost call on a line (``out = model(x, mask=m)`` -> ``(['x'], {'mask': 'm'})``)."""
+    """The arguments of the one call on a line (``out = model(x, mask=m)`` -> ``(['x'], {'mask': 'm'})``); None where
+    the line holds none or several."""
     try:
         tree = ast.parse(code.strip())
     except SyntaxError:
@@ -207,8 +237,8 @@ def call_site(code: str) -> tuple[list[str], dict[str, str]] | None:
     # The callee is a name (``model(x)``, ``self.net(x)``), not a method of another call's result
     # (``model(x).pow(2).mean()``): that is the object torch.compile wrapped.
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and _named_callee(node.func)]
-    if not calls:
-        return None
+    if len(calls) != 1:
+        return None  # ``loss(model(x), y)``: which call reached the compiled function is not in a line's text
     call = calls[0]
     return ([ast.unparse(arg) for arg in call.args],
             {kw.arg: ast.unparse(kw.value) for kw in call.keywords if kw.arg is not None})

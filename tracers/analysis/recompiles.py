@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
-from .frames import SourceLine, caller_paths, caller_places, is_library, is_users_file, short, user_caller
+from .frames import (SourceLine, caller_paths, caller_places, is_library, is_users_file, passed_by_user, short,
+                     user_caller)
 from .guard_failures import GuardFailure, made_dynamic
-from .guard_sources import call_site, map_wrapper_args, naming, parse_source
+from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
 
@@ -233,12 +234,25 @@ def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure
     """``args[0]`` of a ``*args`` wrapper (a compiled module's ``__call__``, DDP's ``forward``) said as what the
     user's call passed: ``model(x)`` -> ``x``."""
     source = parse_source(failure.source) if failure.source else None
-    if source is None or naming(source).wrapper_arg is None or naming(source).wrapper_arg.index is None:
+    if source is None:
         return failure
-    caller = user_caller(trace, compile_id)
-    passed = call_site(caller.code) if caller is not None and caller.code else None
-    mapped = map_wrapper_args(source, *passed) if passed else None
-    return dataclasses.replace(failure, subject=mapped) if mapped else failure
+    passed = passed_by_user(trace, compile_id)  # read live from the user's call: exact where it exists
+    mapped = map_passed(source, passed) if passed else None
+    if mapped:
+        return dataclasses.replace(failure, subject=mapped)
+    argument = naming(source).wrapper_arg
+    if argument is None or argument.index is None:
+        return failure
+    caller = user_caller(trace, compile_id)  # a log read back: the user's line, when it holds one call
+    passed_on_line = call_site(caller.code) if caller is not None and caller.code else None
+    mapped = map_wrapper_args(source, *passed_on_line) if passed_on_line else None
+    return dataclasses.replace(failure, subject=mapped or _ordinal_argument(argument.index))
+
+
+def _ordinal_argument(index: int) -> str:
+    """``args[0]`` where no call site names it: words, never torch's spelling."""
+    words = ("first", "second", "third", "fourth", "fifth")
+    return f"the call's {words[index]} argument" if index < len(words) else f"the call's argument {index + 1}"
 
 
 def _in_time_order(trace: Trace, failures: dict[str, GuardFailure]) -> list[tuple[str, GuardFailure]]:

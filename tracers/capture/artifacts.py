@@ -8,6 +8,7 @@ from collections import Counter
 
 from tracers.tracefile.torch_records import RecordTranslator, keeps
 
+from .call_sites import forget, passed_arguments
 from .hint_names import wrong_names
 from .record_filter import RecordFilter
 from .recorder import Recorder
@@ -36,6 +37,12 @@ class ArtifactCollector(logging.Handler):
         if not isinstance(metadata, dict):
             return
         found = self._translator.translate(metadata, getattr(record, "payload", None))
+        if found is not None and found.kind == "frame":
+            # Only live, while the caller's frame is on the stack: what its call passed, by parameter.
+            callers = found.details.get("callers") or []
+            passed = passed_arguments(callers[-1] if callers else None, self._translator.compiled_frame(metadata))
+            if passed:
+                found.details["passed"] = passed
         if found is not None:
             self.recorder.add_artifact(found.kind, found.name, found.torch_compile_id, found.details,
                                        found.payload, found.payload_size)
@@ -66,6 +73,7 @@ class ArtifactCollector(logging.Handler):
         if logger is None:
             return warnings
         self._filter.uninstall()
+        forget()
         if self in logger.handlers:
             logger.removeHandler(self)
         else:

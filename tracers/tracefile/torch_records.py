@@ -68,6 +68,20 @@ LOG_KEPT: dict[str, tuple[str, bool]] = {
     "inductor_post_to_pre_grad_nodes": ("debug", True),
 }
 DEBUG_PAYLOAD_CHARS = 64_000
+# From a log, the graphs between Inductor's and AOTAutograd's passes (pre/post-grad, joint, before and after a
+# recompile) are graphs like the others; every other artifact torch writes (runtime wrappers, AOT metadata, configs,
+# kernel info) and the records tlparse shows beside them are kept for the page as debugging records, and the
+# descriptions of each input tensor with the symbolic-shape records. Only torch's timed regions (the timeline) and its
+# interned file names stay out: nothing a record kind could show is dropped.
+LOG_GRAPHS = frozenset({
+    "before_pre_grad_graph", "after_pre_grad_graph", "inductor_pre_grad_graph", "before_post_grad_graph",
+    "after_post_grad_graph", "before_joint_graph", "after_joint_graph", "before_recompile_pre_grad",
+    "after_recompile_pre_grad", "before_recompile_post_grad", "after_recompile_post_grad",
+})
+LOG_RECORDS = frozenset({"graph_dump", "link", "dump_file", "exported_program", "bwd_compilation_metrics",
+                         "aot_autograd_backward_compilation_metrics", "compilation_metrics_runtime"})
+LOG_SHAPES = frozenset({"describe_tensor", "describe_storage", "describe_source", "expression_created",
+                        "create_unbacked_symbol", "propagate_real_tensors_provenance"})
 
 # Fields of compilation_metrics worth keeping: what was compiled, how big, and why it stopped.
 _METRIC_FIELDS = (
@@ -187,7 +201,8 @@ class RecordTranslator:
             self._strings[index] = text
             return None
         kept = KEPT.get(name) or (LOG_KEPT.get(name) if self.from_log else None) or \
-            (("bytecode", True) if name.endswith(_BYTECODE_SUFFIXES) else None)
+            (("bytecode", True) if name.endswith(_BYTECODE_SUFFIXES) else None) or \
+            (_log_kind(name, metadata) if self.from_log else None)
         if kept is None:
             self.dropped[name] += 1
             return None
@@ -233,6 +248,12 @@ class RecordTranslator:
         """A file name as torch interned it in an earlier ``str`` record (the index itself if none came)."""
         return self._strings.get(interned, str(interned))
 
+    def compiled_frame(self, metadata: dict[str, Any]) -> dict[str, Any] | None:
+        """The frame a ``dynamo_start`` record is for (its stack's last), its file name resolved."""
+        stack = metadata.get("stack") or (metadata.get("dynamo_start") or {}).get("stack") or []
+        last = stack[-1] if stack and isinstance(stack[-1], dict) else None
+        return None if last is None else {**last, "filename": self.filename(last.get("filename"))}
+
     def _callers(self, stack: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The frames outside torch and this tracer that led to the compiled frame, outermost first (at most
         ``_CALLERS``, the innermost): a library's frame (a regional compile inside a model) is reached from the
@@ -253,6 +274,17 @@ class RecordTranslator:
             if "/torch/" not in filename and not filename.startswith(_PACKAGE_DIR) and "<frozen" not in filename:
                 return {"filename": filename, "line": frame.get("line"), "name": frame.get("name"), "loc": frame.get("loc")}
         return None
+
+
+def _log_kind(name: str, metadata: dict[str, Any]) -> tuple[str, bool] | None:
+    """How a record read from a log that KEPT and LOG_KEPT do not name is kept (LOG_GRAPHS' comment says why)."""
+    if name in LOG_GRAPHS:
+        return "graph", True
+    if name in LOG_SHAPES:
+        return "shapes", True
+    if name in LOG_RECORDS or (name not in metadata and isinstance(metadata.get("artifact"), dict)):
+        return "debug", True
+    return None
 
 
 def _compact_json(payload: str) -> str:

@@ -25,7 +25,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Each program traced once, through the command line, with aot_eager (no C++ compile)."""
     out = tmp_path_factory.mktemp("findings")
     found = {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
-             for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential")}
+             for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential",
+                          "call_names")}
     # The fix the DDP finding gives, run as the user would apply it: its trace must have a graph.
     found["ddp_inner"] = run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page", script_args=("inner",))
     # Inductor: the one program here with a C++ compile, for the one-time setup inside it.
@@ -310,6 +311,19 @@ def test_a_counting_attribute_is_named_with_what_to_do(runs):
     assert finding.user_line.code == "self.calls += 1"
     assert "register_buffer" in finding.fix and "allow_unspec_int_on_nn_module" in finding.hint  # ours, and torch's
     assert finding.parts[0] == "0/1: the value of `self.calls` changed (it was 0 when the version before was compiled)"
+
+
+def test_a_library_parameter_is_named_by_what_the_users_call_passed(runs):
+    run = runs["call_names"]
+    assert run.returncode == 0, run.stderr
+    said = {finding.user_line.short: finding for finding in findings(run.trace(), run.facts())
+            if not finding.informational}
+    # Positionally, inside another call on the line: the library's `x` is the user's `images`.
+    assert "the size of `images` changed" in said["call_names.py:26"].what
+    # By keyword through a ``*args, **kwargs`` wrapper: ``kwargs['tokens']`` is what the user passed, `ids`.
+    assert "the size of `ids` changed" in said["call_names.py:28"].what
+    for finding in said.values():
+        assert "`x`" not in str(finding) and "kwargs[" not in str(finding) and "args[" not in str(finding)
 
 
 def test_ddp_over_sequential_says_nothing_was_compiled_first(runs):

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tracers.analysis.guard_sources import (Attr, Call, Item, Root, Source, Wrap, WrapperArg, call_site,
-                                            find_sources, map_wrapper_args, naming, parse_source, user_name)
+                                            find_sources, map_passed, map_wrapper_args, naming, parse_source,
+                                            user_name)
 from tracers.vocabulary.releases import REFERENCE_TORCH
 from walkthrough.releases.catalog import SUPPORTED
 
@@ -373,3 +374,18 @@ def test_the_call_site_is_the_call_of_a_named_object_not_of_a_result() -> None:
     assert call_site("loss = model(x).pow(2).mean()") == (["x"], {})
     assert call_site("out = self.net(batch['pixels'], mask=m).logits") == (["batch['pixels']"], {"mask": "m"})
     assert call_site("total = 1 + 2") is None
+    # Several calls of named objects: which one reached the compiled function is not in the text (a live trace reads
+    # it from the caller's frame instead).
+    assert call_site("loss = F.cross_entropy(model(images), labels)") is None
+
+
+@pytest.mark.parametrize(("source", "passed", "said"), [
+    ("x", {"x": "images"}, "images"),
+    ("kwargs['input_ids']", {"kwargs['input_ids']": "ids"}, "ids"),
+    ("args[1]", {"args[0]": "a", "args[1]": "batch['mask']"}, "batch['mask']"),
+    ("x", {"x": "torch.randn(4, 16)"}, None),  # an expression that makes the value is no name: `x` says it better
+    ("x", {"scale": "s"}, None),
+    ("self.calls", {"x": "images"}, None),
+])
+def test_a_parameter_is_said_as_what_the_users_call_passed(source, passed, said) -> None:
+    assert map_passed(parse_source(source), passed) == said
