@@ -117,15 +117,16 @@ class _Group:
     runs: dict[int, Cause]
 
 
-def _match(left: list, right: list, key) -> list[tuple]:  # noqa: ANN001 - items with a Cause as ``.first`` or itself
-    """Pairs of left and right items, strictest tier first; the loosest tier pairs only one-to-one keys."""
+def _match(left: list, right: list, left_key, right_key) -> list[tuple]:  # noqa: ANN001 - items and their Cause
+    """Pairs of left and right items (both lists lose what is paired), strictest tier first; the loosest tier pairs
+    only keys that are one-to-one."""
     pairs = []
     for tier in _TIERS:
         loose = tier is _TIERS[-1]
         for item in list(left):
-            wanted = tier(key(item))
-            found = [other for other in right if tier(key(other)) == wanted]
-            if not found or (loose and (len(found) > 1 or sum(tier(key(o)) == wanted for o in left) > 1)):
+            wanted = tier(left_key(item))
+            found = [other for other in right if tier(right_key(other)) == wanted]
+            if not found or (loose and (len(found) > 1 or sum(tier(left_key(o)) == wanted for o in left) > 1)):
                 continue
             pairs.append((item, found[0]))
             left.remove(item)
@@ -133,13 +134,20 @@ def _match(left: list, right: list, key) -> list[tuple]:  # noqa: ANN001 - items
     return pairs
 
 
+def _first(group: _Group) -> Cause:
+    return group.first
+
+
+def _itself(cause: Cause) -> Cause:
+    return cause
+
+
 def _side(runs: list[list[Cause]]) -> list[_Group]:
     """A release's causes over its runs: each run's matched to the groups found so far, by the same tiers."""
     groups: list[_Group] = []
     for index, causes in enumerate(runs):
         pending = list(causes)
-        for group, cause in _match([g for g in groups], pending, lambda item: item.first if isinstance(item, _Group)
-                                   else item):
+        for group, cause in _match(list(groups), pending, _first, _itself):
             group.runs[index] = cause
         groups.extend(_Group(cause, {index: cause}) for cause in pending)
     return groups
@@ -147,7 +155,7 @@ def _side(runs: list[list[Cause]]) -> list[_Group]:
 
 def _pair(a: list[_Group], b: list[_Group]) -> list[tuple[_Group | None, _Group | None]]:
     left, right = list(a), list(b)
-    pairs: list[tuple[_Group | None, _Group | None]] = list(_match(left, right, lambda group: group.first))
+    pairs: list[tuple[_Group | None, _Group | None]] = list(_match(left, right, _first, _first))
     return pairs + [(group, None) for group in left] + [(None, group) for group in right]
 
 

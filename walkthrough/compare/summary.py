@@ -115,7 +115,7 @@ def render(comparison: Comparison, style: Style, written: list[str] = ()) -> str
     if comparison.varied:
         lines.append(style.yellow(f"  not the same in every run (the first run's shown): {', '.join(comparison.varied)}"))
     changes, spread, same = cause_lines(comparison)
-    lines += ["", f"Findings that changed (causes matched by what they are, over every run; a moved line is no change):"]
+    lines += ["", "Findings that changed (causes matched by what they are, over every run; a moved line is no change):"]
     lines += [f"  - {text}" for text in changes] or ["  none: every cause is the same under both releases"
                                                     if not spread else "  none beyond the run-to-run spread"]
     if spread:
