@@ -1,7 +1,7 @@
 """Hostile inputs for ``report``: seeded mutations of small real traces and TORCH_TRACE logs, and special files.
 
-``python -m tests.hostile OUT_DIR [SEED] [COUNT]`` makes the cases, runs ``report`` on each in this one process
-(a per-case alarm as the hang detector) and prints one JSON line per case: its name, the exit status, what
+``python -m tests.hostile OUT_DIR [SEED] [COUNT]`` makes the cases, runs ``report`` (or ``merge``) on each in this one
+process (a per-case alarm as the hang detector) and prints one JSON line per case: its name, the exit status, what
 went wrong (an exception escaping, a traceback printed, a negative time on the page, an escape sequence from the
 input on the terminal, the input written over) and the process's peak RSS after it.
 tests/tracers/torchlogs/test_hostile_input.py runs it, with a seed that changes each run, and checks the lines.
@@ -9,7 +9,9 @@ tests/tracers/torchlogs/test_hostile_input.py runs it, with a seed that changes 
 Round 2 (issue 44) adds: escape sequences in every string, wrong types where the readers expect lists and
 dicts, lone surrogates, numbers of thousands of digits, torch versions that are paths, gzip bombs and floods of
 blank or junk lines (read under low bounds, set below), a JSON of millions of empty lists, kernel files (/proc),
-a FIFO as the site's version marker, a log appended while it is read, and a page that would overwrite its input."""
+a FIFO as the site's version marker, a log appended while it is read, and a page that would overwrite its input.
+Round 3: ``merge`` on mutated rank traces, hosts whose clocks are decades apart (merged, and a merge read back),
+and file names and typed paths holding escape sequences."""
 
 from __future__ import annotations
 
@@ -42,6 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TRACES = ROOT / "docs" / "_traces" / "cpu"
 TRACE_SEEDS = (TRACES / "2.11.0" / "guards_recompile-cpu-cold.json", TRACES / "2.13.0" / "frame_cache-cpu-cold.json")
 MERGED_SEED = TRACES / "2.13.0" / "rank_divergent-cpu-cold-ranks.json"
+RANK_TRACE_SEEDS = tuple(TRACES / "2.13.0" / f"rank_divergent-cpu-cold-rank{rank}.json" for rank in (0, 1))
+FAR_WALL_NS = 1 << 62  # a wall clock read as the year 2116 beside one of 2026: the largest a trace may hold
 LOG_SEED = ROOT / "tests" / "data" / "torch-2.11.0" / "graph_breaks-aot_eager.log.gz"
 RANK_SEEDS = tuple(sorted((ROOT / "tests" / "data" / "tlparse" / "graph_exec_order_tests").glob("*.log.gz")))
 LOG_RECORDS = 90  # records kept of each seed log: real, and quick to report hundreds of times
@@ -402,6 +406,41 @@ def round_2_special_cases(where: Path) -> Iterator[tuple[str, Path]]:
     growing.mkdir()
     (growing / "dedicated_log_torch_trace_growing.log").write_bytes(seed_text)
     yield "growing: a log appended while it is read", growing / "dedicated_log_torch_trace_growing.log"
+    yield from round_3_special_cases(where)
+
+
+def round_3_special_cases(where: Path) -> Iterator[tuple[str, Path]]:
+    """Issue 44's last cases: clocks far apart (merged, and read back from a merge), escape sequences in names."""
+    far = where / "far-hosts"
+    for rank, seed in enumerate(RANK_TRACE_SEEDS):
+        data = json.loads(seed.read_text(encoding="utf-8"))
+        info = data["otherData"]["torch_compile_walkthrough"]
+        info["rank"]["host"] = f"host-{rank}"
+        if rank:
+            info["clock"]["wall_ns"] = FAR_WALL_NS
+        far.mkdir(exist_ok=True)
+        (far / seed.name).write_text(json.dumps(data), encoding="utf-8")
+    yield "merge: hosts decades apart", far
+    anchorless = where / "anchorless"
+    shutil.copytree(far, anchorless)
+    data = json.loads((anchorless / RANK_TRACE_SEEDS[1].name).read_text(encoding="utf-8"))
+    del data["otherData"]["torch_compile_walkthrough"]["clock"]
+    (anchorless / RANK_TRACE_SEEDS[1].name).write_text(json.dumps(data), encoding="utf-8")
+    yield "merge: a host without a clock anchor", anchorless
+    data = json.loads(MERGED_SEED.read_text(encoding="utf-8"))
+    for event in data["traceEvents"]:  # rank 1 moved a century on, as a merge on far wall clocks once wrote it
+        if event.get("pid") == 1 and isinstance(event.get("ts"), (int, float)):
+            event["ts"] += FAR_WALL_NS / 1000
+    data["ranks"][1]["shift_us"] += FAR_WALL_NS / 1000
+    (where / "far-ranks.json").write_text(json.dumps(data), encoding="utf-8")
+    yield "a merge placed a century apart", where / "far-ranks.json"
+    named = where / "named"
+    named.mkdir()
+    shutil.copy(RANK_TRACE_SEEDS[0], named / RANK_TRACE_SEEDS[0].name)
+    shutil.copy(RANK_TRACE_SEEDS[1], named / f"x{ESCAPES}-cpu-cold-rank1.json")
+    yield "merge: escape sequences in a rank file's name", named
+    yield "merge: a missing input named with escape sequences", where / f"gone{ESCAPES}"
+    yield "a typed path with escape sequences", where / f"gone{ESCAPES}.json"
 
 
 class _Appender(threading.Thread):
@@ -440,9 +479,14 @@ def run_case(name: str, path: Path, out: Path) -> dict:
     started = time.monotonic()
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CASE_SECONDS)
+    if _merges(name):  # rank traces, or a directory of them: merged, the merge's trace and page into ``out``
+        out.mkdir(parents=True, exist_ok=True)
+        argv = ["merge", str(path), "--out", str(out / "run-cpu-cold-ranks.json")]
+    else:
+        argv = ["report", str(path), "--out", str(out)]
     try:
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            result["status"] = main(["report", str(path), "--out", str(out)])
+            result["status"] = main(argv)
     except BaseException as error:  # noqa: BLE001 - whatever escapes is the finding
         result["status"] = None
         result["escaped"] = "".join(traceback.format_exception_only(error)).strip()[-600:]
@@ -457,7 +501,7 @@ def run_case(name: str, path: Path, out: Path) -> dict:
     err = stderr.getvalue()
     result["escape"] = "\x1b" in err or "\x07" in err  # stderr is no terminal: no colour of ours either
     result["stderr"] = err[-800:]
-    result["said"] = "\n".join(line for line in err.splitlines() if line.startswith("report:"))[:3000]
+    result["said"] = "\n".join(line for line in err.splitlines() if line.startswith(("report:", "merge:")))[:3000]
     result["traceback"] = "Traceback (most recent call last)" in err
     shown = err + "".join(TAG.sub(" ", page.read_text(encoding="utf-8", errors="replace"))
                           for page in out.glob("*.html"))
@@ -465,6 +509,11 @@ def run_case(name: str, path: Path, out: Path) -> dict:
     result["negative_durations"] = _negative_durations(out)
     result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     return result
+
+
+def _merges(name: str) -> bool:
+    """Whether a case is run by ``merge`` (its name says so), not ``report``."""
+    return name.startswith("merge:") or name[:3].isdigit() and name.split(" ")[1:2] == ["merge"]
 
 
 def _digest(path: Path) -> str | None:
@@ -507,6 +556,7 @@ def cases(where: Path, seed: int, count: int) -> Iterator[tuple[str, Path]]:
         ("log", lambda: log_case(rng, log_seed), "dedicated_log_torch_trace_x.log"),
         ("log", lambda: log_case(rng, log_seed), "dedicated_log_torch_trace_x.log"),
         ("ranks", lambda: log_case(rng, rank_seeds[0]), ""),
+        ("merge", lambda: json_case(rng, RANK_TRACE_SEEDS[1]), RANK_TRACE_SEEDS[1].name),
     ]
     for number in range(count):
         kind, make, name = makers[number % len(makers)] if number % 7 else (
@@ -518,6 +568,10 @@ def cases(where: Path, seed: int, count: int) -> Iterator[tuple[str, Path]]:
         if kind == "ranks":  # one rank's log mutated beside the other's, read as a directory
             (case / "dedicated_log_torch_trace_rank_0_a.log").write_bytes(raw)
             (case / "dedicated_log_torch_trace_rank_1_b.log").write_text(_text(rank_seeds[1]), encoding="utf-8")
+            path = case
+        elif kind == "merge":  # one rank's trace mutated beside the other's, merged
+            (case / name).write_bytes(raw)
+            shutil.copy(RANK_TRACE_SEEDS[0], case / RANK_TRACE_SEEDS[0].name)
             path = case
         else:
             path = case / name

@@ -211,8 +211,9 @@ def parting_words(parting: Parting, sequences: dict[int, Sequence[Step]], ended:
     for step in going.values():  # a graph that ends early on some ranks: the others go on with its next collective
         on = [rank for rank, other in going.items() if _graph(other) == _graph(step)]
         stopped = [rank for rank in parting.at if rank not in on]
-        if all(parting.at[rank] is None or _graph(step) in {_graph(s) for s in sequences[rank][:parting.index]}
-               for rank in stopped):
+        # every rank on this graph: nothing stopped early here (a damaged merge can put them so)
+        if stopped and all(parting.at[rank] is None
+                           or _graph(step) in {_graph(s) for s in sequences[rank][:parting.index]} for rank in stopped):
             count = sum(1 for s in sequences[stopped[0]][:parting.index] if _graph(s) == _graph(step))
             graph = f"graph {step.compile_id}" if step.compile_id else "the graph"
             return where, (f"{graph} ends after {count} collective{'s' if count != 1 else ''} on {ranks_text(stopped)} "

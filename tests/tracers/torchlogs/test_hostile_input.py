@@ -88,6 +88,16 @@ def test_mutated_traces_and_logs_and_special_files_end_in_one_line_never_a_trace
     for name in ("overwrite: a trace named .html", "overwrite: a merged trace named .html"):
         assert by_case[name]["status"] == 2 and "written over this input" in said[name], said[name]
     assert by_case["growing: a log appended while it is read"]["status"] == 0
+    # Round 3: clocks far apart are said, and every rank kept, by merge and by report on a merge read back; a name
+    # or typed path holding escape sequences is shown escaped in the one line that names it.
+    for name in ("merge: hosts decades apart", "merge: a host without a clock anchor",
+                 "a merge placed a century apart"):
+        assert by_case[name]["status"] == 0 and "clocks disagree beyond reason" in said[name], said[name]
+        assert "damaged" not in said[name] and "clock shift" not in said[name], said[name]
+    for name in ("merge: escape sequences in a rank file's name", "merge: a missing input named with escape sequences",
+                 "a typed path with escape sequences"):
+        assert by_case[name]["status"] == 2 and "\\x1b]0;owned\\x07" in said[name], said[name]
+    assert any(row["case"].split(" ")[1] == "merge" for row in rows)  # mutated rank traces merged, in the rotation
     # What the mutations did is said, not silently read: each kind of damage met shows in the warning (where this
     # seed made a case of that kind).
     for kind, words in (("cycle:", "parent links cut"), ("version:", "is not a format version"),
