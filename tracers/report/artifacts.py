@@ -19,6 +19,7 @@ from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import DECOMPILED as KIND_DECOMPILED
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Span, Trace
+from tracers.vocabulary.durations import duration
 
 from .options import ARTIFACT_FLOOR_CHARS, ARTIFACT_KINDS
 from .templating import render, safe
@@ -89,6 +90,22 @@ class CodePair:
 
 
 @dataclass(frozen=True)
+class OpRow:
+    """One op of Inductor's runtime estimate of a graph: its name, kind, estimated time and outputs."""
+
+    name: str
+    type: str
+    estimate: str
+    outputs: str
+
+
+@dataclass(frozen=True)
+class OpTable:
+    rows: tuple[OpRow, ...]
+    total: str  # the ops' estimates summed: the graph's
+
+
+@dataclass(frozen=True)
 class ArtifactView:
     id: str
     kind: str
@@ -99,6 +116,7 @@ class ArtifactView:
     against: str | None = None  # a recompile's newest guard failure, read
     pair: CodePair | None = None
     not_kept: bool = False  # recorded with --no-code
+    table: OpTable | None = None  # Inductor's per-op runtime estimates, as a table above their JSON
 
 
 @dataclass(frozen=True)
@@ -142,11 +160,55 @@ def _artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int,
     if artifact.kind == KIND_DECOMPILED:
         return replace(view, pair=_transformed_code(artifact, max_chars))
     if text:
+        if artifact.name == ESTIMATES:
+            view = replace(view, table=_op_table(artifact.payload or ""))
         reasons = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
         # torch lists every earlier version's failure: say the newest
         against = failures[reasons[0]].sentence if reasons and isinstance(reasons[0], str) else None
         return replace(view, code=_code_block(text, _lexer(artifact, is_metadata), max_chars), against=against)
     return replace(view, not_kept=bool(artifact.payload_size))
+
+
+ESTIMATES = "inductor_runtime_and_tensor_meta"  # per op: Inductor's estimated runtime and output metadata
+SHAPES = "shapes"  # symbolic shapes and tensor descriptions: many small records a compile, shown as one ...
+SHAPES_APART = 8  # ... past this many (a log describes each input tensor in three records)
+
+
+def _op_table(payload: str) -> OpTable | None:
+    """The ops of a runtime-estimate record (``{"ops": [{name, type, estimated_runtime_ns, outputs}]}``)."""
+    try:
+        ops = json.loads(payload).get("ops")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(ops, list):
+        return None
+    rows, total = [], 0.0
+    for op in ops:
+        if not isinstance(op, dict):
+            continue
+        ns = op.get("estimated_runtime_ns")
+        number = float(ns) if isinstance(ns, (int, float)) and not isinstance(ns, bool) and 0 <= ns < 1e18 else None
+        total += number or 0.0
+        outputs = ", ".join(f"{out.get('dtype')}{out.get('shape')}" for out in op.get("outputs") or []
+                            if isinstance(out, dict))
+        rows.append(OpRow(str(op.get("name", "?")), str(op.get("type", "")),
+                          duration(number) if number is not None else "?", outputs))
+    return OpTable(tuple(rows), duration(total)) if rows else None
+
+
+def _grouped_shapes(items: list[Artifact]) -> list[Artifact]:
+    """A compile's shape records as one artifact where they are many (a line each: its name and fields), the others
+    as they are; the rewritten bytecode torch logged left out where the decompiled view shows its listing already."""
+    if any(artifact.kind == KIND_DECOMPILED for artifact in items):
+        items = [artifact for artifact in items if not artifact.name.endswith("_MODIFIED_BYTECODE")]
+    shapes = [artifact for artifact in items if artifact.kind == SHAPES]
+    if len(shapes) <= SHAPES_APART:
+        return items
+    lines = "\n".join(f"{a.name}: " + json.dumps({k: v for k, v in a.metadata.items() if k not in _HEAVY_METADATA},
+                                                 default=str, separators=(", ", ": ")) for a in shapes)
+    one = replace(shapes[0], name=f"{len(shapes)} shape records", payload=lines, payload_size=len(lines), metadata={})
+    return [one if artifact is shapes[0] else artifact for artifact in items if artifact.kind != SHAPES or
+            artifact is shapes[0]]
 
 
 def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
@@ -155,13 +217,15 @@ def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceF
     artifacts are the point, shown open; many: a list of compiles first (templates/artifacts.html)."""
     if not artifacts:
         return render("artifacts.html", groups=())
-    if max_total_chars is not None:  # an equal share each, so one huge graph cannot crowd the others out
-        max_chars = max(ARTIFACT_FLOOR_CHARS, min(max_chars, max_total_chars // len(artifacts)))
-    by_span = {span.id: span for span in spans}
-    frames = {compile_facts.compile_id: compile_facts.frame for compile_facts in facts.compiles}
     groups: dict[str | None, list[Artifact]] = defaultdict(list)
     for artifact in artifacts:
         groups[artifact.compile_id].append(artifact)
+    groups = defaultdict(list, {compile_id: _grouped_shapes(items) for compile_id, items in groups.items()})
+    shown = sum(len(items) for items in groups.values())
+    if max_total_chars is not None:  # an equal share each, so one huge graph cannot crowd the others out
+        max_chars = max(ARTIFACT_FLOOR_CHARS, min(max_chars, max_total_chars // shown))
+    by_span = {span.id: span for span in spans}
+    frames = {compile_facts.compile_id: compile_facts.frame for compile_facts in facts.compiles}
     views = tuple(CompileGroup(compile_id, frames.get(compile_id) if compile_id else None,
                                tuple(_artifact(artifact, by_span, max_chars, failures) for artifact in items))
                   for compile_id, items in sorted(groups.items(), key=lambda group: sort_key(group[0])))

@@ -14,11 +14,12 @@ PARTS = ("findings", "counts", "runtime", "timeline", "tree", "code", "kernels",
 EMBED_PARTS = ("timeline", "tree", "counts", "artifacts")
 # Artifact kinds a reader can ask for; the recorder also keeps metrics, frame and error records.
 ARTIFACT_KINDS = ("graph", "guards", "break", "recompile", "code", "bytecode", "decompiled", "cache", "shapes", "ir",
-                  "autotune", "cudagraphs", "metrics", "debug")
+                  "autotune", "cudagraphs", "metrics", "debug", "distributed", "error")
 DEFAULT_ARTIFACTS = ("graph", "guards", "break", "recompile", "code", "decompiled", "autotune", "cudagraphs")
-# A trace's own page also lists each compile's compilation_metrics and, read from a TORCH_TRACE log, the debugging
-# records tlparse shows (fx_graph_cache_hash, fx_graph_runnable, Inductor's provenance mappings, kernel stack traces).
-PAGE_ARTIFACTS = DEFAULT_ARTIFACTS + ("metrics", "debug")
+# A trace's own page also lists each compile's bytecode as torch logged it, its compilation_metrics, its shape records (one list a compile), what torch
+# logs for comparing ranks (Inductor's per-op runtime estimates among them), its errors and, read from a TORCH_TRACE
+# log, every other record tlparse shows (torch_records.LOG_GRAPHS says which): each folded.
+PAGE_ARTIFACTS = DEFAULT_ARTIFACTS + ("bytecode", "metrics", "debug", "shapes", "distributed", "error")
 
 
 def _no_link(_: str) -> str | None:

@@ -248,11 +248,16 @@ class RecordTranslator:
         """A file name as torch interned it in an earlier ``str`` record (the index itself if none came)."""
         return self._strings.get(interned, str(interned))
 
-    def compiled_frame(self, metadata: dict[str, Any]) -> dict[str, Any] | None:
-        """The frame a ``dynamo_start`` record is for (its stack's last), its file name resolved."""
+    def resolved_stack(self, metadata: dict[str, Any]) -> list[dict[str, Any]]:
+        """A ``dynamo_start`` record's stack, outermost first, the compiled frame last, file names resolved and each
+        frame marked ``outside`` where it is neither torch's nor this tracer's."""
         stack = metadata.get("stack") or (metadata.get("dynamo_start") or {}).get("stack") or []
-        last = stack[-1] if stack and isinstance(stack[-1], dict) else None
-        return None if last is None else {**last, "filename": self.filename(last.get("filename"))}
+        resolved = []
+        for frame in stack:
+            if isinstance(frame, dict):
+                filename = self.filename(frame.get("filename"))
+                resolved.append({**frame, "filename": filename, "outside": _outside(filename)})
+        return resolved
 
     def _callers(self, stack: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The frames outside torch and this tracer that led to the compiled frame, outermost first (at most
@@ -261,7 +266,7 @@ class RecordTranslator:
         frames = []
         for frame in stack[:-1]:
             filename = self.filename(frame.get("filename"))
-            if "/torch/" not in filename and not filename.startswith(_PACKAGE_DIR) and "<frozen" not in filename:
+            if _outside(filename):
                 frames.append({"filename": filename, "line": frame.get("line"), "name": frame.get("name"),
                                "loc": frame.get("loc")})
         return frames[-_CALLERS:]
@@ -271,7 +276,7 @@ class RecordTranslator:
         torch's own, below the frame being compiled (always the last one of the stack)."""
         for frame in reversed(stack[:-1]):
             filename = self.filename(frame.get("filename"))
-            if "/torch/" not in filename and not filename.startswith(_PACKAGE_DIR) and "<frozen" not in filename:
+            if _outside(filename):
                 return {"filename": filename, "line": frame.get("line"), "name": frame.get("name"), "loc": frame.get("loc")}
         return None
 
@@ -285,6 +290,11 @@ def _log_kind(name: str, metadata: dict[str, Any]) -> tuple[str, bool] | None:
     if name in LOG_RECORDS or (name not in metadata and isinstance(metadata.get("artifact"), dict)):
         return "debug", True
     return None
+
+
+def _outside(filename: str) -> bool:
+    """A frame of the user's or a library's: neither torch's, nor this tracer's, nor the interpreter's."""
+    return "/torch/" not in filename and not filename.startswith(_PACKAGE_DIR) and "<frozen" not in filename
 
 
 def _compact_json(payload: str) -> str:

@@ -98,3 +98,13 @@ def test_parting_compares_whole_sequences_and_meets_only_across_graphs() -> None
     assert frames is not None and not frames.cannot_meet
     # in place and functional forms of one operation pair
     assert parting({0: [Step("all_reduce_", "", "0/0")], 1: [Step("all_reduce", "", "0/0")]}).cannot_meet is False
+
+
+def test_collectives_of_unknown_graphs_differ_without_a_claim() -> None:
+    """Steps whose graph is not known (a damaged merge): neither a hang nor a graph that ended early."""
+    from tracers.ranks.wording import parting_words
+
+    steps = {0: [Step("all_reduce", "f32[4]")], 1: [Step("all_gather_into_tensor", "f32[4]")]}
+    where, why = parting_words(parting(steps), steps, "none")
+    assert where == "collective 1 is all_reduce f32[4] on rank 0 and all_gather_into_tensor f32[4] on rank 1"
+    assert not any(word in why for word in HANG) and "not in it" in why

@@ -10,6 +10,7 @@ from tests.conftest import EXAMPLES, CliRun, run_python, run_trace
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.torchlogs.load import load_logs
 from tracers.tracefile.chrome import load, write_atomic
+from tracers.tracefile.torch_records import keeps
 
 pytestmark = pytest.mark.torch
 
@@ -72,9 +73,10 @@ def test_the_same_compile_table_live_and_from_the_log(example: str, args: tuple[
     assert compile_table(log_facts) == compile_table(live_facts)
     assert log_facts.totals() == live_facts.totals() and live_facts.totals().graph_breaks + live_facts.totals().recompiles
     assert findings_of(from_log) == findings_of(live.trace())
-    # Same artifacts (kind, name, compile) but the decompiled Python the live tracer adds with depyf
-    kept = lambda trace: sorted((a.kind, a.name, a.compile_id) for a in trace.artifacts
-                                if a.kind not in ("decompiled", "compile-call"))  # the tracer's own, not torch's
+    # Same artifacts (kind, name, compile) of the records the live tracer keeps (a log keeps every other too, for
+    # the page: torch_records.LOG_GRAPHS), but the decompiled Python the live tracer adds with depyf
+    kept = lambda trace: sorted((a.kind, a.name, a.compile_id) for a in trace.artifacts if keeps(a.name)
+                                and a.kind not in ("decompiled", "compile-call"))  # the tracer's own, not torch's
     assert kept(from_log) == kept(live.trace())
     info = from_log.info
     assert info.from_log and info.from_log["written_by"].startswith("torch 2.") and info.torch_git_sha
