@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tracers.vocabulary.printable import printable_value
+
 SCRIPT = "torch-compile-trace"  # the console script (pyproject's [project.scripts])
 
 
@@ -51,8 +53,8 @@ class Parser(argparse.ArgumentParser):
         if message.startswith(prefix):
             line = unrecognized_line(message[len(prefix):].split(), option_strings(self))
             if line is not None:
-                self.exit(2, f"{self.prog}: {line}\n")
-        super().error(message)
+                self.exit(2, f"{self.prog}: {printable_value(line)}\n")
+        super().error(printable_value(message))  # the words typed are quoted in it: shown, not obeyed
 
 
 def positive(text: str) -> int:

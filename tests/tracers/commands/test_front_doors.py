@@ -129,3 +129,11 @@ def test_profiler_lines_pass_when_not_profiling():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.stderr.count(b"] profiler_st") == 2
+
+
+def test_a_typed_word_holding_an_escape_sequence_is_shown_in_the_usage_line(capsys):
+    for argv in (["report", "x.json", "--opne\x1b[2J"], ["report", "x.json", "stray\x1b]0;owned\x07"]):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and "\x1b" not in err and "\x07" not in err and "\\x1b" in err, err
