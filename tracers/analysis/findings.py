@@ -61,8 +61,12 @@ def headline(found: list[Finding], facts: TraceFacts) -> str:
     """One line for a clean run, or how many findings there are and what of the run's compile time they cost."""
     problems = [finding for finding in found if not finding.informational]
     if not problems:
-        return (f"No problems found: {facts.graph_count} graph{'s' if facts.graph_count != 1 else ''}, no graph "
-                "breaks, no recompiles, nothing ran eager.")
+        graphs = f"{facts.graph_count} graph{'s' if facts.graph_count != 1 else ''}"
+        breaks = facts.totals().graph_breaks  # breaks shown only by the compiles they left (break_evidence.py)
+        if breaks:
+            return (f"No findings: {graphs}, {breaks} graph break{'s' if breaks != 1 else ''} whose reason no record "
+                    "gives, no recompiles, nothing ran eager.")
+        return f"No problems found: {graphs}, no graph breaks, no recompiles, nothing ran eager."
     count = f"{len(problems)} finding{'s' if len(problems) != 1 else ''}"
     speed = [finding for finding in problems if finding.kind in RUNTIME_KINDS]
     if len(speed) == len(problems):  # --vs-eager's alone: they are about run time, and cost no compile

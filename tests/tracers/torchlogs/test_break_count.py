@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tracers.analysis.break_evidence import RECORD, RESTART, RESUME
+from tracers.analysis.findings import findings, headline
 from tracers.analysis.trace_facts import analyze
 from tracers.ranks.summary import report
 from tracers.terminal import summary
@@ -39,12 +40,17 @@ def test_an_older_torchs_restarts_are_its_breaks() -> None:
 def test_resume_functions_alone_still_show_the_breaks() -> None:
     """The same log with the restarts gone: each resume function's place is a break of the compile before it."""
     trace = load_logs(COMP_METRICS).logs[0].trace
-    trace.artifacts[:] = [dataclasses.replace(a, metadata={k: v for k, v in a.metadata.items() if k != "restart_reasons"})
+    cut = ("restart_reasons", "dynamo_time_before_restart_s")
+    trace.artifacts[:] = [dataclasses.replace(a, metadata={k: v for k, v in a.metadata.items() if k not in cut})
                           for a in trace.artifacts]
     facts = analyze(trace)
     assert [(b.compile_id, b.location, b.evidence) for b in facts.graph_breaks] == [
         ("0/0", "test_misc.py:9551", RESUME), ("1/0", "test_misc.py:9553", RESUME)]
     assert facts.totals().graph_breaks == 2
+    # no finding explains them (no record gives a reason), and the headline does not say there are none
+    said = headline(findings(trace, facts), facts)
+    assert said == ("No findings: 3 graphs, 2 graph breaks whose reason no record gives, no recompiles, "
+                    "nothing ran eager.")
 
 
 def test_a_break_shown_three_ways_counts_once_on_a_fresh_run() -> None:
