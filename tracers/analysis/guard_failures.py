@@ -134,8 +134,17 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
 def _said(text: str) -> str:
     """A source in the user's words, by the grammar; the older text reading where the grammar finds no source."""
     source = parse_source(text)
-    name = naming(source).name if source is not None else None
-    return name or spoken(text)
+    named = naming(source) if source is not None else None
+    argument = named.wrapper_arg if named is not None else None
+    if argument is not None and argument.index is not None and named.name == f"args[{argument.index}]":
+        return ordinal_argument(argument.index)  # no call site at hand: words, never torch's spelling
+    return (named.name if named is not None else None) or spoken(text)
+
+
+def ordinal_argument(index: int) -> str:
+    """``args[0]`` of a ``*args`` wrapper where no call site names it: ``the call's first argument``."""
+    words = ("first", "second", "third", "fourth", "fifth")
+    return f"the call's {words[index]} argument" if index < len(words) else f"the call's argument {index + 1}"
 
 
 _OPERATOR = re.compile(r"^\s*(==|!=|<=|>=|<|>|is\s+not\s|is\s)\s*(.+?)\s*$")

@@ -207,8 +207,8 @@ def map_passed(source: Source, passed: dict[str, str]) -> str | None:
     first = steps[0] if steps else None
     if isinstance(first, Item) and isinstance(first.key, (int, str)):
         expression = passed.get(f"{source.root.name}[{first.key!r}]")
-        if expression is not None:
-            return _said(expression, steps[1:]) if _names_a_value(expression) else None
+        if expression is not None:  # a keyword names it where the expression is none; a position does not
+            return _said(expression, steps[1:]) if _names_a_value(expression) or isinstance(first.key, int) else None
     expression = passed.get(source.root.name)
     return _said(expression, steps) if expression is not None and _names_a_value(expression) else None
 

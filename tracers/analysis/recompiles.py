@@ -246,13 +246,7 @@ def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure
     caller = user_caller(trace, compile_id)  # a log read back: the user's line, when it holds one call
     passed_on_line = call_site(caller.code) if caller is not None and caller.code else None
     mapped = map_wrapper_args(source, *passed_on_line) if passed_on_line else None
-    return dataclasses.replace(failure, subject=mapped or _ordinal_argument(argument.index))
-
-
-def _ordinal_argument(index: int) -> str:
-    """``args[0]`` where no call site names it: words, never torch's spelling."""
-    words = ("first", "second", "third", "fourth", "fifth")
-    return f"the call's {words[index]} argument" if index < len(words) else f"the call's argument {index + 1}"
+    return dataclasses.replace(failure, subject=mapped) if mapped else failure
 
 
 def _in_time_order(trace: Trace, failures: dict[str, GuardFailure]) -> list[tuple[str, GuardFailure]]:

@@ -39,8 +39,7 @@ class ArtifactCollector(logging.Handler):
         found = self._translator.translate(metadata, getattr(record, "payload", None))
         if found is not None and found.kind == "frame":
             # Only live, while the caller's frame is on the stack: what its call passed, by parameter.
-            callers = found.details.get("callers") or []
-            passed = passed_arguments(callers[-1] if callers else None, self._translator.compiled_frame(metadata))
+            passed = passed_arguments(self._translator.resolved_stack(metadata))
             if passed:
                 found.details["passed"] = passed
         if found is not None:

@@ -16,12 +16,29 @@ from typing import Any
 _DEEPEST = 200  # frames walked outward from the record handler: the caller is a few dozen frames out
 
 
-def passed_arguments(caller: dict[str, Any] | None, compiled: dict[str, Any] | None) -> dict[str, str]:
-    """Each parameter of the compiled function (``x``, ``args[0]``, ``kwargs['ids']``) -> the expression the caller's
-    call bound to it; empty when anything is unknown (a caller off the stack, a source that does not parse)."""
+# torch's frames that hand a call's arguments on unchanged: a module's call, a compiled object's, torch.compile's
+# wrapper. Any other frame between the caller and the compiled function (DDP's forward, a checkpoint) may rearrange
+# them, and then the caller's call says nothing of the compiled function's parameters.
+_PASS_THROUGH = frozenset({"__call__", "_wrapped_call_impl", "_call_impl", "compile_wrapper", "_fn"})
+# DDP's forward hands its inputs to the module in their positions (moved to the module's device, not reordered).
+_DDP = ("nn/parallel/distributed.py", frozenset({"forward", "_run_ddp_forward"}))
+
+
+def _passes_through(frame: dict[str, Any]) -> bool:
+    name = frame.get("name")
+    return name in _PASS_THROUGH or (str(frame.get("filename") or "").endswith(_DDP[0]) and name in _DDP[1])
+
+
+def passed_arguments(stack: list[dict[str, Any]]) -> dict[str, str]:
+    """Each parameter of the compiled function (``x``, ``args[0]``, ``kwargs['ids']``) -> the expression its caller's
+    call bound to it; empty when anything is unknown (a caller off the stack, a frame between that may rearrange the
+    arguments, a source that does not parse). ``stack``: the record's frames, outermost first, the compiled last."""
     try:
-        if not caller or not compiled:
+        *before, compiled = stack
+        outside = [index for index, frame in enumerate(before) if frame.get("outside")]
+        if not outside or not all(_passes_through(frame) for frame in before[outside[-1] + 1:]):
             return {}
+        caller = before[outside[-1]]
         call = _call_in_frame(str(caller.get("filename") or ""), int(caller.get("line") or 0))
         params = _signature(str(compiled.get("filename") or ""), str(compiled.get("name") or ""),
                             int(compiled.get("line") or 0))
@@ -70,7 +87,9 @@ def _signature(filename: str, name: str, line: int) -> ast.arguments | None:
     """The parameters of the function ``name`` whose definition holds ``line`` (the innermost such one)."""
     found = None
     for node in _functions(filename) if name else ():
-        if node.name == name and node.lineno <= line <= (node.end_lineno or node.lineno):
+        # A decorated function's code starts at its first decorator (co_firstlineno), before its ``def``.
+        start = min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+        if node.name == name and start <= line <= (node.end_lineno or node.lineno):
             if found is None or node.lineno > found.lineno:
                 found = node
     return found.args if found is not None else None

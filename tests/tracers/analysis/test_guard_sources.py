@@ -384,6 +384,8 @@ def test_the_call_site_is_the_call_of_a_named_object_not_of_a_result() -> None:
     ("kwargs['input_ids']", {"kwargs['input_ids']": "ids"}, "ids"),
     ("args[1]", {"args[0]": "a", "args[1]": "batch['mask']"}, "batch['mask']"),
     ("x", {"x": "torch.randn(4, 16)"}, None),  # an expression that makes the value is no name: `x` says it better
+    ("kwargs['pixel_values']", {"kwargs['pixel_values']": "torch.randn(2, 3)"}, None),  # the keyword says it
+    ("args[0]", {"args[0]": "torch.randn(size, 16)"}, "torch.randn(size, 16)"),  # only the expression names it
     ("x", {"scale": "s"}, None),
     ("self.calls", {"x": "images"}, None),
 ])

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tracers.capture.call_sites import _bind, passed_arguments
+from tracers.capture.call_sites import _bind, _signature, passed_arguments
 
 pytestmark = pytest.mark.pure
 
@@ -31,12 +31,14 @@ def test_a_call_binds_as_python_binds_it(call: str, signature: str, bound: dict[
     assert _bind(ast.parse(call, mode="eval").body, _params(signature)) == bound
 
 
-def _compiled_stand_in(x, scale=1.0):
-    """Stands for the compiled function: asks, as the record handler does, what its caller passed."""
+def _compiled_stand_in(x, scale=1.0, between=("_call_impl",)):
+    """Stands for the compiled function: asks, as the record handler does, what its caller passed (the caller's frame,
+    torch's frames ``between``, then this one, as a ``dynamo_start`` record's stack has them)."""
     caller = sys._getframe(1)
-    return passed_arguments({"filename": caller.f_code.co_filename, "line": caller.f_lineno},
-                            {"filename": __file__, "name": "_compiled_stand_in",
-                             "line": _compiled_stand_in.__code__.co_firstlineno + 2})
+    return passed_arguments([
+        {"filename": caller.f_code.co_filename, "line": caller.f_lineno, "outside": True},
+        *({"filename": "/site-packages/torch/nn/modules/module.py", "name": name, "outside": False} for name in between),
+        {"filename": __file__, "name": "_compiled_stand_in", "line": _compiled_stand_in.__code__.co_firstlineno + 2}])
 
 
 def test_the_call_is_read_from_the_callers_frame_exactly() -> None:
@@ -46,6 +48,22 @@ def test_the_call_is_read_from_the_callers_frame_exactly() -> None:
     assert seen == {"x": "images", "scale": "0.5"}
 
 
+def test_a_frame_between_that_may_rearrange_the_arguments_maps_nothing() -> None:
+    images = object()
+    # DDP's forward sits between the user's call and the compiled module: it passes its own arguments on.
+    assert _compiled_stand_in(images, between=("forward",)) == {}
+
+
 def test_a_caller_off_the_stack_maps_nothing() -> None:
-    assert passed_arguments({"filename": "/nowhere.py", "line": 3}, {"filename": __file__, "name": "f", "line": 1}) == {}
-    assert passed_arguments(None, None) == {}
+    assert passed_arguments([{"filename": "/nowhere.py", "line": 3, "outside": True},
+                             {"filename": __file__, "name": "f", "line": 1}]) == {}
+    assert passed_arguments([]) == {}
+
+
+def test_a_decorated_function_is_found_from_its_first_decorator_line(tmp_path) -> None:
+    # A decorated function's code starts at its decorator: torch's record names that line (co_firstlineno).
+    source = tmp_path / "wrapped.py"
+    source.write_text("import functools\n\n\ndef wrap(fn):\n    @functools.wraps(fn)\n"
+                      "    def inner(*args, **kwargs):\n        return fn(*args, **kwargs)\n    return inner\n")
+    params = _signature(str(source), "inner", 5)
+    assert params is not None and params.vararg.arg == "args" and params.kwarg.arg == "kwargs"
