@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from walkthrough.releases.builds import Build, installed_build, machine_build
-from walkthrough.releases.wheels import pip_env_for_install, runnable_wheel
+from walkthrough.releases.builds import BUILDS, Build, installed_build, machine_build
+from walkthrough.releases.wheels import build_cache, pip_env_for_install, runnable_wheel
 from walkthrough.source import VERSION_RE, SourceError, cache_root
 
 
@@ -86,7 +86,9 @@ def venvs_note() -> str:
     if not venvs:
         return ""
     sizes = ", ".join(f"{path.name} {size_of(path) / 1e9:.1f} GB" for path in venvs)
-    return (f"release venvs in {root} ({sizes}); remove one with rm -r {root}/<name>, all with rm -r {root} "
+    wheels = [folder for build in BUILDS if (folder := build_cache(build)).is_dir() and any(folder.glob("*.whl"))]
+    kept = "".join(f"; their wheels in {folder} ({size_of(folder) / 1e9:.1f} GB)" for folder in wheels)
+    return (f"release venvs in {root} ({sizes}){kept}; remove one with rm -r {root}/<name>, all with rm -r {root} "
             "(a later run makes what it needs again)")
 
 
