@@ -30,11 +30,13 @@ def with_runs(records: Iterable[Record]) -> Iterator[Record | RunStart]:
     started: set[str] = set()  # compile ids of this run's dynamo_start records
     held: list[Record] = []
     for record in records:
-        if not pid or not record.pid or record.pid == pid:
+        if not pid or not record.pid or record.pid == pid:  # the common case, kept cheap: most logs have one pid
             pid = pid or record.pid
             if held:
                 yield from _through(held, started)
-            yield from _through((record,), started)
+            if "dynamo_start" in record.metadata:
+                _note(record, started)
+            yield record
             continue
         held.append(record)
         restarted = _frame_start(record)
@@ -47,16 +49,19 @@ def with_runs(records: Iterable[Record]) -> Iterator[Record | RunStart]:
     yield from _through(held, started)
 
 
-def _through(records: Iterable[Record], started: set[str]) -> Iterator[Record]:
-    """Records passed on, their frame compiles noted; a list passed in is emptied."""
-    for record in records:
+def _through(held: list[Record], started: set[str]) -> Iterator[Record]:
+    """Held records passed on, their frame compiles noted; the list is emptied."""
+    for record in held:
         if "dynamo_start" in record.metadata:
-            compile_id = compile_id_of(record.metadata)
-            if compile_id:
-                started.add(compile_id)
+            _note(record, started)
         yield record
-    if isinstance(records, list):
-        records.clear()
+    held.clear()
+
+
+def _note(record: Record, started: set[str]) -> None:
+    compile_id = compile_id_of(record.metadata)
+    if compile_id:
+        started.add(compile_id)
 
 
 def _frame_start(record: Record) -> str | None:
