@@ -51,8 +51,8 @@ class BackwardTimer:
         if after == sequence:
             return
         made = range(sequence, after)
-        roots = {id(node): node for node in _grad_fns(result, self._torch.Tensor)
-                 if node._sequence_nr() in made}
+        roots = {node._sequence_nr(): node for node in _grad_fns(result, self._torch.Tensor)
+                 if node._sequence_nr() in made}  # by number: see _lowest
         if not roots:
             return
         first = max(roots.values(), key=lambda node: node._sequence_nr())
@@ -121,8 +121,11 @@ def _grad_fns(value: Any, tensor: type, depth: int = 0) -> Iterator[Any]:
 
 
 def _lowest(roots: list[Any], made: range) -> Any:
-    """The lowest-numbered node among those the call made that ``roots`` reach: the last of them a backward runs."""
-    seen = {id(node) for node in roots}
+    """The lowest-numbered node among those the call made that ``roots`` reach: the last of them a backward runs.
+
+    A node is known by its number, never by ``id()``: a C++ node's Python wrapper may be made afresh at each
+    ``next_functions`` read and freed after, so ids repeat (and one node can come back as two wrappers)."""
+    seen = {node._sequence_nr() for node in roots}
     stack = list(roots)
     lowest, lowest_nr = None, None
     while stack:
@@ -131,8 +134,11 @@ def _lowest(roots: list[Any], made: range) -> Any:
         if lowest_nr is None or number < lowest_nr:
             lowest, lowest_nr = node, number
         for child, _ in node.next_functions:
-            if child is not None and id(child) not in seen and child._sequence_nr() in made:
-                seen.add(id(child))
+            if child is None:
+                continue
+            child_nr = child._sequence_nr()
+            if child_nr in made and child_nr not in seen:
+                seen.add(child_nr)
                 stack.append(child)
         if len(seen) > _MOST_NODES:
             return None
