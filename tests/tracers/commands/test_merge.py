@@ -140,3 +140,15 @@ def test_report_errors_show_a_typed_path_s_escape_sequences(tmp_path):
     assert result.returncode == 2 and "\x1b" not in result.stderr and "\\x1b" in result.stderr
     diffed = run_python(["-m", "tracers", "diff", str(tmp_path / f"a{ESCAPES}.json"), str(tmp_path / "b.json")])
     assert diffed.returncode == 2 and "\x1b" not in diffed.stderr
+
+
+def test_trace_nproc_open_with_no_browser_says_so_and_keeps_the_ranks_status(tmp_path, monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from tracers.commands.trace_launch import merge_run
+
+    ranks = _ranks(tmp_path / "run")
+    monkeypatch.setattr(browser.webbrowser, "open", lambda url: False)
+    options = SimpleNamespace(page=True, quiet=True, site=None, open_page=True)
+    assert merge_run(ranks, "rank_divergent", "cold", 2, since=0, options=options) == 0
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(browser.NO_BROWSER_LINE)
