@@ -210,7 +210,7 @@ def test_a_guard_filter_sees_request_names_not_printed_names(dynamo):
 
 
 @pytest.mark.torch
-def test_error_on_recompile_and_the_global_state_reason(dynamo, caplog):
+def test_error_on_recompile_and_the_global_state_reason(dynamo):
     torch, _ = dynamo
     compiled = torch.compile(lambda x: x.sin(), backend="eager")
     compiled(torch.randn(3))
@@ -230,6 +230,24 @@ def test_module_instances_hit_the_limit_in_the_resume_function(dynamo, capsys):
         torch.compile(module.Scale(factor), backend="eager")(x)
     capsys.readouterr()
     assert _graphs(counters) == 1 + 8  # forward once, its resume function up to the limit
+
+
+@pytest.mark.torch
+def test_module_instances_with_the_factor_as_a_buffer_compile_once(dynamo, capsys):
+    torch, counters = dynamo
+    module = _import("module_instances")
+
+    class Buffered(module.Scale):
+        def __init__(self, factor: int):
+            super().__init__(factor)
+            del self.factor
+            self.register_buffer("factor", torch.tensor(float(factor)))
+
+    x = torch.randn(8)
+    for factor in range(2, 14):
+        torch.compile(Buffered(factor), backend="eager")(x)
+    capsys.readouterr()
+    assert _graphs(counters) == 2  # forward and its resume function, once each, for all twelve
 
 
 @pytest.mark.torch
