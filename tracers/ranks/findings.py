@@ -10,8 +10,10 @@ from tracers.analysis.findings import Finding, findings
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.terminal.style import Style
 from tracers.tracefile import compile_identity
+from tracers.vocabulary.durations import duration_s
 
 from .merge import MergedRun
+from .waits import idle_while_compiling
 from .wording import GROUP_FROM, ranks_text
 
 
@@ -22,6 +24,7 @@ class SharedFinding:
     finding: Finding
     ranks: tuple[int, ...]
     everywhere: bool  # every process that left a trace has it (and there are several)
+    others_wait: str | None = None  # the other ranks' idle time while these compiled: what they wait for
 
 
 def shared_findings(run: MergedRun, facts: dict[int, TraceFacts] | None = None,
@@ -38,8 +41,26 @@ def shared_findings(run: MergedRun, facts: dict[int, TraceFacts] | None = None,
     for group in by_key.values():
         ranks = tuple(sorted({rank for rank, _ in group}))
         worst = max((finding for _, finding in group), key=lambda finding: finding.cost_s)
-        shared.append(SharedFinding(worst, ranks, set(ranks) == everyone and len(everyone) > 1))
+        everywhere = set(ranks) == everyone and len(everyone) > 1
+        wait = None if everywhere or worst.informational else _others_wait(run, group)
+        shared.append(SharedFinding(worst, ranks, everywhere, wait))
     return sorted(shared, key=lambda item: (item.finding.informational, -item.finding.cost_s))
+
+
+def _others_wait(run: MergedRun, group: list[tuple[int, Finding]]) -> str | None:
+    """``rank 0 compiled nothing during 862 ms of it: …``: the ranks without the finding sat idle while these
+    compiled, so at their next collective (DDP's gradient all-reduce, FSDP's all-gather) they wait for them."""
+    compiles: dict[int, tuple[str, ...]] = defaultdict(tuple)
+    for rank, finding in group:
+        compiles[rank] += finding.compile_ids
+    idle = idle_while_compiling(run, dict(compiles))
+    if not idle:
+        return None
+    ranks = sorted(idle)
+    many = len(ranks) > 1
+    return (f"{names_text(run, ranks)} compiled nothing during {duration_s(max(idle.values()))} of it: "
+            f"{'they' if many else 'it'} went on to the next collective and waited there for "
+            f"{names_text(run, sorted(compiles))} (up to that long)")
 
 
 def who(run: MergedRun, shared: SharedFinding) -> str:
@@ -65,6 +86,8 @@ def findings_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | 
         lines.append(f"  {item.finding}")
         fix = f"  fix: {_clip(item.finding.fix)}" if item.finding.fix else ""
         lines.append("    " + mark(f"on {who(run, item)}") + fix)
+        if item.others_wait:
+            lines.append("    " + style.yellow(item.others_wait))
     return lines
 
 

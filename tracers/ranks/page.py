@@ -53,6 +53,7 @@ class FindingItem:
     everywhere: bool
     who: str
     fix: str | None
+    others_wait: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ def render_ranks(result: RankReport, links: Links | None = None) -> str:
 def _findings(run, result: RankReport) -> tuple[FindingItem, ...]:  # noqa: ANN001 - merge.MergedRun
     """The processes' findings, each said once with the processes that have it (all of them, or which)."""
     return tuple(FindingItem(str(item.finding), item.finding.informational, item.everywhere, who(run, item),
-                             item.finding.fix)
+                             item.finding.fix, item.others_wait)
                  for item in shared_findings(run, result.facts, result.findings))
 
 
