@@ -209,7 +209,9 @@ class RecordTranslator:
         kind, keep_payload = kept
         inner = metadata.get(name) if name in metadata else (metadata.get("artifact") or {})
         details = dict(inner) if isinstance(inner, dict) else {}
-        details.pop("name", None)
+        dumped = details.pop("name", None)
+        if name == "graph_dump" and isinstance(dumped, str) and dumped:
+            name = f"graph_dump {dumped}"  # which graph: AOTInductor's wrapper code, its kernels…, as tlparse names it
         size = len(payload) if payload else 0
         if kind == "break" and payload:
             found, payload = _graph_break_summary(payload)

@@ -64,3 +64,11 @@ def test_inductors_per_op_runtime_estimates_are_a_table() -> None:
     table = table[:table.index("</table>")]
     assert "<code>extern_kernels.mm</code>" in table and "6.89 ms" in table and "float16[1024, 1024]" in table
     assert "the graph, Inductor&#x27;s estimate" in table or "the graph, Inductor's estimate" in table
+
+
+def test_graph_dumps_are_named_by_the_graph_they_hold() -> None:
+    """AOTInductor's logs dump its wrapper and kernel code as graph_dump records; tlparse names each by its graph."""
+    trace = load_logs(INPUTS / "inductor_provenance_aot_log.txt.gz").logs[0].trace
+    dumps = sorted(a.name for a in trace.artifacts if a.name.startswith("graph_dump"))
+    assert dumps == ["graph_dump inductor_aot_kernel_code", "graph_dump inductor_aot_wrapper_code"]
+    assert _folded(_page(trace), "graph_dump inductor_aot_wrapper_code", "debug")
