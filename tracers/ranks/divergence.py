@@ -83,8 +83,8 @@ ASPECTS: tuple[tuple[str, Callable[[CompileSignature], object], str], ...] = (
 )
 # Cache outcomes are compared over the whole run (log_comparison.cache_patterns): ranks grouped by their pattern.
 PRESENCE = "compiled on some ranks only"
-PRESENCE_WHY = ("only some ranks compiled this: the others reused earlier code (their guards held) and went "
-                "on to the next collective, where they wait while these ranks compile")
+PRESENCE_WHY = ("only some ranks compiled this: the others reused earlier code (their guards held) or never made "
+                "this call; at their next collective, if there is one, they wait while these ranks compile")
 
 
 def user_line(artifacts: list[Artifact], compile_id: str) -> str | None:
