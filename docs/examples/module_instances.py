@@ -24,6 +24,7 @@ class Scale(torch.nn.Module):
 
 def main() -> None:
     backend = sys.argv[1] if len(sys.argv) > 1 else "aot_eager"
+    torch.manual_seed(0)
     x = torch.randn(8)
     layers = [torch.compile(Scale(factor), backend=backend) for factor in range(2, 14)]
     with region("eight instances: one forward, eight resume versions"):

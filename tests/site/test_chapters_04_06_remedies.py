@@ -54,6 +54,25 @@ def test_module_instances_share_the_resume_functions_recompile_limit():
 
 
 @pytest.mark.pure
+def test_module_instances_with_a_buffer_compile_each_frame_once():
+    _, facts = _facts("module_instances_fixed")
+    assert [(c.compile_id, c.graphs) for c in facts.compiles] == [("0/0", 1), ("1/0", 1)]
+    assert facts.recompiles == []
+
+
+@pytest.mark.pure
+def test_late_hook_before_and_after():
+    """Chapter 4's warning: by default a hook added to a submodule after compiling neither recompiles nor runs."""
+    _, before = _facts("late_hook")
+    assert [c.compile_id for c in before.compiles] == ["0/0"] and before.recompiles == []
+    trace, after = _facts("late_hook_fixed")
+    assert [c.compile_id for c in after.compiles] == ["0/0", "0/1"]
+    assert "not self._modules['proj']._forward_hooks" in after.recompiles[0].reasons[0]
+    assert "clamp" in _artifact(trace, "dynamo_output_graph", "0/1")
+    assert "clamp" not in _artifact(trace, "dynamo_output_graph", "0/0")
+
+
+@pytest.mark.pure
 def test_chapter_4_no_longer_promises_per_instance_budgets_after_a_break():
     text = (CHAPTERS / "04-guards.md").read_text(encoding="utf-8")
     assert "budgets per instance only come back" not in text
