@@ -54,8 +54,8 @@ def unrecorded(compiles: Sequence[_Compile], recorded: dict[str, int], has_recor
                 index = waiting.pop(0)  # the break it continues after, counted already: now its place is known
                 if index is not None and found[index][1] == "?":
                     found[index][1] = location
-            else:
-                found.append([last.get(function, compile_facts.compile_id), location,
+            elif function in last:  # else a nested break's inner frame: its break is the outer compile's, counted
+                found.append([last[function], location,
                               f"Dynamo resumed `{function}` after line {place[1]} in a resume function", RESUME])
         last[function] = compile_facts.compile_id
         if compile_facts.compile_id in has_record:

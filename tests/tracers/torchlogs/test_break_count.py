@@ -70,3 +70,19 @@ def test_a_live_trace_and_its_log_count_the_same_breaks() -> None:
     logged = analyze(load_logs(DATA / "torch-2.11.0" / "graph_breaks-aot_eager.log.gz").logs[0].trace)
     assert live.totals().graph_breaks == logged.totals().graph_breaks > 0
     assert {b.evidence for b in live.graph_breaks} == {b.evidence for b in logged.graph_breaks} == {RECORD}
+
+
+def test_a_resume_function_of_a_frame_never_compiled_alone_adds_no_break() -> None:
+    """A nested break (torch's nested_graph_breaks) resumes the inner function too: its break is the outer compile's
+    record, so the inner resume function counts nothing more."""
+    from types import SimpleNamespace
+
+    from tracers.analysis.break_evidence import unrecorded
+
+    compiles = [SimpleNamespace(compile_id="0/0", frame="f (m.py:1)", restarts=()),
+                SimpleNamespace(compile_id="1/0", frame="torch_dynamo_resume_in_g_at_7 (m.py:7)", restarts=()),
+                SimpleNamespace(compile_id="2/0", frame="torch_dynamo_resume_in_f_at_3 (m.py:3)", restarts=())]
+    assert unrecorded(compiles, {"0/0": 1}, {"0/0"}) == []
+    # without the record, f's resume function shows f's break; g's still adds none
+    assert unrecorded(compiles, {}, set()) == [["0/0", "m.py:3", "Dynamo resumed `f` after line 3 in a resume function",
+                                                RESUME]]
