@@ -290,7 +290,10 @@ def _run_of_file(loaded: LoadedLog, run: int | None) -> tuple[LoadedLog, str]:
     why = f"run {run}, as --run asked" if index == (run or 0) - 1 else "the latest"
     said = (f"{loaded.source} holds {len(runs)} runs, told apart by the process that wrote them ({described}): "
             f"read run {index + 1} ({why}); --run 1 … {len(runs)} picks another")
-    return replace(runs[index], runs=()), said
+    chosen = runs[index]
+    if chosen.trace.info.from_log is not None:  # the trace file says it too: the page and the JSON outlive the terminal
+        chosen.trace.info.from_log["run_in_file"] = said
+    return replace(chosen, runs=()), said
 
 
 def _without_copies(readable: list[tuple[LogFile, LoadedLog]]) -> tuple[list[tuple[LogFile, LoadedLog]],

@@ -35,6 +35,7 @@ def test_two_logs_in_one_file_are_two_runs_not_a_reset(tmp_path: Path) -> None:
     loaded = load_logs(path)
     [log] = loaded.logs
     assert not loaded.ranked and log.trace.info.resets == 0
+    assert log.trace.info.from_log["run_in_file"].startswith("two.log holds 2 runs")  # the trace file says it too
     said = loaded.warning()
     assert ("two.log holds 2 runs, told apart by the process that wrote them (1 of pid 1500233 from "
             "2024-12-06T23:18:15+00:00, 2 of pid 1543231 from 2024-12-06T23:20:13+00:00): read run 2 (the latest)") in said
