@@ -7,7 +7,42 @@ from dataclasses import dataclass
 from tracers.tracefile.events import Trace
 from tracers.tracefile.speed import compiled_label
 
-from .speed import FunctionProfile, FunctionSpeed, LineTime, Speed, speed_of
+from .speed import FunctionProfile, FunctionSpeed, LineTime, PartSpeed, Speed, speed_of
+from .spread import Spread, is_noise
+
+PARTS = ("step", "forward", "backward")
+
+
+@dataclass(frozen=True)
+class PartPair:
+    """One part (the step, the forward, the backward) of one compiled function on each side."""
+
+    part: str
+    a: PartSpeed | None
+    b: PartSpeed | None
+
+    @property
+    def compiled_ratio(self) -> float | None:
+        """B's compiled time over A's: below 1, B's is faster."""
+        return _ratio(self.a.compiled_ns if self.a else None, self.b.compiled_ns if self.b else None)
+
+    @property
+    def eager_ratio(self) -> float | None:
+        return _ratio(self.a.eager_ns if self.a else None, self.b.eager_ns if self.b else None)
+
+    @property
+    def within_spread(self) -> bool | None:
+        """Whether the compiled medians differ by no more than either side's spread over its rounds (None: a side has
+        no rounds: no spread was measured)."""
+        return is_noise(_rounds(self.a), _rounds(self.b))
+
+
+def _headline(speed: FunctionSpeed | None) -> PartSpeed | None:
+    return speed.headline if speed is not None else None
+
+
+def _rounds(part: PartSpeed | None) -> Spread | None:
+    return part.compared.compiled if part is not None and part.compared is not None else None
 
 TOP_LINES = 8  # lines per profiled function: the largest on either side
 
@@ -28,12 +63,21 @@ class SpeedRow:
 
     @property
     def compiled_ratio(self) -> float | None:
-        """B's compiled time per call over A's: below 1, B's compiled calls are faster."""
-        return _ratio(self.a.compiled_ns if self.a else None, self.b.compiled_ns if self.b else None)
+        """B's compiled time over A's, for the headline (the step where timed, else the call): below 1, B's is faster."""
+        a, b = _headline(self.a), _headline(self.b)
+        return _ratio(a.compiled_ns if a else None, b.compiled_ns if b else None)
 
     @property
     def eager_ratio(self) -> float | None:
-        return _ratio(self.a.eager_ns if self.a else None, self.b.eager_ns if self.b else None)
+        a, b = _headline(self.a), _headline(self.b)
+        return _ratio(a.eager_ns if a else None, b.eager_ns if b else None)
+
+    @property
+    def parts(self) -> tuple[PartPair, ...]:
+        """Step, forward and backward, each where either side timed it."""
+        pairs = (PartPair(name, getattr(self.a, name, None) if self.a else None,
+                          getattr(self.b, name, None) if self.b else None) for name in PARTS)
+        return tuple(pair for pair in pairs if pair.a is not None or pair.b is not None)
 
 
 @dataclass(frozen=True)

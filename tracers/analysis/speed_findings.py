@@ -112,9 +112,11 @@ def _not_repaid(function: FunctionSpeed) -> Finding:
     compile_said = f"{duration(function.compile_ns)} ({function.cost.label})" if function.cost else \
         duration(function.compile_ns)
     if payback is None:  # no faster measurably, though not slower beyond the margin: nothing to repay the compile with
+        why = (f"no difference measurable here (spread {headline.spread_text} over the rounds)"
+               if headline.verdict == "even" else
+               f"slower in every round but within {SLOWER - 1:.0%} (speedups {headline.spread_text})")
         what = (f"compiling `{function.name}` gains nothing measurable here: {times} per {per} compiled vs eager, "
-                f"no difference measurable here (spread {headline.spread_text} over the rounds), so its "
-                f"{compile_said} compile is not shown to pay back{_parts(function)}")
+                f"{why}, so its {compile_said} compile is not shown to pay back{_parts(function)}")
     else:
         spread = function.payback_range
         within = f" ({spread[0]:,}–{spread[1]:,} at the rounds' speedups {headline.spread_text})" if spread else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tracers.analysis.report_model import build_report
-from tracers.analysis.speed import FunctionProfile, FunctionSpeed, LineTime, Speed
+from tracers.analysis.speed import FunctionProfile, FunctionSpeed, LineTime, PartSpeed, Speed
 from tracers.tracefile.events import Trace
 from tracers.tracefile.speed import WARMUP_CALLS
 from tracers.vocabulary.durations import duration
@@ -14,8 +14,22 @@ from .templating import render
 
 
 @dataclass(frozen=True)
+class PartRow:
+    """One part of a compiled function's work (step, forward, backward): eager vs compiled, the rounds' spread."""
+
+    part: str
+    steady: str
+    eager: str
+    compiled: str
+    speedup: str
+    rounds: str
+    slower: bool  # every round slower compiled
+
+
+@dataclass(frozen=True)
 class FunctionRow:
-    """One compiled function's row: eager vs compiled per call, what compiling cost and when it pays back."""
+    """One compiled function's rows: the headline part first (the step where timed), what compiling cost, the
+    verdict; then the other parts."""
 
     name: str
     site: str
@@ -24,9 +38,11 @@ class FunctionRow:
     eager: str
     compiled: str
     speedup: str
-    slower: bool  # compiled calls slower than eager
+    slower: bool  # compiled slower than eager, every round
     compile: str
-    payback: str
+    payback: str  # the verdict, as every view says it
+    parts: tuple[PartRow, ...] = ()  # the headline first
+    compile_label: str = ""  # what the compile figure counts
 
 
 @dataclass(frozen=True)
@@ -86,13 +102,21 @@ def runtime_html(speed: Speed | None) -> str:
 
 def _function(function: FunctionSpeed) -> FunctionRow:
     speedup = f"{function.speedup:.2f}×" if function.speedup is not None else "—"
-    if function.payback_calls is not None:
-        payback = f"{function.payback_calls:,} calls" + ("" if function.pays_back else " (not in this run)")
-    else:
-        payback = "never" if function.saved_ns is not None else "—"
+    headline = function.headline
+    parts = tuple(_part(part) for part in [headline] + [other for other in (function.step, function.forward,
+                                                                           function.backward)
+                                                        if other is not None and other is not headline]
+                  if part is not None)
     return FunctionRow(function.name, function.site, f"{function.calls:,}", f"{function.steady_calls:,}",
-                       _time(function.eager_ns), _time(function.compiled_ns), speedup,
-                       function.speedup is not None and function.speedup < 1, duration(function.compile_ns), payback)
+                       _time(function.eager_ns), _time(function.compiled_ns), speedup, function.verdict == "slower",
+                       duration(function.compile_ns), function.verdict_said, parts,
+                       function.cost.label if function.cost is not None else "")
+
+
+def _part(part: PartSpeed) -> PartRow:
+    return PartRow(part.part, f"{part.steady:,}", _time(part.eager_ns), _time(part.compiled_ns),
+                   f"{part.speedup:.2f}×" if part.speedup is not None else "—",
+                   part.spread_text if part.compared is not None else "—", part.verdict == "slower")
 
 
 def _time(ns: float | None) -> str:

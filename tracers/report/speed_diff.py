@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tracers.analysis.speed import FunctionSpeed
-from tracers.analysis.speed_diff import ProfileRow, SpeedDiff, SpeedRow
+from tracers.analysis.speed import FunctionSpeed, PartSpeed
+from tracers.analysis.speed_diff import PartPair, ProfileRow, SpeedDiff, SpeedRow
 from tracers.vocabulary.durations import duration
 
 from .templating import render
@@ -26,12 +26,24 @@ class SideCells:
 
 
 @dataclass(frozen=True)
+class PartCells:
+    """One part (step, forward, backward) on both sides: eager / compiled each, B's compiled over A's."""
+
+    part: str
+    a: str
+    b: str
+    ratio: str
+    spread: str  # whether the ratio lies within the rounds' spread
+
+
+@dataclass(frozen=True)
 class FunctionRows:
     site: str
     order: int
     name: str
     ratio: str
     sides: tuple[SideCells, SideCells]
+    parts: tuple[PartCells, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,15 +83,27 @@ def _function(row: SpeedRow, result: SpeedDiff, names: tuple[str, str]) -> Funct
     ratio = f"{row.compiled_ratio:.2f}×" if row.compiled_ratio is not None else ""
     sides = tuple(_cells(side, speed, timed) for side, speed, timed in
                   ((names[0], row.a, result.timed_a), (names[1], row.b, result.timed_b)))
-    return FunctionRows(row.site, row.order, row.name, ratio, sides)
+    return FunctionRows(row.site, row.order, row.name, ratio, sides, tuple(_part(pair) for pair in row.parts))
+
+
+def _part(pair: PartPair) -> PartCells:
+    def cells(part: PartSpeed | None) -> str:
+        return "—" if part is None else f"{_time(part.eager_ns)} / {_time(part.compiled_ns)}"
+
+    spread = {True: "within the rounds' spread", False: "beyond the rounds' spread",
+              None: "no spread measured"}[pair.within_spread] if pair.compiled_ratio is not None else ""
+    ratio = f"{pair.compiled_ratio:.2f}×" if pair.compiled_ratio is not None else ""
+    return PartCells(pair.part, cells(pair.a), cells(pair.b), ratio, spread)
 
 
 def _cells(side: str, speed: FunctionSpeed | None, timed: bool) -> SideCells:
     if speed is None:
         return SideCells(side, f"not compiled in {side}" if timed else "not timed")
     speedup = f"{speed.speedup:.2f}×" if speed.speedup is not None else "—"
-    return SideCells(side, "", f"{speed.calls:,}", _time(speed.eager_ns), _time(speed.compiled_ns), speedup,
-                     speed.speedup is not None and speed.speedup < 1)
+    headline = speed.headline
+    return SideCells(side, "", f"{speed.calls:,}", _time(headline.eager_ns if headline else None),
+                     _time(headline.compiled_ns if headline else None), f"{speedup} per {speed.per}",
+                     speed.verdict == "slower")
 
 
 def _time(ns: float | None) -> str:

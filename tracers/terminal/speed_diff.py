@@ -3,8 +3,8 @@ and the profiled kernel time by user line."""
 
 from __future__ import annotations
 
-from tracers.analysis.speed import FunctionSpeed
-from tracers.analysis.speed_diff import LineRow, ProfileRow, SpeedDiff, SpeedRow
+from tracers.analysis.speed import FunctionSpeed, PartSpeed
+from tracers.analysis.speed_diff import LineRow, PartPair, ProfileRow, SpeedDiff, SpeedRow
 from tracers.tracefile.speed import WARMUP_CALLS
 from tracers.vocabulary.durations import duration
 
@@ -21,7 +21,7 @@ def render_runtime_diff(result: SpeedDiff | None, style: Style, names: tuple[str
     a, b = names
     lines = ["", style.bold("Speed by your code") + style.dim(
         f"  (median time per steady call; the calls that compiled, the {WARMUP_CALLS} after each and the profiled "
-        "ones left out)")]
+        "ones left out; each part: eager / compiled on each side)")]
     for side, timed in ((a, result.timed_a), (b, result.timed_b)):
         if not timed:
             lines.append(style.yellow(f"  {side}: {NOT_TIMED}"))
@@ -49,15 +49,39 @@ def _function_lines(row: SpeedRow, style: Style, names: tuple[str, str], result:
         if index == 1 and row.compiled_ratio is not None:
             text += f"   compiled {names[1]}/{names[0]} {row.compiled_ratio:.2f}×"
         out.append(text)
+    out += [_part_line(pair, names) for pair in row.parts]
     return out
 
 
+def _part_line(pair: PartPair, names: tuple[str, str]) -> str:
+    """One part on both sides: eager and compiled per call, and B's compiled over A's with whether it lies inside
+    the rounds' spread."""
+    def cells(part: PartSpeed | None) -> str:
+        if part is None:
+            return "—"
+        return f"{_time(part.eager_ns)} / {_time(part.compiled_ns)}"
+
+    a, b = names
+    text = f"    {pair.part:<{LABEL - 2}}{a} {cells(pair.a)}   {b} {cells(pair.b)}"
+    if pair.compiled_ratio is not None:
+        spread = {True: ", within the rounds' spread", False: ", beyond the rounds' spread",
+                  None: ", no spread measured"}[pair.within_spread]
+        text += f"   compiled {b}/{a} {pair.compiled_ratio:.2f}×{spread}"
+    return text
+
+
+def _time(ns: float | None) -> str:
+    return duration(ns) if ns is not None else "—"
+
+
 def _speed_cells(speed: FunctionSpeed, style: Style) -> str:
-    eager = duration(speed.eager_ns) if speed.eager_ns is not None else "—"
-    compiled = duration(speed.compiled_ns) if speed.compiled_ns is not None else "—"
+    """The headline (the step where timed, else the call), its speedup and verdict."""
+    headline = speed.headline
+    eager = _time(headline.eager_ns if headline else None)
+    compiled = _time(headline.compiled_ns if headline else None)
     speedup = f"{speed.speedup:.2f}×" if speed.speedup is not None else "—"
-    speedup = style.red(f"{speedup:>9}") if speed.speedup is not None and speed.speedup < 1 else f"{speedup:>9}"
-    return f"{speed.calls:>8,}{eager:>11}{compiled:>11}{speedup}"
+    speedup = style.red(f"{speedup:>9}") if speed.verdict == "slower" else f"{speedup:>9}"
+    return f"{speed.calls:>8,}{eager:>11}{compiled:>11}{speedup}  per {speed.per}: {speed.verdict_said}"
 
 
 def _profile_lines(row: ProfileRow, style: Style, names: tuple[str, str]) -> list[str]:

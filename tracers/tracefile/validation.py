@@ -284,14 +284,19 @@ def _rec(fields: dict[str, Any], required: tuple[str, ...] = (), closed: bool = 
 
 _TIMED_FUNCTION = _rec({"site": "str", "order": "int", "name": "str", "host_ns": ("list", "int"),
                         "device_ns": ("opt", ("list", "int")), "compiling": ("list", "int"),
-                        "compile_ids": ("list", "str"), "profiled": ("list", "int")}, ("site", "order", "host_ns"))
+                        "compile_ids": ("list", "str"), "profiled": ("list", "int"),
+                        "backward_host_ns": ("list", "int"), "backward_device_ns": ("opt", ("list", "int")),
+                        "step_host_ns": ("list", "int"), "step_device_ns": ("opt", ("list", "int"))},
+                       ("site", "order", "host_ns"))
 _TIMED_RUN = _rec({"mode": "str", "functions": ("list", _TIMED_FUNCTION), "timer": "str", "status": "str",
                    "exit_code": ("opt", "int"), "note": ("opt", "str")}, ("mode",))
-_KERNEL_TIME = _rec({"name": "str", "compile_id": ("opt", "str"), "count": "int", "total_ns": "int", "side": "str"},
+_KERNEL_TIME = _rec({"name": "str", "compile_id": ("opt", "str"), "count": "int", "total_ns": "int", "side": "str",
+                     "phase": "str"},
                     ("name", "compile_id", "count", "total_ns"), closed=True)
 _PROFILED = _rec({"site": "str", "order": "int", "calls": "int", "call_ns": "int", "graph_ns": "int",
                   "graph_calls": "int", "kernels": ("list", _KERNEL_TIME), "cudagraph_replays": ("map", "int"),
-                  "activities": ("list", "str")}, ("site", "order", "calls", "call_ns"))
+                  "activities": ("list", "str"), "backward_ns": "int", "backward_calls": "int",
+                  "backward_graph_ns": "int", "window_ns": "int", "streams": "int"}, ("site", "order", "calls", "call_ns"))
 SPEED_RECORD = _rec({"compiled": _TIMED_RUN, "eager": ("opt", _TIMED_RUN), "profiles": ("list", _PROFILED),
                      "profile_note": ("opt", "str")})
 # An artifact's metadata, by key, as the analyses and views read it (analysis/trace_facts.py, breaks.py, kernels.py,

@@ -78,9 +78,14 @@ def test_the_slower_than_eager_finding_says_what_was_measured(tiny):
     assert speed.compiled_ns > speed.eager_ns * SLOWER
     assert len(slower) == 1
     finding = slower[0]
-    assert f"{duration(speed.compiled_ns)} vs {duration(speed.eager_ns)} per call" in finding.what
-    assert f"{speed.compiled_ns / speed.eager_ns:.1f}× slower" in finding.what
-    assert f"over {speed.steady_calls} steady calls" in finding.what
+    # The headline is the step (one call's start to the next's): what the finding says is what it measured.
+    step = speed.headline
+    assert step is speed.step and speed.per == "step" and speed.verdict == "slower"
+    assert f"{duration(step.compiled_ns)} vs {duration(step.eager_ns)} per step" in finding.what
+    assert f"{step.compiled_ns / step.eager_ns:.1f}× slower" in finding.what
+    assert f"over {step.steady} steady steps" in finding.what and f"speedups {step.spread_text}" in finding.what
+    assert f"forward {duration(speed.compiled_ns)} vs {duration(speed.eager_ns)}" in finding.what
+    assert step.compared.high < 1  # every round slower: only then is the verdict said
     assert "per-call overhead on tiny inputs" in finding.fix
     assert finding.user_line is not None and finding.user_line.path.endswith("tiny_calls.py")
     assert speed.payback_calls is None and speed.pays_back is False  # slower: never repaid
@@ -108,7 +113,8 @@ def test_findings_follow_the_numbers():
     [small] = speed_findings(trace_with(6_000, 5_000, 100))  # 1.2x: two processes can differ by more
     assert small.kind == "slower-than-eager" and f"differed by up to {NOISE:g}×: trace again" in small.advice
     level = speed_findings(trace_with(5_100, 5_000, 100))  # within the margin: not slower, but nothing gained
-    assert [f.kind for f in level] == ["never-pays-back"] and "gains nothing: 5.1 µs vs 5 µs per call" in level[0].what
+    assert [f.kind for f in level] == ["never-pays-back"]
+    assert "gains nothing measurable here: 5.1 µs vs 5 µs per call" in level[0].what
     slow_payback = speed_findings(trace_with(4_000, 5_000, 100))  # saves 1 µs a call; the compile took ~1 s
     assert [f.kind for f in slow_payback] == ["never-pays-back"]
     speed = speed_of(trace_with(4_000, 5_000, 100)).functions[0]
