@@ -185,6 +185,7 @@ class KernelShare:
     ns_per_call: float
     launches_per_call: float
     shared: int = 1  # the lines its time is split evenly among (the profiler times a kernel, not a line)
+    phase: str = "forward"  # "backward": run by the compiled backward (its nodes carry the forward's lines)
 
 
 @dataclass(frozen=True)
@@ -192,8 +193,18 @@ class LineTime:
     """One user line and the profiled kernel time per call of the code compiled from it."""
 
     line: UserLine | None  # None: kernels with no user line recorded
-    ns_per_call: float
+    ns_per_call: float  # forward and backward together
     kernels: tuple[KernelShare, ...]
+
+    @property
+    def forward_ns(self) -> float:
+        return sum(share.ns_per_call for share in self.kernels if share.phase != "backward")
+
+    @property
+    def backward_ns(self) -> float:
+        """Kernel time per call of the compiled backward that came from this line (AOTAutograd gives each backward
+        node the stack of the forward node with its ``seq_nr``, so Inductor's kernels carry the forward's line)."""
+        return sum(share.ns_per_call for share in self.kernels if share.phase == "backward")
 
 
 @dataclass(frozen=True)
@@ -219,6 +230,48 @@ class FunctionProfile:
     unmatched: tuple[KernelShare, ...]  # ops the profiler saw inside a compiled graph that no kernel record names
     cudagraphs: tuple[CudaGraphUse, ...]
     activities: tuple[str, ...]
+    backward_ns: float | None = None  # wall time per profiled call's backward (None: no backward ran in the window)
+    backward_graph_ns: float | None = None  # of it, inside the compiled backward graph
+    step_ns: float | None = None  # the window's wall time per profiled call: whole steps, the backward's included
+    streams: int = 1  # CUDA streams the profiled kernels ran on
+
+    @property
+    def forward_kernel_ns(self) -> float:
+        return sum(line.forward_ns for line in self.lines) + sum(
+            share.ns_per_call for share in self.unmatched if share.phase != "backward")
+
+    @property
+    def backward_kernel_ns(self) -> float:
+        return sum(line.backward_ns for line in self.lines) + sum(
+            share.ns_per_call for share in self.unmatched if share.phase == "backward")
+
+    @property
+    def reconciled(self) -> tuple[str, ...]:
+        """How the kernel time per call adds up against the time measured around it, forward and backward apart;
+        what exceeds its bound says why."""
+        said = []
+        cuda = "cuda" in self.activities
+        overlap = (f"kernels on {self.streams} CUDA streams overlap in time, so their times add up to more than the "
+                   "wall time" if self.streams > 1 else "")
+        parts = [("forward", self.forward_kernel_ns, self.call_ns, "a profiled call")]
+        if self.backward_ns is not None:
+            parts.append(("backward", self.backward_kernel_ns, self.backward_ns, "a profiled backward"))
+        for part, kernels, bound, what in parts:
+            if not kernels:
+                continue
+            text = f"{part}: {duration(kernels)} of kernels per call, {duration(bound)} {what}"
+            if kernels > bound * 1.01:
+                why = overlap or ("the GPU runs them after the host has moved on (asynchronous launches): read them "
+                                  "against the step" if cuda else "the profiler's inclusive CPU times nest")
+                text += f" (more: {why})"
+            said.append(text)
+        if self.step_ns is not None and (self.forward_kernel_ns or self.backward_kernel_ns):
+            total = self.forward_kernel_ns + self.backward_kernel_ns
+            text = f"together {duration(total)} of the step's {duration(self.step_ns)} per profiled call"
+            if total > self.step_ns * 1.01:
+                text += f" (more: {overlap or 'the profiler counts nested kernel times twice'})"
+            said.append(text)
+        return tuple(said)
 
     @property
     def outside_ns(self) -> float | None:
@@ -403,7 +456,8 @@ def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap,
     for timed in chosen:
         matches = _matching(timed, kernels)
         if not matches:
-            unmatched.append(KernelShare(timed.name, timed.compile_id, timed.total_ns / calls, timed.count / calls))
+            unmatched.append(KernelShare(timed.name, timed.compile_id, timed.total_ns / calls, timed.count / calls,
+                                         1, timed.phase))
             continue
         for kernel in matches:
             share = timed.total_ns / len(matches)
@@ -416,7 +470,7 @@ def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap,
                 launches /= len(lines)
             for line in lines:
                 by_line.setdefault(line, []).append(KernelShare(
-                    kernel.name, kernel.compile_id, share / len(lines) / calls, launches, len(lines)))
+                    kernel.name, kernel.compile_id, share / len(lines) / calls, launches, len(lines), timed.phase))
     lines = sorted((LineTime(line, sum(share.ns_per_call for share in shares),
                              tuple(sorted(shares, key=lambda share: -share.ns_per_call)))
                     for line, shares in by_line.items()), key=lambda line_time: -line_time.ns_per_call)
@@ -424,10 +478,13 @@ def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap,
               for compile_id, count in sorted(profiled.cudagraph_replays.items())]
     graphs += [CudaGraphUse(compile_id, 0.0, reasons) for compile_id, reasons in sorted(skips.items())
                if compile_id not in profiled.cudagraph_replays and "cuda" in profiled.activities]
+    backward = profiled.backward_ns / profiled.backward_calls if profiled.backward_calls else None
     return FunctionProfile(profiled.site, profiled.order, name, profiled.calls, profiled.call_ns / calls,
                            profiled.graph_ns / calls if profiled.graph_calls else None, tuple(lines),
                            tuple(sorted(unmatched, key=lambda share: -share.ns_per_call)), tuple(graphs),
-                           profiled.activities)
+                           profiled.activities, backward,
+                           profiled.backward_graph_ns / profiled.backward_calls if profiled.backward_calls else None,
+                           profiled.window_ns / calls if profiled.window_ns else None, profiled.streams)
 
 
 def _matching(timed: KernelTime, kernels: KernelMap) -> list[Kernel]:

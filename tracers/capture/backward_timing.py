@@ -91,6 +91,10 @@ class BackwardTimer:
             self.note = f"backward CUDA events not recorded ({type(error).__name__}: {error})"
         return events
 
+    def host_times(self, calls: range) -> list[int]:
+        """Wall times of the backwards that ran, of these calls (the profile window's)."""
+        return [self._ends[index] - self._starts[index] for index in calls if index in self._ends]
+
     def times(self, calls: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
         """Per call: wall time of its backward, and its CUDA events' time (None off CUDA); NO_BACKWARD where none ran."""
         host = tuple(self._ends[index] - self._starts[index] if index in self._ends else NO_BACKWARD

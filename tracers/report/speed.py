@@ -63,6 +63,8 @@ class LineRow:
     kernels: tuple[KernelView, ...]
     time: str
     width: str
+    forward: str = ""  # the kernel time of the forward and of the compiled backward, apart
+    backward: str = ""
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,7 @@ class ProfileView:
     activities: str
     lines: tuple[LineRow, ...]
     notes: tuple[str, ...]
+    split: bool = False  # some kernel time came from the compiled backward: forward and backward columns
 
 
 @dataclass(frozen=True)
@@ -136,12 +139,16 @@ def _profile(profile: FunctionProfile) -> ProfileView:
     if profile.unmatched:
         extra.append("ops no kernel record names: " + ", ".join(
             f"{share.name} {duration(share.ns_per_call)}" for share in profile.unmatched[:8]))
+    extra += list(profile.reconciled)
     return ProfileView(profile.name, profile.calls, ", ".join(profile.activities),
-                       tuple(_line_row(line, widest) for line in profile.lines), tuple(extra))
+                       tuple(_line_row(line, widest) for line in profile.lines), tuple(extra),
+                       any(line.backward_ns for line in profile.lines))
 
 
 def _line_row(line: LineTime, widest: float) -> LineRow:
-    kernels = tuple(KernelView(share.name, share.compile_id or "?", duration(share.ns_per_call),
+    kernels = tuple(KernelView(share.name, share.compile_id or "backward" if share.phase == "backward"
+                               else share.compile_id or "?", duration(share.ns_per_call),
                                f"{share.launches_per_call:g}", share.shared) for share in line.kernels)
     return LineRow(line.line.label if line.line else None, line.line.code if line.line else "", kernels,
-                   duration(line.ns_per_call), f"{100 * line.ns_per_call / widest:.1f}")
+                   duration(line.ns_per_call), f"{100 * line.ns_per_call / widest:.1f}", duration(line.forward_ns),
+                   duration(line.backward_ns))

@@ -79,10 +79,15 @@ def _time(ns: float | None) -> str:
 def _profile_lines(profile: FunctionProfile, style: Style, width: int) -> list[str]:
     lines = ["", style.bold(f"Kernel time by your line: {profile.label}") + style.dim(
         f"  (torch.profiler over {profile.calls} steady calls; {', '.join(profile.activities)}; per call)")]
+    split = any(line.backward_ns for line in profile.lines)
+    if split:
+        lines.append(style.dim(f"  {'all':>10} {'forward':>10} {'backward':>10}  (the compiled backward's kernels "
+                               "at the forward lines they came from)"))
     for line_time in profile.lines[:TOP_LINES]:
         where = f"{line_time.line.label} `{line_time.line.code}`" if line_time.line else "no user line recorded"
         kernels = len(line_time.kernels)
-        head = f"  {duration(line_time.ns_per_call):>10} in {kernels} kernel{'s' if kernels != 1 else ' '}  "
+        parts = f" {duration(line_time.forward_ns):>10} {duration(line_time.backward_ns):>10}" if split else ""
+        head = f"  {duration(line_time.ns_per_call):>10}{parts} in {kernels} kernel{'s' if kernels != 1 else ' '}  "
         lines.append(head + _clip(where, max(20, width - len(head))))
     if len(profile.lines) > TOP_LINES:
         lines.append(style.dim(f"  … {len(profile.lines) - TOP_LINES} more lines"))
@@ -96,6 +101,7 @@ def _profile_lines(profile: FunctionProfile, style: Style, width: int) -> list[s
         state = f"{use.replays_per_call:g} CUDA graph replays per call" if use.replays_per_call else "no CUDA graphs"
         skipped = f"; skipped: {'; '.join(use.skipped)}" if use.skipped else ""
         lines.append(style.dim(f"  [{use.compile_id}] {state}{skipped}"))
+    lines += [style.dim(f"  {said}") for said in profile.reconciled]
     return lines
 
 
