@@ -166,6 +166,17 @@ def test_the_profile_shows_the_regions_the_break_and_the_backward():
     assert float(stance["compiled (the default stance)"][2]) > float(stance['set_stance("force_eager")'][2])
 
 
+@pytest.mark.pure
+def test_the_cuda_measurements_ran_at_the_default_matmul_precision():
+    """The page says measure_mlp's CUDA numbers are without TF32: neither the example nor the measure command
+    changes the precision."""
+    sources = [ROOT / "docs" / "examples" / "measure_mlp.py", *sorted((ROOT / "tracers").rglob("*.py"))]
+    for path in sources:
+        text = path.read_text(encoding="utf-8")
+        assert "set_float32_matmul_precision" not in text and "allow_tf32" not in text, path
+        assert "fp32_precision" not in text, path
+
+
 # -- both chapters: the box of remedies at the top --------------------------------------------------------------
 
 @pytest.mark.pure
