@@ -6,8 +6,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tracers.analysis.findings import Finding, findings
-from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.analysis.findings import Finding
+from tracers.analysis.trace_facts import TraceFacts
 from tracers.terminal.style import Style
 from tracers.tracefile import compile_identity
 from tracers.vocabulary.durations import duration_s
@@ -27,14 +27,12 @@ class SharedFinding:
     others_wait: str | None = None  # the other ranks' idle time while these compiled: what they wait for
 
 
-def shared_findings(run: MergedRun, facts: dict[int, TraceFacts] | None = None,
-                    found: Mapping[int, Sequence[Finding]] | None = None) -> list[SharedFinding]:
-    """Each process's findings, grouped by what they are (their numbers may differ), worst first."""
-    # facts, found: each process's analysis and findings where the caller has them (the summary and the page do)
+def shared_findings(run: MergedRun, found: Mapping[int, Sequence[Finding]]) -> list[SharedFinding]:
+    """Each process's findings (the report model's, per rank), grouped by what they are (their numbers may differ),
+    worst first."""
     by_key: dict[tuple[str, str, str | None], list[tuple[int, Finding]]] = defaultdict(list)
-    for rank, trace in run.present:
-        listed = found[rank] if found is not None and rank in found else findings(trace, (facts or {}).get(rank))
-        for finding in listed:
+    for rank, _ in run.present:
+        for finding in found.get(rank, ()):
             by_key[finding.key].append((rank, finding))
     everyone = {rank for rank, _ in run.present}
     shared = []
@@ -74,10 +72,9 @@ def names_text(run: MergedRun, ranks: tuple[int, ...] | list[int]) -> str:
     return ", ".join(run.names[rank] for rank in ranks)
 
 
-def findings_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | None = None,
-                   found: Mapping[int, Sequence[Finding]] | None = None) -> list[str]:
+def findings_lines(run: MergedRun, style: Style, found: Mapping[int, Sequence[Finding]]) -> list[str]:
     """The grouped findings: one said once for every process that has it, with the processes named."""
-    shared = shared_findings(run, facts, found)
+    shared = shared_findings(run, found)
     if not shared:
         return [style.bold("Findings") + "  " + style.green("none on any process")]
     lines = [style.bold("Findings") + style.dim("  (per finding: the processes that have it; worst first)")]
@@ -91,13 +88,14 @@ def findings_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | 
     return lines
 
 
-def compile_lines(run: MergedRun, style: Style, facts: dict[int, TraceFacts] | None = None) -> list[str]:
-    """One row per compile id: its frame, and per process the graphs it produced and the calls they served."""
+def compile_lines(run: MergedRun, style: Style, facts: Mapping[int, TraceFacts]) -> list[str]:
+    """One row per compile id: its frame, and per process the graphs it produced and the calls they served (the report
+    model's facts, per rank)."""
     rows: dict[str, dict[int, str]] = defaultdict(dict)
     frames: dict[str, dict[int, str]] = defaultdict(dict)  # each rank's own: ranks may compile other frames under one id
-    for rank, trace in run.present:
-        fact = (facts or {}).get(rank) or analyze(trace)
-        for compile_facts in fact.frame_compiles:
+    for rank, _ in run.present:
+        fact = facts.get(rank)
+        for compile_facts in fact.frame_compiles if fact is not None else ():
             calls = f", {compile_facts.calls} call{'s' if compile_facts.calls != 1 else ''}" \
                 if compile_facts.calls is not None else ""
             rows[compile_facts.compile_id][rank] = f"{compile_facts.graphs}g{calls}"

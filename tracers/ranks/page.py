@@ -107,7 +107,7 @@ def _findings(run, result: RankReport) -> tuple[FindingItem, ...]:  # noqa: ANN0
     """The processes' findings, each said once with the processes that have it (all of them, or which)."""
     return tuple(FindingItem(str(item.finding), item.finding.informational, item.everywhere, who(run, item),
                              item.finding.fix, item.others_wait)
-                 for item in shared_findings(run, result.facts, result.findings))
+                 for item in shared_findings(run, result.findings))
 
 
 def _from_logs(run) -> FromLogs | None:  # noqa: ANN001 - merge.MergedRun

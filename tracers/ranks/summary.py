@@ -173,7 +173,7 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     else:
         lines.extend(_divergence_lines(result.divergence, style))
     lines.append("")
-    lines.extend(findings_lines(run, style, result.facts, result.findings))
+    lines.extend(findings_lines(run, style, result.findings))
     lines.append("")
     lines.extend(_table_lines(result, style))
     compiles = compile_lines(run, style, result.facts)

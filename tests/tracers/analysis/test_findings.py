@@ -192,12 +192,13 @@ def test_merged_ranks_say_which_ranks_have_each_finding(tmp_path):
     from tracers.ranks.summary import report
 
     run = load_merged(ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "rank_divergent-cpu-cold-ranks.json")
-    shared = {item.finding.kind: item for item in shared_findings(run)}
+    result = report(run)
+    shared = {item.finding.kind: item for item in shared_findings(run, result.findings)}
     assert shared["recompile"].ranks == (1,) and not shared["recompile"].everywhere
-    lines = findings_lines(run, Style(False))
+    lines = findings_lines(run, Style(False), result.findings)
     recompile = next(index for index, line in enumerate(lines) if "recompiled 1 time" in line)
     assert lines[recompile + 1].strip().startswith("on rank 1")
-    html = render_ranks(report(run))
+    html = render_ranks(result)
     block = html[html.index('<div class="wt-findings">'):]
     block = block[:block.index("</div>")]
     assert "recompiled 1 time" in block and "on rank 1" in block and "on every process" in block
