@@ -131,6 +131,51 @@ def test_dynamic_marks_cost_what_chapter_6_says():
     assert "k == 2" in reasons["5/1"][0]
 
 
+# -- every release: the chapters' facts in the recorded verify reports ----------------------------------------
+
+MY_PAGES = ("chapters/04-guards", "chapters/05-graph-breaks", "chapters/06-dynamic-shapes")
+# Facts known not to hold on a release, shown as drift on that release's pages (docs/verify/<release>.md).
+KNOWN_DRIFT = {
+    "2.11.0": {"torch._dynamo.config.use_recursive_dict_tags_for_guards == False",  # True by default in 2.11
+               # the same rule, written with config.inline_inbuilt_nn_modules (on) in the condition
+               'torch._dynamo.mutation_guard:is_dynamic_nn_module contains "if isinstance(obj, torch.nn.Module) and '
+               '( not is_export or config.install_free_tensors ): return True"',
+               'torch._dynamo.symbolic_convert:InstructionTranslatorBase.COMPARE_OP contains "@break_graph_if_unsupported("'},
+    "2.12.1": {'torch._dynamo.symbolic_convert:InstructionTranslatorBase.COMPARE_OP contains "@break_graph_if_unsupported("'},
+}
+
+
+def _report_facts(release: str) -> dict[str, dict[str, str]]:
+    """{page: {claim: status}} from a recorded verify report."""
+    found: dict[str, dict[str, str]] = {}
+    page = ""
+    for line in (ROOT / "docs" / "verify" / f"{release}.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            page = line[3:].strip()
+        match = re.match(r"\| (\w+) \| fact \| `(.+?)` \| ", line)
+        if match:
+            found.setdefault(page, {})[match[2]] = match[1]
+    return found
+
+
+@pytest.mark.pure
+@pytest.mark.parametrize("release", ["2.11.0", "2.12.1", "2.14.1", "2.15.0"])
+def test_every_fact_of_chapters_4_to_6_is_verified_on_every_release(release):
+    """Each locked fact of these chapters is in the release's verify report, and holds there (SAME or MOVED) unless
+    it is a drift the pages show on that release."""
+    lock = json.loads((ROOT / "docs" / "walkthrough.lock.json").read_text(encoding="utf-8"))
+    report = _report_facts(release)
+    for fact in lock["facts"]:
+        if fact["page"] not in MY_PAGES:
+            continue
+        status = report.get(fact["page"], {}).get(fact["claim"])
+        assert status is not None, f"{release} report lacks {fact['page']}: {fact['claim']} (re-run verify)"
+        if fact["claim"] in KNOWN_DRIFT.get(release, ()):
+            assert status == "CHANGED", (release, fact["claim"], status)
+        else:
+            assert status in ("SAME", "MOVED"), (release, fact["claim"], status)
+
+
 # -- live: small experiments with the installed torch ---------------------------------------------------------
 
 @pytest.fixture
