@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from tracers.tracefile.events import Trace, rank_of
@@ -12,7 +13,7 @@ from tracers.tracefile.events import Trace, rank_of
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
 from .frames import (SourceLine, caller_paths, caller_places, is_library, is_users_file, passed_by_user, short,
                      user_caller)
-from .guard_failures import GuardFailure, made_dynamic
+from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
@@ -100,10 +101,13 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
     limit_of = _limits_to_groups(groups, limits)
-    out = [_finding(trace, key, group, compiles, limit_of.get(key), ledger) for key, group in
+    # looked up per finding, each built once: searching every compile or artifact per finding grew with their product
+    guards, versions = _last_guards(trace), _versions(compiles)
+    out = [_finding(trace, key, group, compiles, limit_of.get(key), ledger, guards, versions) for key, group in
            sorted(groups.items(), key=lambda item: -len(item[1].failures))]
+    claimed = {limit.compile_id for limit in limit_of.values()}
     for compile_id, limit in limits.items():  # a limit hit with no recompile reasons recorded for it
-        if compile_id not in {limit.compile_id for limit in limit_of.values()}:
+        if compile_id not in claimed:
             out.append(Finding(
                 kind="recompile-limit", what=f"`{_base_frame(limit.frame)}` hit the recompile limit: calls that fail "
                                              "its guards run eager", events=1, compile_ids=(compile_id,),
@@ -129,7 +133,8 @@ def _limits_to_groups(groups: dict[tuple[str, str, str], _Group],
 
 
 def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: dict[str, CompileFacts],
-             limit: CompileFacts | None, ledger: Ledger) -> Finding:
+             limit: CompileFacts | None, ledger: Ledger, guards: dict[str, str], versions: Counter[str | None]) -> Finding:
+    """``guards``: each compile's last guards text (``_last_guards``); ``versions``: each code's (``_versions``)."""
     frame, kind = group.frame, key[2]
     ids = unique_ids(compile_id for compile_id, _ in group.failures)
     first = group.failures[0][1]
@@ -139,7 +144,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     first_frame = compiles[group.failures[0][0]].frame if group.failures[0][0] in compiles else None
     own = [compile_id for compile_id in compiled if compile_id in compiles and compiles[compile_id].frame == first_frame]
     last = compiles.get(own[-1]) if own else None
-    dynamic = last is not None and made_dynamic(_guards(trace, last.compile_id), first)
+    dynamic = last is not None and made_dynamic(guards.get(last.compile_id, ""), first)
     frames = list(dict.fromkeys(short(compiles[compile_id].frame or "") for compile_id in compiled
                                 if compile_id in compiles))
     changed = first.said
@@ -194,7 +199,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         hint = first_match(HINT, limit.fail_reason or "") or hint
         explained = LIMIT
     parts = tuple(f"{compile_id}: {failure.sentence}" for compile_id, failure in group.failures)
-    versions = _versions(compiles, first_frame)
+    versions = versions[first_frame]
     if limit is None and versions >= _NEAR_LIMIT:
         # Each version is a cache entry of the one code object, whichever instance or call made it (a model's layers
         # compiled one by one share it): past the limit, calls that fit no version run eager, silently.
@@ -215,10 +220,11 @@ _DEFAULT_LIMIT = 8  # torch._dynamo.config.recompile_limit's default in every su
 _NEAR_LIMIT = 4  # versions of one code from which its distance to the limit is said
 
 
-def _versions(compiles: dict[str, CompileFacts], frame: str | None) -> int:
-    """The versions compiled for one code: its compiles that produced a graph or guards (the limit's refusal not)."""
-    return sum(1 for facts in compiles.values() if facts.frame == frame and not (facts.fail_reason and
-                                                                                 _LIMIT.search(facts.fail_reason)))
+def _versions(compiles: dict[str, CompileFacts]) -> Counter[str | None]:
+    """The versions compiled for each code, by frame: its compiles that produced a graph or guards (the limit's
+    refusal not)."""
+    return Counter(facts.frame for facts in compiles.values()
+                   if not (facts.fail_reason and _LIMIT.search(facts.fail_reason)))
 
 
 def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[SourceLine | None, SourceLine | None]:
@@ -228,6 +234,11 @@ def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[Source
     if guard is not None and is_users_file(guard.path, caller_paths(trace)):
         return guard, None
     return user_caller(trace, compile_id), guard
+
+
+def named_failure(trace: Trace, compile_id: str, reason: str) -> GuardFailure:
+    """One failure reason of a compile, in the names the user's call wrote (what the divergence of ranks says)."""
+    return _named(trace, compile_id, parse_failure(reason))
 
 
 def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure:
@@ -299,10 +310,9 @@ def _place(facts: CompileFacts | None) -> tuple[str, str]:
     return (found.group(2), resumed[0] if resumed else found.group(1))
 
 
-def _guards(trace: Trace, compile_id: str) -> str:
-    texts = [artifact.payload or "" for artifact in trace.artifacts
-             if artifact.kind == "guards" and artifact.compile_id == compile_id]
-    return texts[-1] if texts else ""
+def _last_guards(trace: Trace) -> dict[str, str]:
+    """Each compile's last guards text, by compile id."""
+    return {artifact.compile_id: artifact.payload or "" for artifact in trace.artifacts if artifact.kind == "guards"}
 
 
 def _base_frame(frame: str | None) -> str:

@@ -75,5 +75,5 @@ def test_the_limit_said_is_the_running_torchs_default_and_versions_leave_out_the
     compiles = {f"0/{n}": CompileFacts(f"0/{n}", frame) for n in range(5)}
     compiles["0/5"] = CompileFacts("0/5", frame, fail_reason="cache_size_limit reached")
     compiles["1/0"] = CompileFacts("1/0", "other (model.py:9)")
-    assert recompiles._versions(compiles, frame) == 5
+    assert recompiles._versions(compiles)[frame] == 5
 
