@@ -72,3 +72,22 @@ def test_the_code_layout_comes_last_and_names_every_wing():
     layout = _section("Code layout")
     wings = {path.parent.name for path in (ROOT / "tracers").glob("*/__init__.py")}
     assert wings and {wing for wing in wings if f"`{wing}/`" not in layout} == set()
+
+
+def test_what_it_costs_gives_time_and_disk_for_each_fresh_machine_command_and_the_start():
+    rows = [line.split("|")[1:4] for line in _section("What it costs").splitlines() if line.startswith("| ")]
+    steps = {step.strip(): (time.strip(), disk.strip()) for step, time, disk in rows[1:]}
+    for session in ("docs", "tests"):  # the two fresh-machine commands, first runs
+        first = [step for step in steps if step.startswith(f"`nox -s {session}`")]
+        assert first and all(steps[step][0] and steps[step][1] for step in first), session
+    assert any(step.startswith("the install line") for step in steps)
+    assert all(re.search(r"\d+ (min|s)|instant", time) for time, _ in steps.values()), steps
+    assert all(re.search(r"\d+(\.\d+)? (GB|MB)|—", disk) for _, disk in steps.values()), steps
+
+
+def test_the_readme_names_the_one_venv_the_sessions_share():
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert 'SHARED = ROOT / ".nox" / f"torch-{REFERENCE_TORCH}"' in noxfile
+    fresh = _section("On a fresh machine")
+    assert f"`.nox/torch-{REFERENCE_TORCH}/`" in fresh and "share one virtual environment per torch release" in fresh
+    assert "`nox -s clean`" in _section("What it costs")
