@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import webbrowser
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -103,7 +102,3 @@ def _save(trace: Trace, report: Report | None, out: Path, run: str, started: flo
         notes.append(f"no HTML page: cannot write it: {error.strerror or error}")
     info.warnings.append(notes[-1])
     return Saved(name, path, None, tuple(notes))
-
-
-def open_in_browser(page: Path) -> None:
-    webbrowser.open(page.resolve().as_uri())
