@@ -41,13 +41,14 @@ class CompileProbe:
 class _Calls:
     """One compiled object's calls: mutable while the run goes on, a ``TimedFunction`` at the end."""
 
-    __slots__ = ("site", "order", "name", "host", "starts", "events", "compiling", "compile_ids", "profiled", "cuda",
-                 "backward")
+    __slots__ = ("site", "order", "name", "host", "starts", "spent", "events", "compiling", "compile_ids", "profiled",
+                 "cuda", "backward")
 
     def __init__(self, site: str, order: int, name: str):
         self.site, self.order, self.name = site, order, name
         self.host: list[int] = []
         self.starts: list[int] = []  # each call's start (perf_counter): successive starts make the loop's step
+        self.spent: list[int] = []  # our own time after each call (the backward's node walk): out of its wall step
         self.events: list[tuple[Any, Any]] = []  # CUDA (start, end) per call, once CUDA is in use
         self.backward: BackwardTimer | None = None
         self.compiling: list[int] = []
@@ -137,6 +138,7 @@ class CallTimer:
                 host.append(took)
                 starts.append(began)
                 backward.watch(index, sequence, result)
+                calls.spent.append(clock() - began - took)
                 if probe is not None and probe.count != before:
                     calls.compiling.append(index)
                     calls.compile_ids.extend(i for i in probe.compile_ids[before:probe.count] if i)
@@ -172,7 +174,7 @@ class CallTimer:
                 calls.site, calls.order, calls.name, tuple(calls.host), device, tuple(calls.compiling),
                 tuple(dict.fromkeys(calls.compile_ids)), tuple(calls.profiled), backward_host,
                 backward_device if device is not None else None,
-                tuple(later - earlier for earlier, later in zip(calls.starts, calls.starts[1:])), steps))
+                _wall_steps(calls), steps))
         return TimedRun(self.mode, tuple(functions), timer, note=self.note)
 
     def _event_times(self, calls: _Calls) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
@@ -188,6 +190,13 @@ class CallTimer:
         if len(times) != len(calls.host):  # CUDA came into use after the first call: events for some calls only
             return None, None
         return times, steps
+
+
+def _wall_steps(calls: _Calls) -> tuple[int, ...]:
+    """Each call's start to the next's, less the tracer's own work after the call (walking an eager forward's autograd
+    nodes takes about a millisecond for a 700-node graph; the CPU does it in the script's time, so it leaves it out).
+    CUDA events' steps keep it: the GPU runs on meanwhile, and whether it waited cannot be told from here."""
+    return tuple(later - earlier - spent for earlier, later, spent in zip(calls.starts, calls.starts[1:], calls.spent))
 
 
 def _user_site() -> str:
