@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from tracers.commands.parsing import Parser
+from tracers.vocabulary.printable import printable_value
 from walkthrough.lock import DEFAULT_LOCK, LockError, compute_lock, read_lock, stage_hooks, stale_reasons, write_lock
 from walkthrough.pages import PageError, scan_docs
 from walkthrough.source import SourceError, open_source
@@ -130,7 +131,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     except CompareUsage as exc:
         raise UsageError(str(exc)) from None
     except CompareError as exc:
-        print(f"walkthrough: compare: {exc}", file=sys.stderr)
+        print(f"walkthrough: compare: {printable_value(exc)}", file=sys.stderr)
         return 1
 
 
@@ -218,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_compare(args)
         return cmd_lock(args) if args.command == "lock" else cmd_verify(args)
     except (UsageError, SourceError, LockError, PageError, ValueError) as exc:
-        print(f"walkthrough: error: {exc}", file=sys.stderr)
+        print(f"walkthrough: error: {printable_value(exc)}", file=sys.stderr)  # a typed path: shown, not obeyed
         return 2
     except KeyboardInterrupt:
         print("walkthrough: interrupted", file=sys.stderr)

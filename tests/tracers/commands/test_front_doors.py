@@ -137,3 +137,8 @@ def test_a_typed_word_holding_an_escape_sequence_is_shown_in_the_usage_line(caps
             main(argv)
         err = capsys.readouterr().err
         assert exited.value.code == 2 and "\x1b" not in err and "\x07" not in err and "\\x1b" in err, err
+
+
+def test_the_walkthrough_s_error_line_shows_a_typed_path_s_escape_sequence():
+    result = run_python(["-m", "walkthrough", "verify", "--against", "/no/such\x1b[2J"])
+    assert result.returncode == 2 and "\x1b" not in result.stderr and "/no/such\\x1b[2J" in result.stderr
