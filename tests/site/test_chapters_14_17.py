@@ -225,3 +225,62 @@ def test_a_frame_gets_eight_versions_then_runs_uncompiled():
     torch._dynamo.reset()
     assert graphs == torch._dynamo.config.recompile_limit == 8
     assert attempts == 9  # the ninth size's compile was refused; it and the later sizes ran uncompiled
+
+
+# -- every release: the pages' facts in the recorded verify reports ---------------------------------------------
+
+MY_PAGES = ("chapters/14-caches", "chapters/17-measuring", "index")
+_BEFORE_2_13 = {  # facts about code that is new in 2.13 (or 2.12), shown as drift on the older releases' pages
+    'torch._functorch._aot_autograd.autograd_cache:AOTAutogradCacheDetails._record_runtime_state contains "self.autocast_state"',
+    'torch._functorch._aot_autograd.autograd_cache:AOTAutogradCacheDetails._record_runtime_state contains '
+    '"self.grad_enabled = torch.is_grad_enabled()"',
+    'torch._functorch._aot_autograd.autograd_cache:_get_debug_lines_for_cache_key contains '
+    '"if not log.isEnabledFor(logging.DEBUG):"',
+    'torch._inductor.codecache:CacheabilityValidator._check_custom_passes contains "Unsupported post grad custom pass"',
+    'torch._inductor.codecache:CacheabilityValidator._check_frozen_params contains "Skipping graph with frozen constants"',
+    'torch._inductor.codecache:CacheabilityValidator.validate_graph contains "Can\'t cache HigherOrderOperator"',
+    'torch._inductor.codecache:FxGraphHashDetails.__init__ contains "self.default_dtype = torch.get_default_dtype()"',
+    'torch._functorch._aot_autograd.runtime_wrappers:_AutogradBackwardCompiler.get_or_compile contains '
+    '"self.compiled_bw = self.bw_compiler("',
+}
+KNOWN_DRIFT = {
+    "2.11.0": _BEFORE_2_13 | {'torch._functorch._aot_autograd.runtime_wrappers:_AOTDispatchAutogradFunctionFactory.build '
+                              'contains "class CompiledFunction(torch.autograd.Function):"'},
+    "2.12.1": _BEFORE_2_13,
+    # Inductor's TF32 notice became a perf_hints log message
+    "2.14.1": {'torch._inductor.compile_fx:_warn_tf32_disabled contains "warnings.warn("'},
+    "2.15.0": {'torch._inductor.compile_fx:_warn_tf32_disabled contains "warnings.warn("'},
+}
+
+
+def _report_facts(release: str) -> dict[str, dict[str, str]]:
+    """{page: {claim: status}} from a recorded verify report."""
+    found: dict[str, dict[str, str]] = {}
+    page = ""
+    for line in (ROOT / "docs" / "verify" / f"{release}.md").read_text(encoding="utf-8").splitlines():
+        if line.startswith("## "):
+            page = line[3:].strip()
+        match = re.match(r"\| (\w+) \| fact \| `(.+?)` \| ", line)
+        if match:
+            found.setdefault(page, {})[match[2]] = match[1]
+    return found
+
+
+@pytest.mark.pure
+@pytest.mark.parametrize("release", ["2.11.0", "2.12.1", "2.14.1", "2.15.0"])
+def test_every_fact_of_chapters_14_17_and_the_front_page_is_verified_on_every_release(release):
+    """Each locked fact of these pages is in the release's verify report and holds there (SAME or MOVED), unless it
+    is a drift the pages show on that release (CHANGED or MISSING)."""
+    import json
+
+    lock = json.loads((ROOT / "docs" / "walkthrough.lock.json").read_text(encoding="utf-8"))
+    report = _report_facts(release)
+    for fact in lock["facts"]:
+        if fact["page"] not in MY_PAGES:
+            continue
+        status = report.get(fact["page"], {}).get(fact["claim"])
+        assert status is not None, f"{release} report lacks {fact['page']}: {fact['claim']} (re-run verify)"
+        if fact["claim"] in KNOWN_DRIFT.get(release, ()):
+            assert status in ("CHANGED", "MISSING"), (release, fact["claim"], status)
+        else:
+            assert status in ("SAME", "MOVED"), (release, fact["claim"], status)
