@@ -170,3 +170,70 @@ def test_the_diff_compares_each_part(trained):
     assert all(f'data-part="{pair.part}"' in html for pair in row.parts)
     cli = run_python(["-m", "tracers", "diff", str(trained[1][0].trace_path), str(trained[1][1].trace_path)])
     assert cli.returncode == 0 and "backward" in cli.stdout + cli.stderr
+
+
+PROFILED = '''
+import torch
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(32, 32) * 0.1)
+
+    def forward(self, x):
+        y = x @ self.weight
+        return (y.sin() * 2 + 1).relu()  # one fused kernel
+
+
+torch.manual_seed(0)
+model = torch.compile(Block())
+optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+x = torch.randn(16, 32)
+for step in range(20):
+    loss = model(x).sum()
+    loss.backward()
+    optimizer.step()
+    optimizer.zero_grad()
+'''
+
+
+@pytest.fixture(scope="module")
+def profiled_training(tmp_path_factory):
+    """An Inductor compile (forward and its lazily compiled backward) profiled over steady training steps."""
+    folder = tmp_path_factory.mktemp("profiled-training")
+    script = folder / "block_train.py"
+    script.write_text(PROFILED)
+    run = run_trace(script, folder / "out", "--profile", "--no-page")
+    assert run.returncode == 0, run.stderr
+    return run, script
+
+
+def test_profile_puts_the_backwards_kernels_at_the_forward_line_apart(profiled_training):
+    run, script = profiled_training
+    trace = run.trace()
+    record = SpeedRecord.from_json(trace.info.runtime)
+    [profiled] = record.profiles
+    phases = {kernel.phase for kernel in profiled.kernels if kernel.side == "op"}
+    assert phases == {"forward", "backward"}  # the window holds whole steps: the backward's kernels are in it
+    assert profiled.backward_calls == profiled.calls  # every profiled call's backward ran inside the window
+    [profile] = speed_of(trace).profiles
+    fused_line = PROFILED.splitlines().index("        return (y.sin() * 2 + 1).relu()  # one fused kernel") + 1
+    by_line = {line.line.line: line for line in profile.lines if line.line is not None}
+    assert fused_line in by_line, profile
+    fused = by_line[fused_line]
+    assert fused.forward_ns > 0 and fused.backward_ns > 0  # the backward's kernels at the forward line they came from
+    assert fused.ns_per_call == pytest.approx(fused.forward_ns + fused.backward_ns)
+    # The totals reconcile, forward and backward apart, each against the time measured around it, or say why.
+    said = profile.reconciled
+    assert said[0].startswith(f"forward: {duration(profile.forward_kernel_ns)} of kernels per call, "
+                              f"{duration(profile.call_ns)} a profiled call")
+    assert said[1].startswith(f"backward: {duration(profile.backward_kernel_ns)} of kernels per call, "
+                              f"{duration(profile.backward_ns)} a profiled backward")
+    for text, kernels, bound in ((said[0], profile.forward_kernel_ns, profile.call_ns),
+                                 (said[1], profile.backward_kernel_ns, profile.backward_ns)):
+        assert ("(more: " in text) == (kernels > bound * 1.01)
+    summary = render(trace, run.facts(), Style(False))
+    assert "forward   backward" in summary and said[0] in summary
+    page = render_page(trace, run.facts())
+    assert "<th>forward</th>" in page and said[1] in page
