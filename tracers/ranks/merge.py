@@ -18,7 +18,7 @@ from tracers.tracefile.scrub import scrub
 from tracers.vocabulary.printable import printable_value
 from tracers.vocabulary.releases import TOOL_VERSION
 
-from .clock import REASONABLE_NS, Alignment, align, apart, beyond_reason, start_ns
+from .clock import Alignment, align, apart, beyond_reason, start_ns
 
 RANKS_KEY = "torch_compile_walkthrough_ranks"  # marks a merged file (its ranks' own metadata is inside)
 FORMAT_VERSION = 1
@@ -321,11 +321,12 @@ def _first_ts(events: list[dict[str, Any]]) -> float:
 
 def _read_alignment(meta: dict[str, Any], shifts: dict[int, float], origins: dict[int, int],
                     ranks: list[int]) -> Alignment:
-    """The merge's placement of its ranks, read back; ranks placed beyond reason apart (a merge by an earlier
-    version, or an edited file) each at its own start instead, and said, rather than dropped."""
+    """The merge's placement of its ranks, read back; a shift no run can hold (a merge by an earlier version on far
+    wall clocks, or an edited file) puts each rank at its own start instead, said, rather than dropping the rank.
+    Shifts within a run's length are kept as written: a child process may start hours after its parent."""
     said = meta.get("clock_disagreement")
     method = printable_value(meta["alignment"])
-    if shifts and max(shifts.values()) - min(shifts.values()) > REASONABLE_NS / 1000:
+    if any(not 0 <= shift <= validation.MAX_RUN_US for shift in shifts.values()):
         apart_ns = (max(shifts.values()) - min(shifts.values())) * 1000
         return beyond_reason({rank: -origins.get(rank, 0) for rank in ranks},
                              f"the merged file places the ranks' starts {apart(apart_ns)} apart")

@@ -45,8 +45,11 @@ def _info(rank: int, host: str, perf: int, wall: int) -> RunInfo:
 
 
 def _summary(stderr: str) -> list[str]:
-    """The summary's own lines: without the command's notes and the files it names as written."""
-    return [line for line in stderr.splitlines() if not line.startswith(("report:", "merge:", "Written "))]
+    """The summary's own lines, from its heading on: without the notes on reading before it and the files it names
+    as written."""
+    lines = stderr.splitlines()
+    start = next(index for index, line in enumerate(lines) if line.startswith("torch.compile across ranks"))
+    return [line for line in lines[start:] if not line.startswith(("report:", "merge:", "Written "))]
 
 
 def test_report_of_a_merge_prints_the_summary_its_logs_got(tmp_path):
@@ -152,3 +155,21 @@ def test_trace_nproc_open_with_no_browser_says_so_and_keeps_the_ranks_status(tmp
     options = SimpleNamespace(page=True, quiet=True, site=None, open_page=True)
     assert merge_run(ranks, "rank_divergent", "cold", 2, since=0, options=options) == 0
     assert capsys.readouterr().err.strip().splitlines()[-1].startswith(browser.NO_BROWSER_LINE)
+
+
+def test_a_shift_within_a_run_s_length_reads_back_as_written(tmp_path):
+    """A process that started hours after the first (a child of a long run) is placed where the merge put it."""
+    raw = json.loads((RECORDED / "rank_divergent-cpu-cold-ranks.json").read_text())
+    hours_us = 2 * 3600e6
+    for event in raw["traceEvents"]:
+        if event.get("pid") == 1 and "ts" in event:
+            event["ts"] += hours_us
+    raw["ranks"][1]["shift_us"] += hours_us
+    path = tmp_path / "late-cpu-cold-ranks.json"
+    path.write_text(json.dumps(raw))
+    run = load_merged(path)
+    assert run.alignment.disagreement is None
+    moved = {rank: run.alignment.offsets_ns[rank] + run.ranks[rank].trace.spans[0].start_ns for rank in (0, 1)}
+    before = load_merged(RECORDED / "rank_divergent-cpu-cold-ranks.json")
+    was = {rank: before.alignment.offsets_ns[rank] + before.ranks[rank].trace.spans[0].start_ns for rank in (0, 1)}
+    assert abs((moved[1] - moved[0]) - (was[1] - was[0]) - hours_us * 1000) < 1e6  # within a millisecond
