@@ -501,7 +501,7 @@ def run_case(name: str, path: Path, out: Path) -> dict:
     err = stderr.getvalue()
     result["escape"] = "\x1b" in err or "\x07" in err  # stderr is no terminal: no colour of ours either
     result["stderr"] = err[-800:]
-    result["said"] = "\n".join(line for line in err.splitlines() if line.startswith(("report:", "merge:")))[:3000]
+    result["said"] = "\n".join(_said(err))[:3000]
     result["traceback"] = "Traceback (most recent call last)" in err
     shown = err + "".join(TAG.sub(" ", page.read_text(encoding="utf-8", errors="replace"))
                           for page in out.glob("*.html"))
@@ -526,6 +526,21 @@ def _digest(path: Path) -> str | None:
         return hashlib.md5(path.read_bytes()).hexdigest()
     except OSError:
         return None
+
+
+def _said(err: str) -> list[str]:
+    """The command's own lines: ``report:``/``merge:`` ones, and the notes listed under a warning that ends in ``:``."""
+    said: list[str] = []
+    listing = False  # inside the notes under ``report: warning: how the logs were read:``
+    for line in err.splitlines():
+        if line.startswith(("report:", "merge:")):
+            said.append(line)
+            listing = line.startswith("report: warning:") and line.endswith(":")
+        elif listing and line.startswith("  "):
+            said.append(line)
+        else:
+            listing = False
+    return said
 
 
 def _negative_durations(out: Path) -> int:

@@ -43,8 +43,10 @@ def add_arguments(report: argparse.ArgumentParser) -> None:
     report.add_argument("--out", metavar="DIR", help="where the page goes (default: beside the trace)")
     report.add_argument("--open", action="store_true", help="open the page in a browser")
     report.add_argument("--run", metavar="N", type=positive,
-                        help="a directory of TORCH_TRACE logs holding several runs (two logs of a rank): read "
-                             "the N-th of each rank by when it starts, 1 the earliest (default: the latest)")
+                        help="of several runs, read the N-th, 1 the earliest (default: the latest): in a log file "
+                             "holding several (logs concatenated, told apart by the process that wrote each), its "
+                             "N-th run; in a directory with several logs of a rank, each rank's N-th log by when it "
+                             "starts")
     report.add_argument("--site", metavar="URL_OR_DIR",
                         help="walkthrough site for chapter links (default: build/html if built here, else the "
                              "walkthrough built for the trace's torch in the user cache)")
@@ -96,17 +98,15 @@ def _read_warning(path: Path, dropped: Dropped) -> None:
 
 def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site: str | None = None,
                 run: int | None = None, source_roots: tuple[str, ...] = ()) -> int:
-    """0 written; 2 nothing readable (one line says why). Damage and foreign files: one warning line.
-    ``run``: of ranks with several logs in the directory, the run-th by start time (default: the latest).
+    """0 written; 2 nothing readable (one line says why). What reading noticed: a warning, one note a line.
+    ``run``: of a file's several runs, or of a rank's several logs in the directory, the run-th (default: the latest).
     ``source_roots``: directories whose sources a log may name (``--source-root``; frames.py)."""
     try:
         loaded = load_logs(path, run=run, roots=frames.source_roots(source_roots))
     except LogError as error:
         say("report", error)
         return 2
-    warning = loaded.warning()
-    if warning:
-        say("report", f"warning: {warning}")
+    _say_notes(loaded.notes())
     directory = out_dir or (path if path.is_dir() else path.parent)
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -133,6 +133,15 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
         say("report", f"{path}: its trace or page would be written over this log; --out DIR writes them elsewhere")
         return 2
     return _single(loaded, target, site, open_page)
+
+
+def _say_notes(notes: tuple[str, ...]) -> None:
+    """One note on the warning's line; several under it, a line each (each made printable by the reader)."""
+    if len(notes) == 1:
+        say("report", f"warning: {notes[0]}")
+    elif notes:
+        say("report", "warning: how the logs were read:")
+        print("\n".join(f"  {note}" for note in notes), file=sys.stderr)
 
 
 def _same_file(output: Path, given: Path) -> bool:

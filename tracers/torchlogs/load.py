@@ -1,4 +1,4 @@
-"""A log file or a directory of rank logs loaded as traces; damage and foreign files summed up in one line."""
+"""A log file or a directory of rank logs loaded as traces; what reading noticed said in notes (notes.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from tracers.ranks.wording import ranks_text
-from tracers.tracefile import compile_identity
 from tracers.tracefile.events import MAX_RANKS, Trace
 from tracers.vocabulary.printable import printable_value
 from tracers.vocabulary.reading import ReadError, open_input
@@ -16,6 +14,7 @@ from tracers.vocabulary.reading import ReadError, open_input
 from .convert import LogConverter
 from .files import LogFile, find_logs, is_log_name, rank_in_name
 from .frames import source_roots
+from .notes import reading_notes
 from .order import in_time_order
 from .records import Problems, Record, is_record_line, open_log, read_records
 from .runs import RunStart, with_runs
@@ -81,60 +80,13 @@ class LoadedLogs:
         """Several processes' logs, or a rank's: merged (logs without a rank as processes named by their pid)."""
         return len(self.logs) > 1 or any(log.rank is not None for log in self.logs)
 
+    def notes(self) -> tuple[str, ...]:
+        """What reading noticed, one note a line (notes.py): the terminal, the page and the trace file say them."""
+        return reading_notes(self)
+
     def warning(self) -> str | None:
-        """Everything odd about the input in one line, or None."""
-        parts = []
-        for log in self.logs:
-            if log.problems:
-                parts.append(f"{log.source}: {log.problems.describe()}")
-            if log.rank_conflict:
-                parts.append(f"{log.source}: {log.rank_conflict}")
-            if log.missing_kinds:
-                parts.append(f"{log.source}: no {', '.join(log.missing_kinds)} records (an older torch, or cut short)")
-        if self.unreadable:
-            parts.append(f"{_count(len(self.unreadable), 'log')} with no readable record ({', '.join(self.unreadable)})")
-        if self.choices:
-            runs = max(len(choice.others) + 1 for choice in self.choices)
-            parts.append("; ".join(choice.describe() for choice in self.choices)
-                         + f" (--run 1 … {runs} picks a run by when its log starts)")
-        parts.extend(self.several_runs)
-        parts.extend(_renumbered(self.logs))
-        if self.copies:
-            parts.append("; ".join(f"{copy} is a copy of {original} (left out)" for copy, original in self.copies))
-        if self.foreign:
-            shown = ", ".join(self.foreign[:5]) + (", …" if len(self.foreign) > 5 else "")
-            parts.append(f"{_count(len(self.foreign), 'foreign file')} ignored ({shown})")
-        return printable_value("; ".join(parts)) or None
-
-
-def _renumbered(logs: tuple[LoadedLog, ...]) -> list[str]:
-    """Logs whose records were written again under new compile numbers, said once per group of logs alike, with
-    tlparse's count (every number) beside ours (each compile once)."""
-    said: dict[str, list[LoadedLog]] = {}
-    for log in logs:
-        repeats = (log.trace.info.from_log or {}).get("repeats") or {}
-        if not repeats:
-            continue
-        ours = len({compile_identity.torch_id(item.compile_id) for item in [*log.trace.spans, *log.trace.artifacts]
-                    if item.compile_id and "/" in item.compile_id and not item.compile_id.startswith("!")})
-        by_original: dict[str, list[str]] = {}
-        for new, originals in repeats.items():
-            by_original.setdefault(", ".join(originals), []).append(new)
-        what = "; ".join(f"compile{'s' if len(new) > 1 else ''} {', '.join(new)} repeat"
-                         f"{'' if len(new) > 1 else 's'} the records of {original or 'earlier compiles'}"
-                         for original, new in by_original.items())
-        line = (f"{what} (the same payloads and times under new compile numbers): read once, {_count(ours, 'compile')} "
-                f"where tlparse counts {ours + len(repeats)}")
-        said.setdefault(line, []).append(log)
-    found = []
-    for line, alike in said.items():
-        ranks = [log.rank for log in alike]
-        if len(alike) > 1 and all(rank is not None for rank in ranks):
-            who = f"the logs of {ranks_text(ranks)}"  # type: ignore[arg-type]
-        else:
-            who = ", ".join(log.source for log in alike)
-        found.append(f"{who}: {line}")
-    return found
+        """The notes, a line each, or None."""
+        return "\n".join(self.notes()) or None
 
 
 def _count(n: int, what: str) -> str:
@@ -277,7 +229,13 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
     kept, choices = _one_per_rank(readable, run)
     logs = tuple(_numbered(kept))
     left_out = tuple(name for choice in choices for name in choice.others)
-    return LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies), tuple(several))
+    loaded = LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies), tuple(several))
+    notes = loaded.notes()
+    if notes:  # the trace files say them too: a page outlives the terminal (a merge's page reads its ranks' traces)
+        for log in logs:
+            if log.trace.info.from_log is not None:
+                log.trace.info.from_log["reading_notes"] = list(notes)
+    return loaded
 
 
 def _run_of_file(loaded: LoadedLog, run: int | None) -> tuple[LoadedLog, str]:

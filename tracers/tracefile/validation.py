@@ -317,10 +317,10 @@ _METADATA_SHAPES: dict[str, Any] = {
     "op": "str",
 }
 _INFO_SHAPES: dict[str, dict[str, Any]] = {
-    # tracers/torchlogs/convert.py writes it; the summary, the page and the ranks' report read it
+    # torchlogs/convert.py writes it, load.py its reading_notes; the summary, the pages and the ranks' report read it
     "from_log": {"file": "str", "written_by": "str", "cannot_give": ("list", "str"),
                  "missing_record_kinds": ("list", "str"), "problems": ("map", "int"), "records": "int",
-                 "pid": ("opt", "int"), "export": ("map", "any")},
+                 "pid": ("opt", "int"), "export": ("map", "any"), "reading_notes": ("list", "str")},
     # analysis/totals.py: TotalsCheck.as_json()
     "totals_check": {"tracer": ("map", "int"), "torch": ("map", "int"), "mismatches": ("list", "str"),
                      "skipped": ("opt", "str")},

@@ -15,8 +15,8 @@ pytestmark = pytest.mark.pure
 
 INPUTS = Path(__file__).resolve().parents[2] / "data" / "tlparse" / "inputs"
 RUNTIME = INPUTS / "multi_rank_runtime"
-SAID = ("the logs of ranks 0–4: compiles 0/2, 0/3 repeat the records of 0/1 (the same payloads and times under new "
-        "compile numbers): read once, 2 compiles where tlparse counts 4")
+SAID = ("ranks 0–4: compiles 0/2, 0/3 repeat the records of 0/1 (the same payloads and times under new "
+        "compile numbers): read once, 2 compiles each where tlparse counts 4")
 
 
 def test_compiles_repeated_under_new_numbers_are_said_with_tlparses_count() -> None:
@@ -27,7 +27,7 @@ def test_compiles_repeated_under_new_numbers_are_said_with_tlparses_count() -> N
             assert repeats == {"0/2": ["0/1"], "0/3": ["0/1"]} and log.problems.counts[REPEATED] == 256
         else:  # ranks 5 and 6 logged each compile once
             assert repeats is None and REPEATED not in log.problems.counts
-    assert SAID in loaded.warning() and "copy of the log" not in loaded.warning()
+    assert SAID in loaded.notes() and "copy of the log" not in loaded.warning()
 
 
 def test_a_log_concatenated_with_itself_is_read_once_with_no_new_numbers(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import re
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tracers.analysis.trace_facts import analyze
+from tracers.commands import report
 from tracers.terminal import summary
 from tracers.terminal.style import Style
 from tracers.torchlogs.load import load_logs
@@ -73,3 +75,12 @@ def test_a_rank_log_holding_two_runs_is_read_as_its_latest(tmp_path: Path) -> No
     _two_runs(tmp_path / "dedicated_log_torch_trace_rank_0.log")
     loaded = load_logs(tmp_path)
     assert [log.rank for log in loaded.logs] == [0] and "holds 2 runs" in loaded.warning()
+
+
+def test_report_help_says_run_picks_a_run_inside_a_file_too() -> None:
+    wide = lambda prog: argparse.HelpFormatter(prog, width=400)  # noqa: E731 - each option's help on one line
+    parser = argparse.ArgumentParser(prog="report", formatter_class=wide)
+    report.add_arguments(parser)
+    [line] = [line for line in parser.format_help().splitlines() if line.strip().startswith("--run N")]
+    assert "in a log file holding several" in line and "its N-th run" in line  # a file's runs, not only a directory's
+    assert "each rank's N-th log" in line and "1 the earliest (default: the latest)" in line

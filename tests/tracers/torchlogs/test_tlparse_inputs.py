@@ -289,7 +289,7 @@ def test_collective_schedule_with_divergence() -> None:
     every log's records say rank 0, which the warning reports)."""
     loaded, result, text, page = _ranks(INPUTS / "multi_rank_schedule")
     assert [log.rank for log in loaded.logs] == [0, 1, 2]
-    assert "its records say rank 0, its name rank 2 (the name is used)" in loaded.warning()
+    assert "ranks 1, 2: their records say rank 0 (the ranks in their file names are used)" in loaded.notes()
     [schedule] = [d for d in result.divergence.differences if d.aspect == "collective schedule"]
     assert [ranks for ranks, _ in schedule.groups] == [(0, 2), (1,)]
     said = "collective 3 is reduce_scatter_tensor on ranks 0, 2 and all_reduce_ on rank 1 (compile 0/0)"
@@ -321,7 +321,7 @@ def test_runtime_analysis_mismatched_graphs_and_tensor_meta_groups() -> None:
     tensor meta with ranks 5, 6 grouped; rank 6's records say rank 1, its name wins."""
     loaded, result, text, _ = _ranks(INPUTS / "multi_rank_runtime")
     assert [log.rank for log in loaded.logs] == list(range(7))
-    assert "dedicated_log_torch_trace_rank_6.log.gz: its records say rank 1, its name rank 6" in loaded.warning()
+    assert "ranks 5, 6: their records say rank 1 (the ranks in their file names are used)" in loaded.notes()
     assert not result.divergence.estimates
     assert any("runtime estimates are not compared" in note and "rank 4: 1 graph" in note
                for note in result.divergence.notes)
