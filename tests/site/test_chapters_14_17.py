@@ -116,6 +116,32 @@ def test_regional_compilation_compiles_one_block_not_the_model():
     assert float(regional[4]) < float(whole[4]) / 2  # "a fraction of the whole model's"
 
 
+@pytest.mark.torch
+def test_reset_recompiles_and_the_files_answer(tmp_path, monkeypatch):
+    """Clearing inside a process: torch.compiler.reset() drops Dynamo's code, and the recompile hits the disk."""
+    import torch
+
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    for name in ("TORCHINDUCTOR_FX_GRAPH_CACHE", "TORCHINDUCTOR_AUTOGRAD_CACHE", "TORCHINDUCTOR_FORCE_DISABLE_CACHES"):
+        monkeypatch.delenv(name, raising=False)
+    counters = torch._dynamo.utils.counters
+
+    def scale(x):
+        return (torch.sin(x) * 2).sum()
+
+    with torch._inductor.config.patch(fx_graph_cache=True), \
+            torch._functorch.config.patch(enable_autograd_cache=True), torch.compiler.config.patch(force_disable_caches=False):
+        torch.compiler.reset()
+        torch.compile(scale)(torch.randn(8))
+        torch.compiler.reset()
+        counters.clear()
+        torch.compile(scale)(torch.randn(8))
+        hits = counters["aot_autograd"]["autograd_cache_hit"]
+        graphs = counters["stats"]["unique_graphs"]
+    torch.compiler.reset()
+    assert (graphs, hits) == (1, 1)
+
+
 # -- chapter 17 ------------------------------------------------------------------------------------------------
 
 @pytest.mark.pure
