@@ -101,6 +101,7 @@ def test_each_cache_remedy_does_what_the_chapter_says():
     assert (rows["4"][aot], rows["4"][fx]) == ("not looked up", "not looked up") and rows["4"][built] != "0 + 0"
     assert (rows["5"][aot], rows["5"][fx]) == ("miss", "miss")
     assert (rows["6"][aot], rows["6"][fx]) == ("hit", "hit")  # Mega-Cache bytes loaded into an empty directory
+    assert "Mega-Cache saved 1 aot_autograd, 1 inductor" in load_output(OUTPUTS / "cache_remedies.json").stdout
     kernels, tests = (int(n) for n in rows["6"][built].split(" + "))
     assert kernels >= 1 and tests >= 1  # ...and on CPU the C++ libraries are built again
 
