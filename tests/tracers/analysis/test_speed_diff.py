@@ -54,7 +54,8 @@ def test_functions_are_matched_by_their_compile_line_and_say_which_run_lacks_one
     for row in result.functions[:2]:
         assert row.a == speed_a[row.name] and row.b == speed_b[row.name]  # each side as its own trace says it
         assert row.site == row.a.site == row.b.site and row.site.rsplit("/", 1)[-1].startswith(f"{PAIR.name}:")
-        assert row.compiled_ratio == pytest.approx(row.b.compiled_ns / row.a.compiled_ns)
+        # The headline: the step where both runs timed one (one call's start to the next's), else the call.
+        assert row.compiled_ratio == pytest.approx(row.b.headline.compiled_ns / row.a.headline.compiled_ns)
     swapped = speed_diff(b, a)
     assert [(row.name, row.a is not None, row.b is not None) for row in swapped.functions][-1] == \
         ("only_in_b", True, False)
@@ -78,8 +79,10 @@ def test_the_diff_command_prints_each_sides_times_and_the_ratio(pair):
     section = run.stdout.split("Speed by your code", 1)[1]
     row = speed_diff(load(pair[0]), load(pair[1])).functions[0]
     label = re.escape(row.label)
-    assert re.search(rf"{label}\s+A\s+{row.a.calls:,}\s+{re.escape(duration(row.a.eager_ns))}\s+"
-                     rf"{re.escape(duration(row.a.compiled_ns))}", section), section
+    headline = row.a.headline
+    assert re.search(rf"{label}\s+A\s+{row.a.calls:,}\s+{re.escape(duration(headline.eager_ns))}\s+"
+                     rf"{re.escape(duration(headline.compiled_ns))}", section), section
+    assert f"per {row.a.per}: {row.a.verdict_said}" in section
     assert f"compiled B/A {row.compiled_ratio:.2f}×" in section
     assert re.search(r"only_in_b \(speed_pair\.py:\d+\)\s+A\s+—  not compiled in A", section), section
     assert "Kernel time by your line: block (speed_pair.py:" in section and FUSED_LINE in section

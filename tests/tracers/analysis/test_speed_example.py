@@ -107,7 +107,8 @@ def test_the_directive_renders_the_runtime_tables_from_the_recording(sphinx_tool
     assert f"torch {load(RECORDED).info.torch_version}" in page  # which torch and device recorded it
     assert re.findall(r'<label class="sd-tab-label"[^>]*>\s*(\w+)', page) in (["CPU"], [])  # no CUDA tab without a file
     for function in speed.functions:
-        row = re.search(rf"<tr><td><code>{function.name}</code>.*?</tr>", page)[0]
+        row = re.search(rf'<tr[^>]*data-part="{function.headline.part}"><td[^>]*><code>{function.name}</code>.*?</tr>',
+                        page, re.S)[0]
         assert duration(function.eager_ns) in html_lib.unescape(row) and duration(function.compiled_ns) in html_lib.unescape(row)
     block = next(profile for profile in speed.profiles if profile.name == "Block")
     assert "Kernel time by your line: <code>Block</code>" in page
