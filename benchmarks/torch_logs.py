@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -75,6 +76,82 @@ def scaled_log(base: Path, size: int, rank: int) -> str:
             written += len(text)
         copy += 1
     return "".join(parts)
+
+
+# A real log with graph breaks and recompiles (docs/examples/graph_breaks.py under aot_eager, torch 2.11): 6 compiles
+# of 3 frames (the function and its two resume functions, each compiled twice), every record kind torch writes there.
+BREAKS_LOG = ROOT / "tests" / "data" / "torch-2.11.0" / "graph_breaks-aot_eager.log.gz"
+_USER_FILE = "docs/examples/graph_breaks.py"
+_COMPILE_ID = re.compile(r"^(\d+)/(\d+)")
+_TIMES_US = ("start_time_us", "end_time_us")
+
+
+def _moved(value: Any, frames: int, file_id: int, seconds: float) -> Any:
+    """A record's metadata for another copy: frame and compile ids moved on by ``frames``, the user file's interned id
+    (1 in the template) replaced, times moved on by ``seconds``."""
+    if isinstance(value, list):
+        return [_moved(item, frames, file_id, seconds) for item in value]
+    if not isinstance(value, dict):
+        return value
+    moved = {}
+    for key, item in value.items():
+        if key == "frame_id" and isinstance(item, int):
+            item += frames
+        elif key in ("compile_id", "recompile_reason") and isinstance(item, str):
+            item = _COMPILE_ID.sub(lambda match: f"{int(match[1]) + frames}/{match[2]}", item)
+        elif key == "frame_key" and isinstance(item, str) and item.isdigit():
+            item = str(int(item) + frames)
+        elif key == "filename" and item == 1:
+            item = file_id
+        elif key == "start_time" and isinstance(item, float):
+            item += seconds
+        elif key in _TIMES_US and isinstance(item, int):
+            item += int(seconds * 1e6)
+        else:
+            item = _moved(item, frames, file_id, seconds)
+        moved[key] = item
+    return moved
+
+
+def compiles_log(compiles: int) -> tuple[str, int]:
+    """A log of at least ``compiles`` compiles with graph breaks, and how many it has: BREAKS_LOG's records repeated,
+    each copy as the same code in another file of the program (its own path, interned name, frame and compile ids,
+    later clock), as a program whose many modules each break and recompile would log them."""
+    records = list(read_records(BREAKS_LOG, Problems()))
+    frames = 1 + max(record.metadata.get("frame_id", 0) for record in records)
+    per_copy = sum("compilation_metrics" in record.metadata for record in records)
+    interned = 1 + max(record.metadata["str"][1] for record in records if "str" in record.metadata)
+    clock = re.compile(r"^([A-Z])(\d{4}) (\d\d):(\d\d):(\d\d\.\d+)")
+    span_s = 5.0  # each copy 5 s after the one before (the template lasts ~3 s; 16k compiles stay within a day)
+    parts: list[str] = []
+    copies = -(-compiles // per_copy)
+    for copy in range(copies):
+        shift_s, file_id = copy * span_s, 1 if copy == 0 else interned + copy - 1
+        path = _USER_FILE if copy == 0 else _USER_FILE.replace(".py", f"_{copy:05d}.py")
+        for record in records:
+            if "str" in record.metadata:
+                if record.metadata["str"][1] != 1 and copy:
+                    continue  # torch's own files are interned once per process
+                metadata = {"str": [record.metadata["str"][0].replace(_USER_FILE, path), file_id]}
+            else:
+                metadata = _moved(record.metadata, copy * frames, file_id, shift_s)
+            payload = record.payload
+            if payload is not None and copy:
+                payload = payload.replace(_USER_FILE, path)
+                if "chromium_event" in metadata:
+                    event = _moved(json.loads(payload), copy * frames, file_id, shift_s)
+                    event["ts"] = event["ts"] + shift_s * 1e6
+                    payload = json.dumps(event, indent=0)
+            if payload is not None:
+                metadata["has_payload"] = hashlib.md5(payload.encode()).hexdigest()
+            level, day, hours, minutes, seconds = clock.match(record.prefix).groups()
+            at = int(hours) * 3600 + int(minutes) * 60 + float(seconds) + shift_s
+            prefix = clock.sub(f"{level}{day} {int(at // 3600) % 24:02d}:{int(at % 3600 // 60):02d}:{at % 60:09.6f}",
+                               record.prefix)
+            text = json.dumps(metadata).replace(_USER_FILE, path) if copy else json.dumps(metadata)
+            parts.append(prefix + text + ("".join(f"\n\t{line}" for line in payload.split("\n"))
+                                          if payload is not None else "") + "\n")
+    return "".join(parts), copies * per_copy
 
 
 def rank_logs(scratch: Path, ranks: int, size: int) -> tuple[Path, float]:
