@@ -42,6 +42,7 @@ class FromLogs:
     writers: str
     lacks: str
     exports: tuple[tuple[str, str], ...]  # a log's file and its torch.export part, in one line
+    notes: tuple[str, ...] = ()  # what reading the logs noticed (torchlogs/notes.py), a note a line: folded
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,12 @@ def _from_logs(run) -> FromLogs | None:  # noqa: ANN001 - merge.MergedRun
     logs = [trace.info.from_log for _, trace in run.present if trace.info.from_log]
     if not logs:
         return None
+    # every rank's trace keeps the notes of the one reading that loaded them all: said once, in their order
+    notes = tuple(dict.fromkeys(note for log in logs for note in log.get("reading_notes") or ()))
     return FromLogs(", ".join(sorted({str(log.get("written_by")) for log in logs})),
                     "; ".join(logs[0].get("cannot_give", [])),
-                    tuple((log.get("file", "?"), export_line(export)) for log in logs if (export := export_of(log))))
+                    tuple((log.get("file", "?"), export_line(export)) for log in logs if (export := export_of(log))),
+                    notes)
 
 
 def _count(run) -> str:  # noqa: ANN001 - merge.MergedRun

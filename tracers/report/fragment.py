@@ -41,10 +41,9 @@ class LogNote:
 
     file: str
     written_by: str
-    damage: str  # damage met reading it (skipped); "": none
-    missing: str  # record kinds it has none of; "": none
     lacks: tuple[str, ...]
     export: str | None  # its torch.export part, beside compiles
+    notes: tuple[str, ...]  # what reading it noticed (torchlogs/notes.py), a note a line: folded on the page
 
 
 @dataclass(frozen=True)
@@ -91,11 +90,20 @@ def _log_note(info) -> LogNote | None:  # noqa: ANN001 - RunInfo
     log = info.from_log
     if not log:
         return None
-    damage = ", ".join(f"{count} × {kind}" for kind, count in sorted((log.get("problems") or {}).items()))
     export = export_of(log)  # a log of export alone says so in the findings' place instead
-    return LogNote(log.get("file", "?"), log.get("written_by", "?"), damage,
-                   ", ".join(log.get("missing_record_kinds") or []), tuple(log.get("cannot_give", [])),
-                   export_line(export) if export and export.get("with_compiles") else None)
+    return LogNote(log.get("file", "?"), log.get("written_by", "?"), tuple(log.get("cannot_give", [])),
+                   export_line(export) if export and export.get("with_compiles") else None, _reading_notes(log))
+
+
+def _reading_notes(log: dict) -> tuple[str, ...]:
+    """The notes the reader wrote; a trace read from a log before it wrote them: its counts of damage and the
+    record kinds it lacks."""
+    if "reading_notes" in log:
+        return tuple(log["reading_notes"])
+    notes = [f"{count} × {kind}" for kind, count in sorted((log.get("problems") or {}).items())]
+    if log.get("missing_record_kinds"):
+        notes.append(f"no {', '.join(log['missing_record_kinds'])} records (an older torch, or cut short)")
+    return tuple(notes)
 
 
 def report_body(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions()) -> str:
