@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tracers.analysis.guard_failures import parse_failure
+from tracers.analysis.recompiles import named_failure
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Trace
@@ -187,7 +187,8 @@ def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None
             if len(grouped) > 1:
                 described = tuple((group, _describe(value, [v for g, v in grouped if g != group]))
                                   for group, value in grouped)
-                lines = _words(aspect, values)
+                lines = _reason_words(cid, grouped, traces) if aspect == "recompile reasons" \
+                    else _words(aspect, values)
                 if lines and set(lines) <= said_here:
                     continue  # the guards say again what the inputs said
                 said_here.update(lines)
@@ -196,7 +197,7 @@ def compare(traces: dict[int, Trace], facts: dict[int, TraceFacts] | None = None
                 if aspect == "collectives":
                     meaning, lines = _collectives_meaning({rank: per_rank[rank][cid] for rank in ranks}, why, lines)
                 differences.append(Difference(aspect, cid, described, line_of(cid), meaning, said, tuple(lines)))
-    differences += _presence(absent, ranks, per_rank, line_of)
+    differences += _presence(absent, ranks, per_rank, line_of, traces)
     logged_differences = [log_comparison.schedules(traces, line_of), log_comparison.cache_patterns(facts, line_of),
                           log_comparison.execution_order(traces, line_of), log_comparison.tensor_meta(traces, line_of)]
     estimates, estimates_note = log_comparison.estimates(traces)
@@ -220,6 +221,13 @@ def _collectives_meaning(signatures: dict[int, CompileSignature], why: str, line
     return meaning, [*lines, where]
 
 
+def _reason_words(cid: str, grouped: list, traces: dict[int, Trace]) -> list[str]:
+    """``recompiled because the size of `x` changed (dimension 0: 4 before, now 2) on rank 0 and …``: each group's
+    failure against the version it failed (torch lists every earlier version's too), in the user's names."""
+    said = [(group, named_failure(traces[group[0]], cid, value[0]).sentence) for group, value in grouped if value]
+    return [f"recompiled because {by_ranks(said)}"] if said else []
+
+
 def _words(aspect: str, values: dict[int, object]) -> list[str]:
     """The lines that differ, in words, for the aspects that can say them so."""
     if aspect == "input tensor metadata":
@@ -232,7 +240,7 @@ def _words(aspect: str, values: dict[int, object]) -> list[str]:
 
 
 def _presence(absent: list[tuple[str, tuple[int, ...]]], ranks: tuple[int, ...], per_rank: dict,
-              line_of: Callable[[str], str | None]) -> list[Difference]:
+              line_of: Callable[[str], str | None], traces: dict[int, Trace]) -> list[Difference]:
     """Compile ids only some ranks compiled, runs of them with the same ranks said once: ``ranks 1, 3 compiled
     0/1–0/14 alone``."""
     found: list[Difference] = []
@@ -247,7 +255,8 @@ def _presence(absent: list[tuple[str, tuple[int, ...]]], ranks: tuple[int, ...],
         count = f"{len(ids)} compile{'s' if len(ids) != 1 else ''}"
         said = f"{ranks_text(having)} compiled {ids_text(ids)} ({count}), which {ranks_text(missing)} did not"
         # Against the version it failed only (torch lists every earlier version's failure), in words.
-        reasons = [f"{cid} on {ranks_text(group)}: recompiled because {parse_failure(value[0]).sentence}"
+        reasons = [f"{cid} on {ranks_text(group)}: recompiled because "
+                   f"{named_failure(traces[group[0]], cid, value[0]).sentence}"
                    for cid in ids
                    for group, value in group_ranks({rank: per_rank[rank][cid].recompile_reasons for rank in having})
                    if value]

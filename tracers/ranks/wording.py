@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from tracers.analysis.guard_failures import ordinal_argument
+from tracers.analysis.guard_sources import naming, parse_source
 from tracers.tracefile.compile_identity import sort_key
 
 from .collectives import Parting, Step, operation
@@ -67,6 +69,17 @@ def by_ranks(groups: Sequence[tuple[Sequence[int], str]]) -> str:
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
+def said_source(source: str) -> str:
+    """A guarded value as a summary line says it: the user's name in backticks (by the guard-source grammar), or words
+    where no name exists (``L['args'][0]`` of a wrapper: the call's first argument)."""
+    parsed = parse_source(source)
+    named = naming(parsed) if parsed is not None else None
+    argument = named.wrapper_arg if named is not None else None
+    if argument is not None and argument.index is not None and named.name == f"args[{argument.index}]":
+        return ordinal_argument(argument.index)
+    return f"`{named.name if named is not None and named.name else source_name(source)}`"
+
+
 def source_name(source: str) -> str:
     """``L['kwargs']['input_ids']`` -> ``input_ids``; ``L['self']._modules['fc']._parameters['weight']`` ->
     ``self.fc.weight``: the name the user wrote, without Dynamo's containers."""
@@ -93,15 +106,16 @@ def _tensor_fields(meta: str) -> dict[str, str] | None:
 
 
 def _field_words(name: str, fields_by_rank: dict[int, dict[str, str] | None], raw: dict[int, str]) -> str | None:
-    """``input_ids`` is [4, 128] on rank 0 and [4, 96] on rank 1: the first field that differs, in words."""
+    """```input_ids` is [4, 128] on rank 0 and [4, 96] on rank 1``: the first field that differs, in words (``name``
+    as said: in backticks, or words)."""
     if all(fields is not None for fields in fields_by_rank.values()):
         for field, verb in (("shape", "is"), ("dtype", "is"), ("stride", "has stride"), ("device", "is on"),
                             ("requires_grad", "has requires_grad")):
             values = {rank: fields.get(field) for rank, fields in fields_by_rank.items()}  # type: ignore[union-attr]
             if len(set(values.values())) > 1:
-                return f"`{name}` {verb} " + by_ranks(_grouped(values))
+                return f"{name} {verb} " + by_ranks(_grouped(values))
     if len(set(raw.values())) > 1:
-        return f"`{name}` is " + by_ranks(_grouped(raw))
+        return f"{name} is " + by_ranks(_grouped(raw))
     return None
 
 
@@ -125,7 +139,7 @@ def input_words(inputs_by_rank: dict[int, tuple[str, ...]]) -> list[str]:
         if len(having) < len(parsed):
             lines.append(f"`{placeholder_name(name)}` is an input on {ranks_text(list(having))} only")
             continue
-        said = _field_words(placeholder_name(name), {rank: _tensor_fields(meta) for rank, meta in having.items()},
+        said = _field_words(f"`{placeholder_name(name)}`", {rank: _tensor_fields(meta) for rank, meta in having.items()},
                             having)
         if said:
             lines.append(said)
@@ -154,18 +168,18 @@ def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
     lines = []
     everyone = set(guards_by_rank)
     for source, by_rank in tensors.items():
-        name = source_name(source)
+        name = said_source(source)
         if set(by_rank) != everyone:
-            lines.append(f"`{name}` is guarded as a tensor on {ranks_text(list(by_rank))} only")
+            lines.append(f"{name} is guarded as a tensor on {ranks_text(list(by_rank))} only")
             continue
         said = _field_words(name, dict(by_rank), {rank: str(sorted(fields.items())) for rank, fields in by_rank.items()})
         if said:
             lines.append(said)
     for source, by_rank in values.items():
         if set(by_rank) != everyone:
-            lines.append(f"`{source_name(source)}` is checked on {ranks_text(list(by_rank))} only")
+            lines.append(f"{said_source(source)} is checked on {ranks_text(list(by_rank))} only")
         elif len(set(by_rank.values())) > 1:
-            lines.append(f"`{source_name(source)}` is " + by_ranks(_grouped(dict(by_rank))))
+            lines.append(f"{said_source(source)} is " + by_ranks(_grouped(dict(by_rank))))
     for text, ranks in others.items():
         if ranks != everyone:
             lines.append(f"{ranks_text(sorted(ranks))} only: {text}")

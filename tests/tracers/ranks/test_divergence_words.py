@@ -40,3 +40,26 @@ def test_the_same_logs_say_the_same_divergence_whatever_the_hash_seed(tmp_path: 
         said.add("\n".join(line for line in result.stderr.splitlines() + result.stdout.splitlines()
                            if str(tmp_path) not in line))
     assert len(said) == 1
+
+
+def test_recompile_reasons_that_differ_are_said_in_words_per_rank() -> None:
+    """Both ranks recompiled, for another size each: the headline says each rank's failure as the findings do, never
+    torch's text (``tensor 'args[0]' size mismatch``)."""
+    from tracers.ranks.divergence import _reason_words
+    from tracers.tracefile.events import RunInfo, Trace
+
+    info = RunInfo(1, "t", "2.13.0", "", "3.11", "linux", "cpu", "", "cold", [], "now", status="ok")
+    traces = {0: Trace(info, [], []), 1: Trace(info, [], [])}
+    grouped = [((0,), ("0/0: tensor 'args[0]' size mismatch at index 0. expected 4, actual 2",)),
+               ((1,), ("0/0: tensor 'x' size mismatch at index 0. expected 4, actual 1",))]
+    [line] = _reason_words("0/1", grouped, traces)
+    assert line == ("recompiled because the size of the call's first argument changed (dimension 0: 4 before, now 2) "
+                    "on rank 0 and the size of `x` changed (dimension 0: 4 before, now 1) on rank 1")
+
+
+def test_a_guarded_value_is_said_by_the_grammar() -> None:
+    from tracers.ranks.wording import said_source
+
+    assert said_source("L['args'][0]") == "the call's first argument"
+    assert said_source("L['kwargs']['input_ids']") == "`input_ids`"
+    assert said_source("L['self']._modules['fc']._parameters['weight']") == "`self.fc.weight`"
