@@ -80,7 +80,8 @@ def _parser() -> argparse.ArgumentParser:
                              help="docs dir (default: docs in a checkout, the installed package's copy otherwise)")
     record = commands.add_parser(
         "record", help="record the site's example traces with another torch release, in its own venv",
-        description="Make .venvs/torch-RELEASE from the release's wheel on first use, then run "
+        description="Make the release's venv in the per-user cache (venvs/torch-RELEASE-BUILD) from its wheel on "
+                    "first use, then run "
                     "python -m tracers record there with this checkout on its path; every other option is "
                     "tracers record's own (--device, --cache, --lines, --nproc, EXAMPLE...).")
     record.add_argument("--torch", metavar="RELEASE", required=True, help="the release, e.g. 2.15.0")
@@ -92,7 +93,8 @@ def _compare_parser(commands) -> None:  # noqa: ANN001 - argparse's subparsers a
     compare = commands.add_parser(
         "compare", help="trace one script under two torch releases and show what changed for it",
         description="Trace SCRIPT (or -m MODULE) under torch A and torch B, each in its own Python (the running one "
-                    "when its torch is that release, else .venvs/torch-RELEASE, made once from the release's wheel), "
+                    "when its torch is that release, else its venv in the per-user cache, venvs/torch-RELEASE-BUILD, made once "
+                    "from the release's wheel), "
                     "with the same options; then compare: stage times and compile time by your functions side by "
                     "side, counts, the findings gained, lost or changed, the walkthrough's what-changed entries for "
                     "the stages that moved, and the generated code per compiled graph. Writes "
