@@ -28,7 +28,12 @@ class BackwardTimer:
         self._starts: dict[int, int] = {}
         self._ends: dict[int, int] = {}
         self._events: dict[int, list[Any]] = {}
+        self._watched: set[int] = set()  # calls whose nodes carry our hooks
         self.note: str | None = None
+
+    def pending(self, index: int) -> bool:
+        """Whether call ``index`` made nodes whose backward has not ended yet."""
+        return index in self._watched and index not in self._ends
 
     def sequence(self) -> int | None:
         """The next node number, before a call (None: nothing to time, grad is off)."""
@@ -61,6 +66,7 @@ class BackwardTimer:
             return
         first.register_prehook(self._started(index))
         last.register_hook(self._ended(index))
+        self._watched.add(index)
 
     def _started(self, index: int) -> Any:
         def started(grad_outputs: Any) -> None:

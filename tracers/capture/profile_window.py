@@ -38,8 +38,8 @@ class ProfileWindow:
         self.notes: list[str] = []
 
     def before_call(self, calls: Any, index: int) -> bool:
-        if self._profiler is not None and calls is self._owner and self._seen >= CALLS:
-            self._finish()  # the owner's next call: its profiled steps are whole
+        if self._profiler is not None and self._seen >= CALLS and (calls is self._owner or not self._pending()):
+            self._finish()  # the owner's next call, or any call once its last backward ended: its steps are whole
             return False
         if self._profiler is not None:
             return True
@@ -55,6 +55,16 @@ class ProfileWindow:
             self._seen += 1
             self._call_ns += took_ns
         return True
+
+    def call_done(self, calls: Any) -> None:
+        """After the owner's last profiled call has been watched: with no backward to wait for, close now (the
+        window never runs on after the work it profiles, whatever the script does next)."""
+        if self._profiler is not None and calls is self._owner and self._seen >= CALLS and not self._pending():
+            self._finish()
+
+    def _pending(self) -> bool:
+        owner = self._owner
+        return owner is not None and owner.backward is not None and owner.backward.pending(len(owner.host) - 1)
 
     def _start(self, calls: Any) -> None:
         from torch.profiler import ProfilerActivity, profile

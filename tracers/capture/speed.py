@@ -144,6 +144,8 @@ class CallTimer:
                     calls.compile_ids.extend(i for i in probe.compile_ids[before:probe.count] if i)
                 if window is not None and (window.after_call(calls, index, took) or profiling):
                     calls.profiled.append(index)
+                if window is not None:
+                    window.call_done(calls)
 
         setattr(timed, _MARK, True)
         return timed
