@@ -69,6 +69,9 @@ def by_ranks(groups: Sequence[tuple[Sequence[int], str]]) -> str:
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
+_SYMBOL = re.compile(r"[su]\d+")
+
+
 def said_source(source: str) -> str:
     """A guarded value as a summary line says it: the user's name in backticks (by the guard-source grammar), or words
     where no name exists (``L['args'][0]`` of a wrapper: the call's first argument)."""
@@ -137,7 +140,9 @@ def input_words(inputs_by_rank: dict[int, tuple[str, ...]]) -> list[str]:
     for name in names:
         having = {rank: inputs[name] for rank, inputs in parsed.items() if name in inputs}
         if len(having) < len(parsed):
-            lines.append(f"`{placeholder_name(name)}` is an input on {ranks_text(list(having))} only")
+            # A symbol (``s33``) is a size Dynamo made dynamic: the other ranks' graphs were compiled for fixed sizes.
+            kind = ", a dynamic size," if _SYMBOL.fullmatch(name) else ""
+            lines.append(f"`{placeholder_name(name)}`{kind} is an input on {ranks_text(list(having))} only")
             continue
         said = _field_words(f"`{placeholder_name(name)}`", {rank: _tensor_fields(meta) for rank, meta in having.items()},
                             having)
@@ -157,7 +162,9 @@ def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
             text = _TREE.sub("", line)
             match = _TENSOR_GUARD.search(text)
             if match:
-                fields = {"shape": f"[{match['shape']}]", "dtype": match["dtype"], "stride": f"[{match['stride']}]",
+                # None in a guarded size or stride is a dimension left dynamic: any value passes.
+                shape, stride = (re.sub(r"\bNone\b", "any", match[key]) for key in ("shape", "stride"))
+                fields = {"shape": f"[{shape}]", "dtype": match["dtype"], "stride": f"[{stride}]",
                           "device": match["device"], "requires_grad": match["grad"]}
                 tensors.setdefault(match["source"], {})[rank] = fields
             elif (value := _VALUE_GUARD.match(text)) is not None:

@@ -63,3 +63,14 @@ def test_a_guarded_value_is_said_by_the_grammar() -> None:
     assert said_source("L['args'][0]") == "the call's first argument"
     assert said_source("L['kwargs']['input_ids']") == "`input_ids`"
     assert said_source("L['self']._modules['fc']._parameters['weight']") == "`self.fc.weight`"
+
+
+def test_a_dynamic_dimension_and_a_dynamic_size_input_are_said_so() -> None:
+    from tracers.ranks.wording import guard_words, input_words
+
+    guard = "TENSOR_MATCH: check_tensor(L['args'][0], Tensor, DispatchKeySet(CPU), torch.float32, device=None, " \
+            "requires_grad=False, size={}, stride=[16, 1])"
+    [line] = guard_words({0: frozenset({guard.format("[None, 16]")}), 1: frozenset({guard.format("[1, 16]")})})
+    assert line == "the call's first argument is [any, 16] on rank 0 and [1, 16] on rank 1"
+    [said] = input_words({0: ("s33: SymInt",), 1: ()})
+    assert said == "`s33`, a dynamic size, is an input on rank 0 only"
