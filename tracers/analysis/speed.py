@@ -333,7 +333,9 @@ def speed_of(trace: Trace, kernels: KernelMap | None = None) -> Speed | None:
         kernels = kernels if kernels is not None else kernel_map(trace)
         skips = _cudagraph_skips(trace)
         names = {function.key: function.name for function in record.compiled.functions}
-        profiles = tuple(_profile(profiled, names.get((profiled.site, profiled.order), "?"), kernels, skips)
+        owned = {function.key: function.compile_ids for function in record.compiled.functions}
+        profiles = tuple(_profile(profiled, names.get((profiled.site, profiled.order), "?"), kernels, skips,
+                                  owned.get((profiled.site, profiled.order), ()))
                          for profiled in record.profiles)
     return Speed(tuple(functions), profiles, record.compiled.timer,
                    record.eager.status if record.eager else None, tuple(notes))
@@ -443,8 +445,8 @@ def _op(name: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap,
-             skips: dict[str, tuple[str, ...]]) -> FunctionProfile:
+def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap, skips: dict[str, tuple[str, ...]],
+             compile_ids: tuple[str, ...] = ()) -> FunctionProfile:
     calls = max(1, profiled.calls)
     op_side = [kernel for kernel in profiled.kernels if kernel.side == "op"]
     seen = {kernel.name for kernel in op_side}
@@ -454,7 +456,7 @@ def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap,
     by_line: dict[UserLine | None, list[KernelShare]] = {}
     unmatched = []
     for timed in chosen:
-        matches = _matching(timed, kernels)
+        matches = _matching(timed, kernels, compile_ids)
         if not matches:
             unmatched.append(KernelShare(timed.name, timed.compile_id, timed.total_ns / calls, timed.count / calls,
                                          1, timed.phase))
@@ -487,13 +489,18 @@ def _profile(profiled: ProfiledCalls, name: str, kernels: KernelMap,
                            profiled.window_ns / calls if profiled.window_ns else None, profiled.streams)
 
 
-def _matching(timed: KernelTime, kernels: KernelMap) -> list[Kernel]:
+def _matching(timed: KernelTime, kernels: KernelMap, compile_ids: tuple[str, ...] = ()) -> list[Kernel]:
     """The kernel records a profiled kernel or op stands for: same name (an extern call: same op), same compile
-    where the profiler placed it in a compiled region."""
+    where the profiler placed it in a compiled region. A backward's kernels run in no Dynamo region: they are looked
+    for among the profiled function's own compiles (``compile_ids``), where it has some. (A kernel record does not
+    say whether the forward's or the backward's graph wrote it: an extern op of both, or a generated name both
+    graphs used, is shared among their lines.)"""
     op = _op(timed.name)
     found = []
     for kernel in kernels.kernels:
         if timed.compile_id is not None and kernel.compile_id != timed.compile_id:
+            continue
+        if timed.compile_id is None and compile_ids and kernel.compile_id not in compile_ids:
             continue
         if kernel.name == timed.name or (op is not None and kernel.extern and _op(kernel.name) == op):
             found.append(kernel)
