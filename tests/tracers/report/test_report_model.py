@@ -14,7 +14,6 @@ import pytest
 pytest.importorskip("pygments")
 
 import tracers.analysis.findings as findings_module  # noqa: E402
-import tracers.ranks.findings as rank_findings_module  # noqa: E402
 from tracers.analysis.report_model import Report, build_report  # noqa: E402
 from tracers.report.page import report_page  # noqa: E402
 from tracers.terminal.summary import Style, render_report  # noqa: E402
@@ -43,7 +42,6 @@ def counted(monkeypatch):
         return original(*args, **kwargs)
 
     monkeypatch.setattr(findings_module, "findings", counting)
-    monkeypatch.setattr(rank_findings_module, "findings", counting)
     return calls
 
 
