@@ -8,14 +8,10 @@ import sys
 from pathlib import Path
 
 from tracers.analysis.report_model import build_report
-from tracers.ranks.merge import MergeError, is_merged_file
-from tracers.ranks.output import merged_report, write_run
-from tracers.ranks.page import PageUnavailable
 from tracers.report.save import ReportUnavailable, write_page
 from tracers.terminal.summary import render_report, style_for
 from tracers.torchlogs import frames
 from tracers.torchlogs.load import LoadedLogs, LogError, load_logs, looks_like_log
-from tracers.torchlogs.merged_run import from_log_line, merged_run
 from tracers.tracefile.chrome import TraceFileError, load, write_atomic
 from tracers.tracefile.names import logs_merged_file_name
 from tracers.tracefile.validation import Dropped
@@ -27,6 +23,8 @@ from .parsing import positive
 from .say import say
 
 HELP = "a saved trace, or torch's TORCH_TRACE logs: the summary and an HTML page"
+# ranks/ (merge, divergence, the ranks page) is imported where a merged trace or several ranks are read: one log's
+# report does without it (a quarter of its imports, issue 43's start-up).
 
 
 def add_arguments(report: argparse.ArgumentParser) -> None:
@@ -64,6 +62,10 @@ def run(args: argparse.Namespace) -> int:
     if _same_file((out_dir or path.parent) / f"{path.stem}.html", path):  # the page's name (report/save.py)
         say("report", f"{path}: the page would be written over this input; --out DIR writes it elsewhere")
         return 2
+    from tracers.ranks.merge import MergeError, is_merged_file
+    from tracers.ranks.output import merged_report
+    from tracers.ranks.page import PageUnavailable
+
     dropped, summary = Dropped(), None
     try:
         if is_merged_file(path):  # a distributed run's merge: the multi-rank page and the summary the merge printed
@@ -114,6 +116,9 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
         say("report", f"cannot write into {directory}: {error.strerror or error}")
         return 2
     if loaded.ranked:
+        from tracers.ranks.output import write_run
+        from tracers.torchlogs.merged_run import from_log_line, merged_run
+
         name = path.resolve().name if path.is_dir() else _stem(path)
         say("report", from_log_line(loaded))
         for log in loaded.logs:  # a torch.export log among them (draft_export writes one of its own) says so
