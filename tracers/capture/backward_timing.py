@@ -56,8 +56,11 @@ class BackwardTimer:
         if after == sequence:
             return
         made = range(sequence, after)
-        roots = {node._sequence_nr(): node for node in _grad_fns(result, self._torch.Tensor)
-                 if node._sequence_nr() in made}  # by number: see _lowest
+        if isinstance(result, self._torch.Tensor):  # the common case, without the generator's cost
+            found = [result.grad_fn] if result.grad_fn is not None else []
+        else:
+            found = list(_grad_fns(result, self._torch.Tensor))
+        roots = {node._sequence_nr(): node for node in found if node._sequence_nr() in made}  # by number: _lowest
         if not roots:
             return
         first = max(roots.values(), key=lambda node: node._sequence_nr())
