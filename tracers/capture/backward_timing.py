@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -45,6 +46,10 @@ class BackwardTimer:
         """After call ``index``: hook the first and last of the nodes it made that its result leads to (a failure
         leaves that call's backward untimed, said once; the call's result stands)."""
         if sequence is None or result is None:
+            return
+        if _compiled_autograd():
+            # Compiled autograd traces the backward's hooks into its own graph: ours would be code it compiles.
+            self.note = self.note or "backward not timed: compiled autograd runs it (our hooks would enter its graph)"
             return
         try:
             self._watch(index, sequence, result)
@@ -118,6 +123,13 @@ class BackwardTimer:
             self.note = f"backward CUDA event times unreadable ({type(error).__name__}: {error})"
             return host, None
         return host, device
+
+
+def _compiled_autograd() -> bool:
+    """Whether the next backward runs under compiled autograd (its config switch, or inside its context)."""
+    config = sys.modules.get("torch._dynamo.config")
+    module = sys.modules.get("torch._dynamo.compiled_autograd")
+    return bool(getattr(config, "compiled_autograd", False)) or bool(getattr(module, "compiled_autograd_enabled", False))
 
 
 def _grad_fns(value: Any, tensor: type, depth: int = 0) -> Iterator[Any]:
