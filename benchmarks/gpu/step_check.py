@@ -136,12 +136,14 @@ def summary(result: dict) -> list[str]:
     lines.append("")
     for row in rows:
         traced_row = row["traced"] or {}
-        lines.append(f"- round {row['round']}: tracer exit {row['traced_exit']}; " + "; ".join(
-            f"{part} eager {_ms((traced_row.get(part) or {}).get('eager_ms'))} / compiled "
-            f"{_ms((traced_row.get(part) or {}).get('compiled_ms'))} (rounds {(traced_row.get(part) or {}).get('rounds')})"
-            for part in ("step", "forward", "backward")) + f"; verdict: {traced_row.get('verdict')}; compile "
-            f"{traced_row.get('compile_s', 0):.1f} s ({traced_row.get('compile_label')}); reference eager "
-            f"{_ms((row['eager_ref'] or {}).get('median_ms'))}, compiled {_ms((row['compiled_ref'] or {}).get('median_ms'))}")
+        parts = {part: traced_row.get(part) or {} for part in ("step", "forward", "backward")}
+        said = "; ".join(f"{part} eager {_ms(got.get('eager_ms'))} / compiled {_ms(got.get('compiled_ms'))} "
+                         f"(rounds {got.get('rounds')})" for part, got in parts.items())
+        eager, compiled = row["eager_ref"] or {}, row["compiled_ref"] or {}
+        lines.append(f"- round {row['round']}: tracer exit {row['traced_exit']}; {said}; verdict: "
+                     f"{traced_row.get('verdict')}; compile {traced_row.get('compile_s', 0):.1f} s "
+                     f"({traced_row.get('compile_label')}); reference eager {_ms(eager.get('median_ms'))}, "
+                     f"compiled {_ms(compiled.get('median_ms'))}")
         lines += [f"  - finding {finding}" for finding in traced_row.get("findings", ())]
     return lines + [""]
 

@@ -63,7 +63,7 @@ class SpeedRow:
 
     @property
     def compiled_ratio(self) -> float | None:
-        """B's compiled time over A's, for the headline (the step where timed, else the call): below 1, B's is faster."""
+        """B's compiled time over A's for the headline (the step where timed, else the call): below 1, B's faster."""
         a, b = _headline(self.a), _headline(self.b)
         return _ratio(a.compiled_ns if a else None, b.compiled_ns if b else None)
 

@@ -1,4 +1,4 @@
-"""Each timed call's backward: the autograd nodes the call made, timed from the first one starting to the last ending."""
+"""Each timed call's backward: the autograd nodes the call made, from the first one starting to the last ending."""
 
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ class BackwardTimer:
         return [self._ends[index] - self._starts[index] for index in calls if index in self._ends]
 
     def times(self, calls: int) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
-        """Per call: wall time of its backward, and its CUDA events' time (None off CUDA); NO_BACKWARD where none ran."""
+        """Per call: its backward's wall time and CUDA events' time (None off CUDA); NO_BACKWARD where none ran."""
         host = tuple(self._ends[index] - self._starts[index] if index in self._ends else NO_BACKWARD
                      for index in range(calls))
         if not self.cuda or not self._events:
@@ -129,7 +129,7 @@ def _compiled_autograd() -> bool:
     """Whether the next backward runs under compiled autograd (its config switch, or inside its context)."""
     config = sys.modules.get("torch._dynamo.config")
     module = sys.modules.get("torch._dynamo.compiled_autograd")
-    return bool(getattr(config, "compiled_autograd", False)) or bool(getattr(module, "compiled_autograd_enabled", False))
+    return bool(getattr(config, "compiled_autograd", False) or getattr(module, "compiled_autograd_enabled", False))
 
 
 def _grad_fns(value: Any, tensor: type, depth: int = 0) -> Iterator[Any]:
