@@ -29,7 +29,7 @@ def section(report: Report, style: Style, width: int = 100) -> list[str]:
     lines = ["", style.bold("Speed by your code") + style.dim(
         f"  (median per steady call, by {speed.timer}; {left_out} left out; step: one call's start to the next's; "
         f"rounds: the steady calls cut into up to {ROUNDS} rounds at the same calls in both runs, each round's "
-        "speedup)")]
+        "speedup; the spread within this pair of processes: two processes can differ by more)")]
     if speed.functions:
         lines.append(style.dim(f"  {'compiled function':<30}{'calls':>7}  {'part':<9}{'eager':>10}{'compiled':>10}"
                                f"{'speedup':>9}  {'rounds':<13}{'compile':>9}  verdict"))
