@@ -90,6 +90,8 @@ class LineRow:
     b_ns: float | None
     a_kernels: int
     b_kernels: int
+    a_backward_ns: float = 0.0  # of the time, the compiled backward's kernels at this line
+    b_backward_ns: float = 0.0
 
     @property
     def ratio(self) -> float | None:
@@ -145,7 +147,8 @@ def _line_rows(a: FunctionProfile | None, b: FunctionProfile | None) -> list[Lin
         recorded = (one or other).line
         rows.append(LineRow(label, recorded.code if recorded else "", one.ns_per_call if one else None,
                             other.ns_per_call if other else None, len(one.kernels) if one else 0,
-                            len(other.kernels) if other else 0))
+                            len(other.kernels) if other else 0, one.backward_ns if one else 0.0,
+                            other.backward_ns if other else 0.0))
     return sorted(rows, key=lambda row: -max(row.a_ns or 0.0, row.b_ns or 0.0))
 
 

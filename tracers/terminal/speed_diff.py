@@ -109,7 +109,9 @@ def _line(row: LineRow) -> str:
     a_text = duration(row.a_ns) if row.a_ns is not None else "—"
     b_text = duration(row.b_ns) if row.b_ns is not None else "—"
     ratio = f"{row.ratio:.2f}×" if row.ratio is not None else ""
-    return f"  {where:<52}{a_text:>10}{b_text:>10}   {ratio}"
+    backward = (f"   of it backward {duration(row.a_backward_ns)} / {duration(row.b_backward_ns)}"
+                if row.a_backward_ns or row.b_backward_ns else "")
+    return f"  {where:<52}{a_text:>10}{b_text:>10}   {ratio}{backward}"
 
 
 def _clip(text: str, width: int) -> str:
