@@ -95,3 +95,17 @@ def test_fix_is_what_the_finding_says(fix, traced):
     found = corpus.fix_findings(fix, traced(fix.truth).findings)
     assert found, f"no {fix.finding_kind} finding naming {fix.name} in {fix.truth.name}"
     assert any(fix.applied in (finding.fix or "") for finding in found), [finding.fix for finding in found]
+
+
+def test_layers_compiled_one_by_one_are_said_as_one_code(traced):
+    """hf_llama_regional: each decoder layer compiled on its own. The cache slot that differs between the layers of one
+    call is said as per-layer state with the fix that works; the cache's type, changed between two calls of the model
+    (use_cache), is not; and no note tells a user who compiles per layer to compile per layer."""
+    run = traced(next(truth for truth in TRUTHS if truth.name == "hf_llama_regional"))
+    assert run.error is None, run.error
+    [per_layer] = [finding for finding in run.findings if "every layer runs this code" in finding.what]
+    assert "is_initialized" in per_layer.what and "modeling_llama.py:" in per_layer.what
+    assert "use_cache=False" in per_layer.fix and "recompile_limit" in per_layer.fix
+    [typed] = [finding for finding in run.findings if "the type of `cache` changed" in finding.what]
+    assert "every layer" not in typed.what and "use_cache" in typed.fix
+    assert not any("regional compilation" in (finding.fix or "") for finding in run.findings)

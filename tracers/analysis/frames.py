@@ -104,6 +104,30 @@ def passed_by_user(trace: Any, compile_id: str) -> dict[str, str]:
     return {str(key): str(value) for key, value in passed.items()}
 
 
+def block_caller(trace: Any, compile_id: str) -> SourceLine | None:
+    """The line that called the compiled frame where it is a module's ``forward`` of the same package (a model's loop
+    calling each of its layers, compiled one by one: regional compilation), else None. A training loop calling a
+    compiled model is no ``forward``."""
+    record = _callers_of(trace).records.get(compile_id) or {}
+    callers = [frame for frame in record.get("callers") or [] if isinstance(frame, dict)]
+    compiled = str(record.get("compiled_file") or "")
+    if not callers or not compiled or callers[-1].get("name") != "forward":
+        return None
+    caller = callers[-1]
+    path = str(caller.get("filename") or "")
+    if _package(path) != _package(compiled):
+        return None
+    return SourceLine(path, int(caller.get("line") or 0), str(caller.get("name") or ""), str(caller.get("loc") or ""))
+
+
+def _package(path: str) -> str:
+    """An installed file's top-level package (``transformers``), else the file's folder: code of one model."""
+    for mark in ("site-packages/", "dist-packages/", "<site-packages>/"):
+        if mark in path:
+            return path.split(mark, 1)[1].split("/", 1)[0]
+    return path.rsplit("/", 1)[0]
+
+
 def caller_places(trace: Any, compile_id: str) -> set[tuple[str, str]]:
     """(file name, function name) of each frame that led to the compile."""
     record = _callers_of(trace).records.get(compile_id) or {}

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
-from .frames import (SourceLine, caller_paths, caller_places, is_library, is_users_file, passed_by_user, short,
-                     user_caller)
+from .frames import (SourceLine, block_caller, caller_paths, caller_places, is_library, is_users_file, passed_by_user,
+                     short, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
 from .trace_facts import CompileFacts, TraceFacts
@@ -49,6 +49,16 @@ _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats 
 _NOT_YOURS = ("The guard is in `{frame}` ({file}), which your line calls, not in your code: state it reads changed "
               "after the version before was compiled. Once is expected when such state fills on the first call (an "
               "optimizer's first step creates its state); if it repeats, see torch's guard below.")
+_NOT_YOURS_TYPE = ("`{name}` reached `{frame}` ({file}, which your line calls) as another type than when the version "
+                   "before was compiled: each type compiles its own version, once. Expected where your calls switch "
+                   "what the model passes down (an option such as use_cache); keep such options the same between "
+                   "calls where the compile time matters.")
+_PER_LAYER = ("Each layer compiled on its own runs one shared code, and its versions serve whichever layer's call "
+              "matches their guards: `{name}` differs from one layer's call to the next, so the layers need a version "
+              "each, up to the recompile limit ({limit} by default); past it, the other layers run eager. Make what "
+              "every layer reads the same at the call (a per-layer cache: for training, call the model with "
+              "use_cache=False where it has one), or raise torch._dynamo.config.recompile_limit above the number of "
+              "layers.")
 _SPECIALISED = ("Each new value of `{name}` compiled a new version, and the next version still guarded it as a "
                 "constant: its use at {where} needs a fixed value (indexing a Python list, a Python branch, a "
                 "module's float argument), so marking it dynamic does not stop this. Hold the value in a tensor "
@@ -182,9 +192,18 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
     elif kind in _PROPAGATES and rank_of(trace.info) is not None:
         advice += _DISTRIBUTED
-    if kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None:
+    # Layers called in one loop get the same kinds of arguments: a value their state holds (a per-layer cache slot)
+    # can differ between them, a type or an object cannot, so those changed between calls of the model.
+    block = _block_repeat(trace, group) if kind in ("value", "length") else None
+    if not dynamic and block is not None:
+        # A model's loop calls one compiled code for each layer: the state each layer's call reads decides the version.
+        what += f" (every layer runs this code, called from {block.short}: the version before was compiled for " \
+                f"another call from that line)"
+        advice = _PER_LAYER.format(name=subject, limit=_DEFAULT_LIMIT)
+    elif kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None:
         # The guard is in code the user calls (a library's), not theirs: said so, and not told to rewrite it.
-        advice = _NOT_YOURS.format(frame=frame, file=library.short.split(":")[0])
+        advice = (_NOT_YOURS_TYPE if kind == "type" else _NOT_YOURS).format(frame=frame, name=subject,
+                                                                             file=library.short.split(":")[0])
     eager, explanation, hint = None, None, first.torch_hint
     cost = sum(ledger.whole(compile_id) for compile_id in ids)
     if limit is not None:
@@ -214,6 +233,16 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts="the recompiles' whole compiles, backward included",
         detail="\n\n".join(failure.raw for _, failure in group.failures[:3]))
+
+
+def _block_repeat(trace: Trace, group: _Group) -> SourceLine | None:
+    """The model's own line that called both the recompiled version and the version it failed against, where it calls
+    a layer compiled on its own (``block_caller``): the layers share the code, so state that differs between them
+    makes a version each."""
+    compile_id, failure = group.failures[0]
+    caller = block_caller(trace, compile_id)
+    before = block_caller(trace, failure.version) if caller is not None else None
+    return caller if before is not None and (before.path, before.line) == (caller.path, caller.line) else None
 
 
 _DEFAULT_LIMIT = 8  # torch._dynamo.config.recompile_limit's default in every supported release

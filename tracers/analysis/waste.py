@@ -10,7 +10,7 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
 from .finding_type import CACHES, DISTRIBUTED, KERNEL_SELECTION, RESTARTS, SETUP, Explained, Finding, Ledger
-from .frames import SourceLine, is_library, short
+from .frames import SourceLine, block_caller, is_library, short
 from .one_time import ONE_TIME_STAGES, OneTime
 from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
 from .user_names import frame_words
@@ -194,8 +194,15 @@ def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
         kind="slow-stage", what=f"{title} took {duration(ns)} of the run's {duration(whole_ns)} "
                                 f"of compile ({ns / whole_ns:.0%}; its own time, not the steps of other stages it "
                                 f"called){f': {words}' if words else ''}",
-        events=facts.stage_calls.get(stage, 0), compile_ids=(), cost_s=0.0, advice=_STAGE_ADVICE.get(stage),
+        events=facts.stage_calls.get(stage, 0), compile_ids=(), cost_s=0.0,
+        advice=None if stage == "bytecode" and _regional(trace, facts) else _STAGE_ADVICE.get(stage),
         explained=Explained(known.chapter, known.title) if known else None, informational=True)]
+
+
+def _regional(trace: Trace, facts: TraceFacts) -> bool:
+    """Some compiled frame is a block its own package's code calls (each layer compiled on its own): the advice to
+    compile the repeated block instead is followed already."""
+    return any(block_caller(trace, compile_facts.compile_id) is not None for compile_facts in facts.frame_compiles)
 
 
 def _own_stage_time(trace: Trace) -> dict[str, int]:

@@ -224,6 +224,9 @@ class RecordTranslator:
             stack = metadata.get("stack") or details.get("stack") or []
             details["user_frame"] = self._user_frame(stack)
             details["callers"] = self._callers(stack)
+            compiled = stack[-1] if stack and isinstance(stack[-1], dict) else None
+            if compiled is not None:  # the compiled function's file: a model's own loop calling it is regional
+                details["compiled_file"] = self.filename(compiled.get("filename"))
             details.pop("stack", None)
         elif kind == "debug" and payload and len(payload) > DEBUG_PAYLOAD_CHARS:
             payload = (payload[:DEBUG_PAYLOAD_CHARS] + f"\n… cut at {DEBUG_PAYLOAD_CHARS:,} of {len(payload):,} "
