@@ -7,6 +7,7 @@ from types import MappingProxyType
 from typing import Any
 
 from tracers.analysis.finding_type import Finding
+from tracers.analysis.recompiles import named_failure
 from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.terminal.style import Style
@@ -15,7 +16,7 @@ from tracers.terminal.summary import written_lines
 from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 
 from .divergence import Divergence, compare
-from .findings import compile_lines, findings_lines
+from .findings import compile_lines, findings_lines, names_text
 from .merge import Marker, MergedRun
 from .wording import GROUP_FROM, ranks_text
 
@@ -183,8 +184,17 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     if recompiles:
         lines.append("")
         lines.append(style.bold("Recompile reasons"))
+        # In words, against the version each failed (torch lists every earlier version's); the same on several ranks
+        # said once. torch's text is in the trace and on the page.
+        said: dict[tuple[str, str], list[int]] = {}
         for rank, recompile in recompiles:
-            lines.append(f"  {run.names[rank]} [{recompile.compile_id}] {'; '.join(recompile.reasons) or '?'}")
+            reason = recompile.reasons[0] if recompile.reasons else ""
+            words = named_failure(dict(run.present)[rank], recompile.compile_id, reason).sentence if reason else "?"
+            said.setdefault((recompile.compile_id, words), []).append(rank)
+        everyone = {rank for rank, _ in run.present}
+        for (compile_id, words), ranks in said.items():
+            where = "every process" if set(ranks) == everyone and len(ranks) > 1 else names_text(run, ranks)
+            lines.append(f"  [{compile_id}] {words}  {style.dim('on ' + where)}")
     faults = [(row.rank, row.totals_fault) for row in result.rows if row.totals_fault]
     for rank, fault in faults:
         lines.append(style.red(f"  tracer fault on {run.names[rank]}: {fault} (please report it)"))

@@ -74,3 +74,12 @@ def test_a_dynamic_dimension_and_a_dynamic_size_input_are_said_so() -> None:
     assert line == "the call's first argument is [any, 16] on rank 0 and [1, 16] on rank 1"
     [said] = input_words({0: ("s33: SymInt",), 1: ()})
     assert said == "`s33`, a dynamic size, is an input on rank 0 only"
+
+
+def test_the_recompile_reasons_of_a_merge_are_words_said_once_for_the_ranks_that_share_them(tmp_path: Path) -> None:
+    logs = Path(__file__).resolve().parents[2] / "data" / "tlparse" / "inputs" / "multi_rank_runtime"
+    result = run_python(["-m", "tracers", "report", str(logs), "--out", str(tmp_path)])
+    assert result.returncode == 0, result.stderr[-3000:]
+    text = result.stderr + result.stdout
+    section = text[text.index("Recompile reasons"):].split("\n\n", 1)[0].splitlines()[1:]
+    assert section == ["  [0/1] a different object was passed as `fn` (Dynamo guards on its identity)  on every process"]
