@@ -242,7 +242,7 @@ def by_size(tlparse: str, version: str, rounds: int) -> None:
          "`tests/data/torch-2.11.0/graph_breaks-aot_eager.log.gz` (6 compiles: breaks, resume functions, recompiles) "
          "repeated as other files of one program (`torch_logs.compiles_log`). Pairs alternate which goes first; "
          "ratios are the median of the pairs' ratios. CPU is the process's own user + system time, steadier than wall "
-         "time on a shared machine; peak RSS is the process's own (wait4)."),
+         "time on a shared machine; peak RSS is the process's own (GNU time)."),
         "",
         *_HEADER,
         *rows,
