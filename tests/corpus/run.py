@@ -518,8 +518,19 @@ def main_fixes(options: argparse.Namespace) -> int:
     chosen = fixes(options.only.split(",") if options.only else None)
     if options.fast:
         chosen = [fix for fix in chosen if not fix.truth.slow]
-    keep = Path(options.keep).resolve() if options.keep else None
+    # The compile seconds are read from the traces after both runs: without --keep they stay in a folder of the run's.
+    scratch = None if options.keep else tempfile.TemporaryDirectory(prefix="corpus-fixes-")
+    keep = Path(options.keep).resolve() if options.keep else Path(scratch.name)
     source = Path(options.source).resolve() if options.source else None
+    try:
+        return _fix_table(options, chosen, keep, source)
+    finally:
+        if scratch is not None:
+            scratch.cleanup()
+
+
+def _fix_table(options: argparse.Namespace, chosen: list, keep: Path, source: Path | None) -> int:
+    """The fixes' table, each run kept under ``keep`` while it is read."""
     print(versions())
     print("counts: g graphs, b graph breaks, c frame compiles, r recompiles, L recompile-limit hits (torch's own); "
           "compile: the trace's total compile seconds; claimed: the finding's cost; saved: compile before - after")

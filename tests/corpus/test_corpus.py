@@ -57,8 +57,8 @@ def test_findings_match_truth(truth, traced):
 # -- the fixes (truth's "fix"): each finding's fix applied in fixed/<name>.py and traced again -------------------------
 
 FIXES = corpus.fixes()
-# The fixes run by default (-m 'not slow'): three short programs; the rest are marked slow.
-DEFAULT_FIXES = {"activation_arg", "dropout_epochs", "ddpm_sampler"}
+# The fixes run by default (-m 'not slow'): four short programs; the rest are marked slow.
+DEFAULT_FIXES = {"activation_arg", "dropout_epochs", "ddpm_sampler", "regional_blocks"}
 
 
 def _fix_params() -> list:

@@ -55,10 +55,15 @@ _NOT_YOURS_TYPE = ("`{name}` reached `{frame}` ({file}, which your line calls) a
                    "calls where the compile time matters.")
 _PER_LAYER = ("Each layer compiled on its own runs one shared code, and its versions serve whichever layer's call "
               "matches their guards: `{name}` differs from one layer's call to the next, so the layers need a version "
-              "each, up to the recompile limit ({limit} by default); past it, the other layers run eager. Make what "
-              "every layer reads the same at the call (a per-layer cache: for training, call the model with "
-              "use_cache=False where it has one), or raise torch._dynamo.config.recompile_limit above the number of "
-              "layers.")
+              "each, up to the recompile limit ({limit} by default); past it, the other layers run eager. {how}, or "
+              "raise torch._dynamo.config.recompile_limit above the number of layers.")
+_PER_LAYER_CACHE = ("Make what every layer reads the same at the call (a per-layer cache: for training, call the model "
+                    "with use_cache=False where it has one)")
+_PER_LAYER_BUFFER = ("Keep `{name}` in a tensor buffer (register_buffer), which the shared graph takes as an input "
+                     "where an int is a constant of each version")
+_PER_LAYER_GRAD = ("`{name}` reaches the layers with requires_grad set on some calls and not on others (as when the "
+                   "first layer's input is your data and the later layers' inputs are outputs that require grad): one "
+                   "version for each setting, once; nothing to fix.")
 _SPECIALISED = ("Each new value of `{name}` compiled a new version, and the next version still guarded it as a "
                 "constant: its use at {where} needs a fixed value (indexing a Python list, a Python branch, a "
                 "module's float argument), so marking it dynamic does not stop this. Hold the value in a tensor "
@@ -194,12 +199,16 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         advice += _DISTRIBUTED
     # Layers called in one loop get the same kinds of arguments: a value their state holds (a per-layer cache slot)
     # can differ between them, a type or an object cannot, so those changed between calls of the model.
-    block = _block_repeat(trace, group) if kind in ("value", "length") else None
+    block = _block_repeat(trace, group) if kind in ("value", "length", "requires_grad") else None
     if not dynamic and block is not None:
         # A model's loop calls one compiled code for each layer: the state each layer's call reads decides the version.
         what += f" (every layer runs this code, called from {block.short}: the version before was compiled for " \
                 f"another call from that line)"
-        advice = _PER_LAYER.format(name=subject, limit=_DEFAULT_LIMIT)
+        if kind == "requires_grad":
+            advice = _PER_LAYER_GRAD.format(name=subject)
+        else:
+            how = _PER_LAYER_BUFFER if subject.startswith("self.") else _PER_LAYER_CACHE
+            advice = _PER_LAYER.format(name=subject, limit=_DEFAULT_LIMIT, how=how.format(name=subject))
     elif kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None:
         # The guard is in code the user calls (a library's), not theirs: said so, and not told to rewrite it.
         advice = (_NOT_YOURS_TYPE if kind == "type" else _NOT_YOURS).format(frame=frame, name=subject,
