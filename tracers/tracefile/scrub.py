@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 # Any other machine's package directory (a trace recorded elsewhere, a venv we do not know about).
-_ANY_PACKAGES_DIR = re.compile(r'(?<=["\s(\'])/(?:[^"\s/\\]+/)+(?:site|dist)-packages/')
+_ANY_PACKAGES_DIR = re.compile(r'(?<=["\s(\'`])/(?:[^"\s/\\`]+/)+(?:site|dist)-packages/')
 
 
 # Prefixes that would rewrite unrelated paths (a home of "/", a prefix of "/usr").
@@ -55,9 +55,10 @@ def scrub(serialized: str) -> str:
 
 
 # Where a path starts in serialized JSON: the string's quote, after a space, a bracket, ``=`` (``--out=DIR``),
-# ``:`` or ``,`` (lists of paths), or an escaped newline or tab (a payload's lines). Anywhere else the prefix is
+# ``:`` or ``,`` (lists of paths), a backquote (torch's messages quote files so), or an escaped newline or tab (a
+# payload's lines). Anywhere else the prefix is
 # the middle of another path: a ``tmp`` or home folder deeper in another machine's path keeps its place.
-_PATH_OPENERS = frozenset('"\'([{=:,;') | frozenset(" \t\n\r\f\v")
+_PATH_OPENERS = frozenset('"\'`([{=:,;') | frozenset(" \t\n\r\f\v")
 _ESCAPED_BREAKS = ("\\n", "\\t", "\\r")
 _PATH_ENDS = frozenset('/":') | frozenset(" \t\n\r\f\v")  # after the prefix: its own end, or a path going on
 

@@ -61,7 +61,7 @@ def test_other_machines_package_dirs_replaced_as_the_whole_text_regex_does():
 
     from tracers.tracefile.scrub import _ANY_PACKAGES_DIR, _other_packages_dirs
 
-    pieces = ['"', " ", "\t", "\n", "\u2003", "\x85", "\\", "(", "'", "/", ":", "a", "lib", "python3.12/",
+    pieces = ['"', " ", "\t", "\n", "\u2003", "\x85", "\\", "(", "'", "`", "/", ":", "a", "lib", "python3.12/",
               "site-packages/", "dist-packages/", "site-packages", "/opt/x/", "<site-packages>/", "é"]
     generator = random.Random(27)
     for _ in range(3000):
@@ -71,3 +71,11 @@ def test_other_machines_package_dirs_replaced_as_the_whole_text_regex_does():
     long = '"/' + "d/" * 5000 + 'site-packages/torch" ' + ' "/u/site-packages/a"' * 300 + " x" * 2000
     assert _other_packages_dirs(long) == _ANY_PACKAGES_DIR.sub("<site-packages>/", long)
     assert _other_packages_dirs("no package directory here") == "no package directory here"
+
+
+def test_a_path_torch_quotes_in_backquotes_is_scrubbed():
+    """torch's graph-break explanations quote files in backquotes: `/…/site-packages/torch/_dynamo/decorators.py`."""
+    from tracers.tracefile.scrub import scrub
+
+    text = json.dumps("the function `disable` in file `/opt/py/lib/python3.11/site-packages/torch/x.py` should not")
+    assert json.loads(scrub(text)) == "the function `disable` in file `<site-packages>/torch/x.py` should not"
