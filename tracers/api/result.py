@@ -247,8 +247,9 @@ class TraceResult:
     @property
     def speed(self) -> Speed | None:
         """With ``--vs-eager`` or ``--profile`` (``tracers.trace(vs_eager=True, profile=True)``): each compiled
-        function's ``calls``, ``eager_ns`` and ``compiled_ns`` per steady call, ``speedup``, ``compile_ns``,
-        ``payback_calls``; and per profiled function the kernel time by user line (``profiles[i].lines``). A traced
+        function's ``calls``, its ``forward``, ``backward`` and ``step`` (eager and compiled per steady call, with
+        their rounds' spread), the ``headline`` part the speedup and payback speak for, ``compile_ns``; and per
+        profiled function the kernel time by user line, forward and backward apart (``profiles[i].lines``). A traced
         block times the compiled calls only: the eager run re-runs a script (``python -m tracers trace --vs-eager``)."""
         return self.report.speed
 

@@ -79,8 +79,9 @@ def add_session_arguments(parser: Any) -> None:
     parser.add_argument("--inductor-ir", action="store_true",
                         help="keep Inductor's IR before and after fusion (torch's ir_pre_fusion/ir_post_fusion logs)")
     parser.add_argument("--vs-eager", action="store_true",
-                        help="time each compiled function's calls, then run the script again in a fresh process "
-                             "with compile off and time the same calls: eager vs compiled per call, payback")
+                        help="time each compiled function's calls (forward, its backward, and the step from one "
+                             "call to the next), then run the script again in a fresh process with compile off and "
+                             "time the same: eager vs compiled per step and per part, with their spread; payback")
     parser.add_argument("--profile", action="store_true",
                         help="a torch.profiler pass over a few steady-state calls of each compiled function: "
                              "kernel time by your line, time outside the compiled graphs, CUDA graph replays")
