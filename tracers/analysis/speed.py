@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import statistics
@@ -16,6 +17,7 @@ from tracers.vocabulary.durations import duration
 
 from .kernels import Kernel, KernelMap, UserLine, kernel_map
 from .one_time import OneTime, one_time
+from .speed_layers import layered
 from .spread import Compared, Spread, rounds
 
 
@@ -91,6 +93,8 @@ class FunctionSpeed:
     backward: PartSpeed | None = None  # None: no backward ran in the compiled run
     step: PartSpeed | None = None  # None: fewer than two calls
     cost: CompileCost | None = None
+    # Layers compiled one by one at one line (speed_layers.py): this row sums them per step; each layer's own here.
+    layers: tuple[FunctionSpeed, ...] = ()
 
     @property
     def label(self) -> str:
@@ -304,15 +308,19 @@ def speed_of(trace: Trace, kernels: KernelMap | None = None) -> Speed | None:
     if record is None:
         return None
     notes = [note for note in (record.compiled.note, record.profile_note) if note]
-    eager = {function.key: function for function in record.eager.functions} if record.eager else {}
+    eager_layers = {combined.key: (combined, members) for combined, members in layered(record.eager.functions)} \
+        if record.eager else {}
+    eager = {key: combined for key, (combined, _) in eager_layers.items()}
+    eager_one = {function.key: function for function in record.eager.functions} if record.eager else {}
     if record.eager is not None and record.eager.note:
         notes.append(f"eager run ({record.eager.status}): {record.eager.note}")
     functions = []
     setup = one_time(trace)
     costs = compile_times(trace)
-    for compiled in record.compiled.functions:
+    for compiled, members in layered(record.compiled.functions):
         other = eager.pop(compiled.key, None)
-        functions.append(_speed(compiled, other, setup, costs))
+        layers = tuple(_speed(member, eager_one.get(member.key), setup, costs) for member in members)
+        functions.append(dataclasses.replace(_speed(compiled, other, setup, costs), layers=layers))
         if other is not None and other.calls != compiled.calls:
             notes.append(f"{compiled_label(compiled.name, compiled.site)}: {compiled.calls} calls compiled, "
                          f"{other.calls} eager; matched by order over the first "

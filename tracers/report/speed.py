@@ -43,6 +43,7 @@ class FunctionRow:
     payback: str  # the verdict, as every view says it
     parts: tuple[PartRow, ...] = ()  # the headline first
     compile_label: str = ""  # what the compile figure counts
+    layers: tuple[FunctionRow, ...] = ()  # layers compiled one by one at this line, each on its own (folded)
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,8 @@ def _function(function: FunctionSpeed) -> FunctionRow:
     return FunctionRow(function.name, function.site, f"{function.calls:,}", f"{function.steady_calls:,}",
                        _time(function.eager_ns), _time(function.compiled_ns), speedup, function.verdict == "slower",
                        duration(function.compile_ns), function.verdict_said, parts,
-                       function.cost.label if function.cost is not None else "")
+                       function.cost.label if function.cost is not None else "",
+                       tuple(_function(layer) for layer in function.layers))
 
 
 def _part(part: PartSpeed) -> PartRow:

@@ -1,4 +1,6 @@
 """Regional compilation in the user's own model: each block compiled on its own, each block holding its depth as an int."""
+import sys
+
 import torch
 from torch import nn
 
@@ -29,7 +31,7 @@ def main():
     for block in net.blocks:
         block.compile(backend="aot_eager")
     opt = torch.optim.SGD(net.parameters(), lr=0.01)
-    for step in range(3):
+    for step in range(int(sys.argv[1]) if len(sys.argv) > 1 else 3):  # steps: 3, or as many as asked
         batch = torch.randn(8, 16)
         loss = net(batch).pow(2).mean()
         loss.backward()
