@@ -120,6 +120,14 @@ def block_caller(trace: Any, compile_id: str) -> SourceLine | None:
     return SourceLine(path, int(caller.get("line") or 0), str(caller.get("name") or ""), str(caller.get("loc") or ""))
 
 
+def compiled_in_a_loop(trace: Any) -> bool:
+    """Whether one line of the script compiled several objects (``for layer in layers: layer.compile()``): torch.compile
+    calls the live tracer saw (a log does not say)."""
+    sites = [(artifact.metadata.get("filename"), artifact.metadata.get("line")) for artifact in trace.artifacts
+             if artifact.kind == "compile-call"]
+    return len(sites) > len(set(sites))
+
+
 def _package(path: str) -> str:
     """An installed file's top-level package (``transformers``), else the file's folder: code of one model."""
     for mark in ("site-packages/", "dist-packages/", "<site-packages>/"):

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
-from .frames import (SourceLine, block_caller, caller_paths, caller_places, is_library, is_users_file, passed_by_user,
-                     short, user_caller)
+from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library,
+                     is_users_file, passed_by_user, short, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
 from .trace_facts import CompileFacts, TraceFacts
@@ -249,6 +249,8 @@ def _block_repeat(trace: Trace, group: _Group) -> SourceLine | None:
     a layer compiled on its own (``block_caller``): the layers share the code, so state that differs between them
     makes a version each."""
     compile_id, failure = group.failures[0]
+    if not compiled_in_a_loop(trace):  # one compiled submodule called by its model's forward is no layer of many
+        return None
     caller = block_caller(trace, compile_id)
     before = block_caller(trace, failure.version) if caller is not None else None
     return caller if before is not None and (before.path, before.line) == (caller.path, caller.line) else None

@@ -10,7 +10,7 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
 from .finding_type import CACHES, DISTRIBUTED, KERNEL_SELECTION, RESTARTS, SETUP, Explained, Finding, Ledger
-from .frames import SourceLine, block_caller, is_library, short
+from .frames import SourceLine, block_caller, compiled_in_a_loop, is_library, short
 from .one_time import ONE_TIME_STAGES, OneTime
 from .trace_facts import DDP_SPLIT_CHILD, CompileFacts, TraceFacts
 from .user_names import frame_words
@@ -202,7 +202,8 @@ def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
 def _regional(trace: Trace, facts: TraceFacts) -> bool:
     """Some compiled frame is a block its own package's code calls (each layer compiled on its own): the advice to
     compile the repeated block instead is followed already."""
-    return any(block_caller(trace, compile_facts.compile_id) is not None for compile_facts in facts.frame_compiles)
+    return compiled_in_a_loop(trace) and any(block_caller(trace, compile_facts.compile_id) is not None
+                                             for compile_facts in facts.frame_compiles)
 
 
 def _own_stage_time(trace: Trace) -> dict[str, int]:

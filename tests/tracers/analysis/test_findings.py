@@ -26,7 +26,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("findings")
     found = {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
              for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential",
-                          "call_names")}
+                          "call_names", "compiled_submodule")}
     # The fix the DDP finding gives, run as the user would apply it: its trace must have a graph.
     found["ddp_inner"] = run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page", script_args=("inner",))
     # Inductor: the one program here with a C++ compile, for the one-time setup inside it.
@@ -325,6 +325,16 @@ def test_a_library_parameter_is_named_by_what_the_users_call_passed(runs):
     assert "the size of `ids` changed" in said["call_names.py:28"].what
     for finding in said.values():
         assert "`x`" not in str(finding) and "kwargs[" not in str(finding) and "args[" not in str(finding)
+
+
+def test_one_compiled_submodule_is_not_said_to_be_a_layer_of_many(runs):
+    """Its model's forward calls it each step, like a model's loop calls its layers; but one line compiled one object:
+    the per-layer words and advice belong to objects compiled in a loop."""
+    run = runs["compiled_submodule"]
+    assert run.returncode == 0, run.stderr
+    [finding] = [finding for finding in findings(run.trace(), run.facts()) if not finding.informational]
+    assert "self.calls" in finding.what and "every layer" not in finding.what
+    assert "register_buffer" in finding.fix and "each layer" not in finding.fix
 
 
 def test_ddp_over_sequential_says_nothing_was_compiled_first(runs):
