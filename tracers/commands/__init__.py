@@ -5,6 +5,7 @@ Each command module has ``HELP`` (its line in the top-level help), ``add_argumen
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 from pathlib import Path
@@ -14,6 +15,10 @@ from .parsing import help_line, top_parser
 # name -> its module; the order of the top-level help
 COMMANDS = {"trace": "trace", "record": "record", "report": "report", "merge": "merge", "diff": "diff",
             "measure": "measure"}
+# Commands that only read traces and logs run without Python's cyclic collector: what they build (records, spans,
+# artifacts, the page's pieces) holds almost no cycles, yet the collector rescans it ever more often as it grows
+# (16% of the CPU of report on a 4,000-compile log, for 3.5% more peak memory). Never around a user's script.
+_READING = frozenset({"report", "merge", "diff"})
 
 
 def _module(name: str):  # noqa: ANN202 - a command module
@@ -45,4 +50,12 @@ def _run(argv: list[str]) -> int:
     parser = top_parser(COMMANDS, _module, chosen, help_of=_help)
     args = parser.parse_args(argv)
     args.argv = tuple(argv)  # the command line as given, for what records it (measure's file)
-    return _module(args.command).run(args)
+    if args.command not in _READING:
+        return _module(args.command).run(args)
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _module(args.command).run(args)
+    finally:
+        if was_enabled:
+            gc.enable()
