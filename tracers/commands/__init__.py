@@ -47,15 +47,19 @@ def _run(argv: list[str]) -> int:
         return _module("trace").main(argv)
     # a command after top-level options (``--x report``) still has its arguments, for argparse's suggestions
     chosen = chosen or next((word for word in argv if word in COMMANDS), None)
-    parser = top_parser(COMMANDS, _module, chosen, help_of=_help)
-    args = parser.parse_args(argv)
-    args.argv = tuple(argv)  # the command line as given, for what records it (measure's file)
-    if args.command not in _READING:
-        return _module(args.command).run(args)
+    if chosen not in _READING:
+        return _parsed_and_run(argv, chosen)
     was_enabled = gc.isenabled()
-    gc.disable()
+    gc.disable()  # from the imports on: they too build what the collector would rescan
     try:
-        return _module(args.command).run(args)
+        return _parsed_and_run(argv, chosen)
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _parsed_and_run(argv: list[str], chosen: str | None) -> int:
+    parser = top_parser(COMMANDS, _module, chosen, help_of=_help)
+    args = parser.parse_args(argv)
+    args.argv = tuple(argv)  # the command line as given, for what records it (measure's file)
+    return _module(args.command).run(args)
