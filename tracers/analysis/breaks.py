@@ -25,6 +25,23 @@ def _function(frame: str | None) -> str:
     return place[0] if place else short(frame or "").rsplit(".", 1)[-1]
 
 
+Place = tuple[str, str, int]  # (file name, function, line): where a resume function continues (files may share names)
+_FRAME_FILE = re.compile(r" \(([^():]+):\d+\)")
+
+
+def _resumed_at(frame: str | None) -> Place | None:
+    """The place a resume function continues after, with the file it is in; None for any other frame."""
+    place = resume_place(short(frame or ""))
+    if place is None:
+        return None
+    found = _FRAME_FILE.search(frame or "")
+    return (_file_name(found.group(1)) if found else "", place[0], place[1])
+
+
+def _file_name(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
 @dataclass
 class BreakGroup:
     """The graph breaks one user line causes (or one library place, where no user line is known)."""
@@ -33,7 +50,7 @@ class BreakGroup:
     user: SourceLine | None
     library: SourceLine | None
     skipped: bool  # Dynamo could not resume: the whole frame ran eagerly
-    places: set[tuple[str, int]] = field(default_factory=set)  # (function, line) its resume functions continue after
+    places: set[Place] = field(default_factory=set)  # (file, function, line) its resume functions continue after
     merged: dict[str, GuardFailure] = field(default_factory=dict)  # its resume functions' recompiles, by compile id
     created: list[str] = field(default_factory=list)  # the resume functions' first compiles
     cost_s: float = 0.0
@@ -45,10 +62,10 @@ class BreakGroup:
 
     def continues(self, frame: str | None) -> bool:
         """Whether ``frame`` is a resume function Dynamo made after one of these breaks."""
-        place = resume_place(short(frame or ""))
+        place = _resumed_at(frame)
         return place is not None and place in self.places
 
-    def claim_created(self, resumed: dict[tuple[str, int], list[str]], ledger: Ledger) -> None:
+    def claim_created(self, resumed: dict[Place, list[str]], ledger: Ledger) -> None:
         """The compiles that exist only because of these breaks: the code after them (claimed, so no other finding
         counts it, but kept out of the cost: removing the break compiles that code in the frame's own graph), and
         its recompiles on the values the line computed (in the cost: without the break they never happen).
@@ -163,12 +180,12 @@ def _title(artifact: Artifact) -> str:
     return str(meta.get("title") or meta.get("reason") or "?")
 
 
-def resume_firsts(compiles: dict[str, CompileFacts]) -> dict[tuple[str, int], list[str]]:
-    """The first compile of each resume function, by the (function, line) it continues after, in compile order:
+def resume_firsts(compiles: dict[str, CompileFacts]) -> dict[Place, list[str]]:
+    """The first compile of each resume function, by the (file, function, line) it continues after, in compile order:
     one pass over the compiles, where each group searching them all grew with groups × compiles."""
-    firsts: dict[tuple[str, int], list[str]] = {}
+    firsts: dict[Place, list[str]] = {}
     for compile_id, facts in compiles.items():
-        place = resume_place(short(facts.frame or ""))
+        place = _resumed_at(facts.frame)
         if place is not None and compile_identity.torch_id(compile_id).endswith("/0"):
             firsts.setdefault(place, []).append(compile_id)
     return firsts
@@ -189,11 +206,11 @@ def group_breaks(trace: Trace, compiles: dict[str, CompileFacts]) -> list[BreakG
         if group is None:
             group = groups[key] = BreakGroup([], user, library, skipped)
         group.artifacts.append(artifact)
-        group.places.update((frame.function, frame.line) for frame in frames)
+        group.places.update((_file_name(frame.path), frame.function, frame.line) for frame in frames)
         happened = parse_location(location)
         facts = compiles.get(artifact.compile_id or "")
         if happened is not None and facts is not None:
-            group.places.add((_function(facts.frame), happened.line))
+            group.places.add((_file_name(happened.path), _function(facts.frame), happened.line))
     return list(groups.values())
 
 
@@ -202,7 +219,7 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
     """Recompiles of a resume function on a value the break's line computed (``print(loss.item())``'s float) are
     that line's doing: they join its group. Returns their compile ids."""
     merged: set[str] = set()
-    home_of: dict[tuple[str, int], int] = {}  # each place's first group: looked up, not every group asked per recompile
+    home_of: dict[Place, int] = {}  # each place's first group: looked up, not every group asked per recompile
     for index, group in enumerate(groups):
         for place in group.places:
             home_of.setdefault(place, index)
@@ -210,7 +227,7 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
         facts = compiles.get(compile_id)
         if facts is None or not failure.on_stack:
             continue
-        place = resume_place(short(facts.frame or ""))  # what ``BreakGroup.continues`` asks
+        place = _resumed_at(facts.frame)  # what ``BreakGroup.continues`` asks
         home = home_of.get(place) if place is not None else None
         if home is not None:
             groups[home].merged[compile_id] = failure
