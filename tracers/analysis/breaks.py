@@ -60,11 +60,6 @@ class BreakGroup:
     def ids(self) -> tuple[str, ...]:
         return unique_ids(artifact.compile_id for artifact in self.artifacts)
 
-    def continues(self, frame: str | None) -> bool:
-        """Whether ``frame`` is a resume function Dynamo made after one of these breaks."""
-        place = _resumed_at(frame)
-        return place is not None and place in self.places
-
     def claim_created(self, resumed: dict[Place, list[str]], ledger: Ledger) -> None:
         """The compiles that exist only because of these breaks: the code after them (claimed, so no other finding
         counts it, but kept out of the cost: removing the break compiles that code in the frame's own graph), and
@@ -227,7 +222,7 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
         facts = compiles.get(compile_id)
         if facts is None or not failure.on_stack:
             continue
-        place = _resumed_at(facts.frame)  # what ``BreakGroup.continues`` asks
+        place = _resumed_at(facts.frame)
         home = home_of.get(place) if place is not None else None
         if home is not None:
             groups[home].merged[compile_id] = failure
