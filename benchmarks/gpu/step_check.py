@@ -19,6 +19,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 OFF = {"TORCHDYNAMO_DISABLE": "1", "TORCH_COMPILE_DISABLE": "1"}
 TOLERANCE = 0.15
 DEADLINE = float(os.environ.get("STEP_DEADLINE", "330"))  # seconds after which no new round starts
-SCRATCH = Path(os.environ.get("STEP_SCRATCH", "/tmp/step_check"))  # logs and traces: only the summary goes to OUT
+# Logs and traces, in the machine's temp folder unless STEP_SCRATCH names one: only the summary goes to OUT.
+SCRATCH = Path(os.environ.get("STEP_SCRATCH") or Path(tempfile.gettempdir()) / "step_check")
 
 
 def _run(command: list[str], env: dict[str, str], log: Path, timeout: float) -> tuple[int, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any
 
 from tracers.ranks.wording import ranks_text
 from tracers.tracefile import compile_identity
@@ -12,8 +12,10 @@ from tracers.vocabulary.printable import printable_value
 
 from .streams import STOPPED
 
-if TYPE_CHECKING:  # load.py holds the loaded logs and asks this module for their notes
-    from .load import LoadedLog, LoadedLogs
+# ``loaded`` is load.py's LoadedLogs and ``log`` its LoadedLog, read by their fields: load.py asks this module for
+# the notes, so this one does not import it back.
+LoadedLogs = Any
+LoadedLog = Any
 
 # A log's facts in this order: damage and oddities first (by kind), what was read once though written twice, the
 # rank its records name, then the record kinds it lacks.
