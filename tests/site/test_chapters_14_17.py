@@ -8,6 +8,7 @@ import re
 import pytest
 
 from tests.conftest import ROOT
+from tests.site.release_facts import assert_facts_hold
 from walkthrough.outputs import load as load_output
 
 OUTPUTS = ROOT / "docs" / "_outputs" / "2.13.0"
@@ -280,34 +281,9 @@ KNOWN_DRIFT = {
 }
 
 
-def _report_facts(release: str) -> dict[str, dict[str, str]]:
-    """{page: {claim: status}} from a recorded verify report."""
-    found: dict[str, dict[str, str]] = {}
-    page = ""
-    for line in (ROOT / "docs" / "verify" / f"{release}.md").read_text(encoding="utf-8").splitlines():
-        if line.startswith("## "):
-            page = line[3:].strip()
-        match = re.match(r"\| (\w+) \| fact \| `(.+?)` \| ", line)
-        if match:
-            found.setdefault(page, {})[match[2]] = match[1]
-    return found
-
-
 @pytest.mark.pure
 @pytest.mark.parametrize("release", ["2.11.0", "2.12.1", "2.14.1", "2.15.0"])
 def test_every_fact_of_chapters_14_17_and_the_front_page_is_verified_on_every_release(release):
     """Each locked fact of these pages is in the release's verify report and holds there (SAME or MOVED), unless it
     is a drift the pages show on that release (CHANGED or MISSING)."""
-    import json
-
-    lock = json.loads((ROOT / "docs" / "walkthrough.lock.json").read_text(encoding="utf-8"))
-    report = _report_facts(release)
-    for fact in lock["facts"]:
-        if fact["page"] not in MY_PAGES:
-            continue
-        status = report.get(fact["page"], {}).get(fact["claim"])
-        assert status is not None, f"{release} report lacks {fact['page']}: {fact['claim']} (re-run verify)"
-        if fact["claim"] in KNOWN_DRIFT.get(release, ()):
-            assert status in ("CHANGED", "MISSING"), (release, fact["claim"], status)
-        else:
-            assert status in ("SAME", "MOVED"), (release, fact["claim"], status)
+    assert_facts_hold(release, MY_PAGES, KNOWN_DRIFT.get(release, ()))
