@@ -178,7 +178,7 @@ def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
     whole_ns = sum(compile_facts.time_ns for compile_facts in facts.compiles)
     if whole_ns < 1e9:
         return []
-    own = _own_stage_time(trace)
+    own = own_stage_time(trace)
     # One-time setup has its own finding (one_time_setup); the dominant stage is among the per-compile ones.
     inner = {stage: ns for stage, ns in own.items() if stage not in ("entry", "frame", "user", *ONE_TIME_STAGES)}
     if not inner:
@@ -206,7 +206,7 @@ def _regional(trace: Trace, facts: TraceFacts) -> bool:
                                              for compile_facts in facts.frame_compiles)
 
 
-def _own_stage_time(trace: Trace) -> dict[str, int]:
+def own_stage_time(trace: Trace) -> dict[str, int]:
     """Per stage, the time when the innermost open step was one of its own (each span's time minus its children's)."""
     children_ns: dict[int, int] = defaultdict(int)
     for span in trace.spans:

@@ -11,12 +11,13 @@ from tracers.analysis.findings import findings
 from tracers.analysis.kernels import kernel_map
 from tracers.analysis.spread import timing
 from tracers.analysis.trace_facts import TraceFacts, analyze
+from tracers.analysis.waste import own_stage_time
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_ORDER
 
 from .causes import compare_causes, recompiled, run_causes
-from .dominant import dominant_statement, own_times
+from .dominant import dominant_statement
 from .model import Comparison, GraphCode, ReleaseSide, StageChanges, TimedRow
 
 
@@ -29,7 +30,7 @@ class Traced:
         self.facts: list[TraceFacts] = [analyze(trace) for trace in traces]
         self.code = [by_code(trace) for trace in traces]
         self.causes = [run_causes(findings(trace, facts), facts) for trace, facts in zip(traces, self.facts)]
-        self.own = [own_times(trace) for trace in traces]
+        self.own = [own_stage_time(trace) for trace in traces]
         self.recompiled = [recompiled(facts) for facts in self.facts]
 
     @property

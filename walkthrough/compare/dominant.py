@@ -1,29 +1,14 @@
-"""Each stage's own (exclusive) time per run, and which stage dominates: said as a change only where every run agrees."""
+"""Which stage dominates a release's runs by its own (exclusive) time: said as a change only where every run agrees."""
 
 from __future__ import annotations
 
-from collections import defaultdict
-
 from tracers.analysis.one_time import ONE_TIME_STAGES
 from tracers.analysis.spread import Spread
-from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 
 # As the trace's own dominant-stage finding: the entry, frame and user spans wrap everything, and one-time setup has
 # its own finding, so the candidates are the per-compile stages.
 _WRAPPERS = frozenset({"entry", "frame", "user", *ONE_TIME_STAGES})
-
-
-def own_times(trace: Trace) -> dict[str, int]:
-    """Per stage, its spans' time minus their children's: the stages sum to the traced time, none counted twice."""
-    children: dict[int, int] = defaultdict(int)
-    for span in trace.spans:
-        if span.parent is not None:
-            children[span.parent] += span.duration_ns
-    own: dict[str, int] = defaultdict(int)
-    for span in trace.spans:
-        own[span.stage] += max(span.duration_ns - children.get(span.id, 0), 0)
-    return dict(own)
 
 
 def _title(stage: str) -> str:
