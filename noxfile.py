@@ -146,7 +146,7 @@ def compare(session: nox.Session) -> None:
                         f"torch=={REFERENCE_TORCH}+cpu", "numpy")
     else:
         session.install(f"torch=={REFERENCE_TORCH}", "numpy")
-    session.install("-e", ".[page]")  # the comparison's page uses the trace page's styles (Pygments)
+    session.install("-e", ".[page]")  # the comparison's page uses the trace page's layout (Jinja2)
     session.run("python", "-c", "import torch; print(f'torch {torch.__version__} (git {torch.version.git_version[:12]})')",
                 silent=False)
     session.run("python", "-m", "walkthrough", "compare", *args)
@@ -170,7 +170,7 @@ def toolbox(session: nox.Session) -> None:
 
     nox -s toolbox -- [--example SCRIPT] [--tools IDS] [--device cuda]; see python -m walkthrough.toolbox record --help.
     """
-    python = _shared(session, "toolbox", "page")  # tlparse and depyf; the toolkit's own HTML page needs Pygments
+    python = _shared(session, "toolbox", "page")  # tlparse and depyf; the toolkit's own HTML page needs Jinja2
     session.run(python, "-m", "walkthrough.toolbox", "record", *session.posargs)
 
 

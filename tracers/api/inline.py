@@ -15,10 +15,9 @@ _CODE_CSS = f"{SCOPE} pre, {SCOPE} code {{ font-family: ui-monospace, monospace;
 
 def inline_html(report: Report, title: str) -> str:
     """What ``TraceResult._repr_html_`` shows: the trace page's fragment with its CSS inlined and scoped."""
-    from pygments.formatters import HtmlFormatter
-
     from tracers.report.executed import installed_source, render_executed
     from tracers.report.fragment import report_fragment, stylesheet
+    from tracers.report.highlight import code_css
 
     trace = report.trace
 
@@ -29,9 +28,7 @@ def inline_html(report: Report, title: str) -> str:
     # Links to torch's source on GitHub and to a walkthrough built for this torch are plain anchors: nothing is
     # fetched when the block is shown.
     links = Links(source_url=target_url, page_url=page_urls(chapter_site(None, trace.info.torch_version)[0]))
-    # Pygments adds unscoped rules for line numbers and every <pre>; the page has no line numbers: leave them out.
-    highlight_css = "\n".join(rule for rule in HtmlFormatter().get_style_defs(f"{SCOPE} .highlight").splitlines()
-                              if rule.startswith(f"{SCOPE} "))
+    highlight_css = code_css(f"{SCOPE} .highlight")
     options = RenderOptions(title=title, max_total_payload_chars=PAGE_PAYLOAD_CHARS)
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
     return (f'<div class="wt-inline"><style>{stylesheet()}{_CODE_CSS}{highlight_css}</style>'

@@ -24,7 +24,7 @@ ROW, GAP, WIDTH = 10, 2, 1000
 
 
 class PageUnavailable(Exception):
-    """The page needs Pygments (the `page` extra); one line says so."""
+    """The page needs Jinja2 (the `page` extra); one line says so."""
 
 
 def _report_modules():  # noqa: ANN202 - the page's modules, imported only when a page is drawn

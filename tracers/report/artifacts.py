@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from collections.abc import Callable
+
 from markupsafe import Markup
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexer import Lexer
-from pygments.lexers import JsonLexer, PythonLexer, TextLexer
 
 from tracers.analysis.guard_failures import GuardFailure
 from tracers.analysis.trace_facts import TraceFacts
@@ -21,6 +18,7 @@ from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Span, Trace
 from tracers.vocabulary.durations import duration
 
+from .highlight import json_html, python_html, text_html
 from .options import ARTIFACT_FLOOR_CHARS, ARTIFACT_KINDS
 from .templating import render, safe
 from .text import size, target_label
@@ -54,12 +52,13 @@ def selection_problems(traces: list[Trace], wanted: tuple[str, ...], compile_id:
     return problems
 
 
-def _lexer(artifact: Artifact, text_is_metadata: bool) -> Lexer:
+def _colouring(artifact: Artifact, text_is_metadata: bool) -> Callable[[str], str]:
+    """How the artifact's text is coloured: as JSON, as Python, or plain."""
     if text_is_metadata:
-        return JsonLexer()
+        return json_html
     if artifact.kind in _PYTHON_KINDS or artifact.name == "fx_graph_runnable":  # a runnable repro: Python
-        return PythonLexer()
-    return JsonLexer() if artifact.metadata.get("encoding") == "json" else TextLexer()
+        return python_html
+    return json_html if artifact.metadata.get("encoding") == "json" else text_html
 
 
 def _text(artifact: Artifact) -> tuple[str, bool]:
@@ -72,7 +71,7 @@ def _text(artifact: Artifact) -> tuple[str, bool]:
 
 @dataclass(frozen=True)
 class CodeBlock:
-    """Highlighted text (Pygments' markup), cut at the page's share when longer."""
+    """Coloured text (highlight.py's markup), cut at the page's share when longer."""
 
     html: Markup
     cut: str = ""  # "": whole; else the characters shown ...
@@ -126,24 +125,17 @@ class CompileGroup:
     items: tuple[ArtifactView, ...]
 
 
-@functools.cache
-def _formatter() -> HtmlFormatter:
-    """One formatter for every block: making one builds its style sheet, which took 1.7 ms per artifact (9 s of a
-    1,000-compile log's page), and its output depends on its options only."""
-    return HtmlFormatter(nowrap=True)
-
-
-def _code_block(text: str, lexer: Lexer, max_chars: int) -> CodeBlock:
+def _code_block(text: str, colour: Callable[[str], str], max_chars: int) -> CodeBlock:
     if len(text) > max_chars:
-        return CodeBlock(safe(highlight(text[:max_chars], lexer, _formatter())), f"{max_chars:,}", f"{len(text):,}")
-    return CodeBlock(safe(highlight(text, lexer, _formatter())))
+        return CodeBlock(safe(colour(text[:max_chars])), f"{max_chars:,}", f"{len(text):,}")
+    return CodeBlock(safe(colour(text)))
 
 
 def _transformed_code(artifact: Artifact, max_chars: int) -> CodePair:
     meta = artifact.metadata
-    listing = _code_block(meta.get("listing") or "", TextLexer(), max_chars)
+    listing = _code_block(meta.get("listing") or "", text_html, max_chars)
     if artifact.payload:
-        return CodePair(meta.get("decompiler") or "decompiled", _code_block(artifact.payload, PythonLexer(), max_chars),
+        return CodePair(meta.get("decompiler") or "decompiled", _code_block(artifact.payload, python_html, max_chars),
                         "", listing)
     why = (f"depyf could not decompile it: {meta['decompile_error']}" if meta.get("decompile_error")
            else "recorded without depyf: pip install depyf to see it as Python")
@@ -165,7 +157,7 @@ def _artifact(artifact: Artifact, spans: dict[int, Span], max_chars: int,
         reasons = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
         # torch lists every earlier version's failure: say the newest
         against = failures[reasons[0]].sentence if reasons and isinstance(reasons[0], str) else None
-        return replace(view, code=_code_block(text, _lexer(artifact, is_metadata), max_chars), against=against)
+        return replace(view, code=_code_block(text, _colouring(artifact, is_metadata), max_chars), against=against)
     return replace(view, not_kept=bool(artifact.payload_size))
 
 

@@ -7,15 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from markupsafe import Markup
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
 
 from tracers.vocabulary.reading import allowed_roots, read_source
 from tracers.vocabulary.releases import source_url
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_ORDER, TARGET_BY_NAME
 
+from .highlight import python_html
 from .templating import render, safe
 from .text import target_label
 
@@ -79,8 +77,7 @@ def shown_lines(first: int, last: int, ran: set[int]) -> list[int | tuple[int, i
 
 def _highlighted(lines: list[str]) -> list[str]:
     code = textwrap.dedent("".join(lines)).rstrip("\n")
-    html = highlight(code, PythonLexer(stripnl=False, ensurenl=False), HtmlFormatter(nowrap=True))
-    out = html.split("\n")
+    out = python_html(code).split("\n")  # its spans close at each line's end
     return (out + [""] * len(lines))[:len(lines)]
 
 
@@ -91,7 +88,7 @@ class SourceLine:
     line: int = 0
     count: int = 0  # times it ran; 0: not
     url: str = ""
-    code: Markup = Markup()  # Pygments' markup of the line
+    code: Markup = Markup()  # the line, coloured (highlight.py)
     fold: tuple[int, int] | None = None
 
 

@@ -27,7 +27,7 @@ STYLESHEET = "trace.css"
 
 
 def stylesheet() -> str:
-    """The CSS the fragment needs (pages also need a Pygments style for the code)."""
+    """The CSS the fragment needs (pages also need the code colours: highlight.py)."""
     return files(__package__).joinpath("static", STYLESHEET).read_text(encoding="utf-8")
 
 

@@ -7,18 +7,17 @@ from importlib.resources import files
 
 from markupsafe import Markup
 
-from pygments.formatters import HtmlFormatter
-
 from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Trace
 
 from .executed import TorchSource, render_executed
 from .fragment import report_fragment, stylesheet
+from .highlight import code_css
 from .options import Links, RenderOptions
 from .templating import render, safe
 
-# The docs site brings its own page styles and Pygments theme; a lone file needs a minimal version of both.
+# The docs site brings its own page styles and code colours; a lone file needs a minimal version of both.
 _PAGE_CSS = ("body { font-family: system-ui, sans-serif; max-width: 72em; margin: 1.5em auto; padding: 0 1em; }\n"
              "pre, code { font-family: ui-monospace, monospace; }\n")
 
@@ -51,15 +50,15 @@ class PageView:
     """What the base layout (templates/base.html) shows: a lone page around a body already made."""
 
     title: str
-    css: Markup  # our stylesheets and Pygments': no text from a trace
+    css: Markup  # our stylesheets: no text from a trace
     body: Markup
     links: Links | None  # for the note on where chapter links go
     script: Markup = Markup("")
 
 
 def page_document(title: str, body: str, links: Links | None, script: str = "") -> str:
-    """A lone HTML file around ``body``: the page's minimal styles, the trace styles, Pygments', the site note."""
-    css = Markup(f"{_PAGE_CSS}{stylesheet()}{HtmlFormatter().get_style_defs('.highlight')}")
+    """A lone HTML file around ``body``: the page's minimal styles, the trace styles, the code colours, the site note."""
+    css = Markup(f"{_PAGE_CSS}{stylesheet()}{code_css()}")
     return render("base.html", page=PageView(title, css, safe(body), links, safe(script)))
 
 

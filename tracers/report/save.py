@@ -16,7 +16,7 @@ from .links import links_for
 
 
 class ReportUnavailable(Exception):
-    """The page needs Pygments (the `docs` or `test` extra); the message says so in one line."""
+    """The page needs Jinja2 (the `page` extra); the message says so in one line."""
 
 
 def write_report(trace: Trace, trace_file: Path, out_dir: Path | None = None, site: str | None = None,
@@ -32,7 +32,7 @@ def write_page(report: Report, trace_file: Path, out_dir: Path | None = None, si
         from .options import PAGE_ARTIFACTS, PAGE_PAYLOAD_CHARS, RenderOptions
         from .page import report_page
     except ImportError as error:
-        raise ReportUnavailable(f"the HTML page needs {error.name}: pip install pygments") from None
+        raise ReportUnavailable(f"the HTML page needs {error.name}: pip install {error.name}") from None
     page_dir = out_dir or trace_file.parent
     page_dir.mkdir(parents=True, exist_ok=True)
     page = page_dir / f"{trace_file.stem}.html"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pygments")
+pytest.importorskip("jinja2")
 
 from tracers.analysis.trace_facts import analyze  # noqa: E402
 from tracers.vocabulary.releases import REFERENCE_TORCH  # noqa: E402
@@ -297,7 +297,7 @@ def test_artifacts_grouped_by_compile_highlighted_and_collapsed():
     assert kinds == {"graph", "guards", "break", "recompile", "code", "decompiled"}
     assert not any("open" in a for a in items)  # collapsed by default
     assert not any("open" in a for a in page.find("details", "wt-compile"))  # many compiles: a list first
-    assert '<span class="k">def</span>' in html or '<span class="kn">' in html  # Pygments ran on Python
+    assert '<span class="k">def</span>' in html or '<span class="kn">' in html  # coloured as Python
     assert "during</span> <code>OutputGraph.compile_and_call_fx_graph</code>" in html  # tied to its span
 
 
@@ -438,7 +438,7 @@ def test_a_standalone_page_carries_its_styles_and_escapes_its_title():
     trace = load(MLP)
     html = report_page(build_report(trace), links=Links(download_url="mlp-cpu-cold.json"), options=RenderOptions(title="<mlp>"))
     assert html.startswith("<!DOCTYPE html>") and "<title>&lt;mlp&gt; — torch.compile trace</title>" in html
-    assert ".wt-trace-legend" in html and ".highlight .k" in html  # the trace CSS and a Pygments theme, inline
+    assert ".wt-trace-legend" in html and ".highlight .k" in html  # the trace CSS and the code colours, inline
     # One script, inline: the timeline's zoom; nothing is fetched.
     assert html.count("<script") == 1 and "<script>" in html and " src=" not in html
     assert 'href="mlp-cpu-cold.json"' in html

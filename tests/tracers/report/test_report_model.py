@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("pygments")
+pytest.importorskip("jinja2")
 
 import tracers.analysis.findings as findings_module  # noqa: E402
 from tracers.analysis.report_model import Report, build_report  # noqa: E402
