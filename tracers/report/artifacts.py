@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from markupsafe import Markup
 
@@ -20,7 +20,7 @@ from tracers.vocabulary.durations import duration
 
 from .highlight import json_html, python_html, text_html
 from .options import ARTIFACT_FLOOR_CHARS, ARTIFACT_KINDS
-from .templating import render, safe
+from .templating import safe, stream
 from .text import size, target_label
 
 # Generated code is Python (C++ kernels sit inside it as strings); bytecode listings read fine too.
@@ -205,10 +205,18 @@ def _grouped_shapes(items: list[Artifact]) -> list[Artifact]:
 
 def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
                      max_total_chars: int | None, failures: Mapping[str, GuardFailure]) -> str:
+    """:func:`artifact_pieces`, whole."""
+    return "".join(artifact_pieces(artifacts, spans, facts, max_chars, max_total_chars, failures))
+
+
+def artifact_pieces(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
+                    max_total_chars: int | None, failures: Mapping[str, GuardFailure]) -> Iterator[Markup]:
     """``failures``: each recompile record's newest guard failure, read (the report model's). One compile: its
-    artifacts are the point, shown open; many: a list of compiles first (templates/artifacts.html)."""
+    artifacts are the point, shown open; many: a list of compiles first (templates/artifacts.html). Each compile's
+    views are made (and their text coloured) when the page reaches it, so a page of thousands of compiles is
+    written without holding them all."""
     if not artifacts:
-        return render("artifacts.html", groups=())
+        return stream("artifacts.html", groups=(), count=0)
     groups: dict[str | None, list[Artifact]] = defaultdict(list)
     for artifact in artifacts:
         groups[artifact.compile_id].append(artifact)
@@ -218,7 +226,7 @@ def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceF
         max_chars = max(ARTIFACT_FLOOR_CHARS, min(max_chars, max_total_chars // shown))
     by_span = {span.id: span for span in spans}
     frames = {compile_facts.compile_id: compile_facts.frame for compile_facts in facts.compiles}
-    views = tuple(CompileGroup(compile_id, frames.get(compile_id) if compile_id else None,
-                               tuple(_artifact(artifact, by_span, max_chars, failures) for artifact in items))
-                  for compile_id, items in sorted(groups.items(), key=lambda group: sort_key(group[0])))
-    return render("artifacts.html", groups=views)
+    views = (CompileGroup(compile_id, frames.get(compile_id) if compile_id else None,
+                          tuple(_artifact(artifact, by_span, max_chars, failures) for artifact in items))
+             for compile_id, items in sorted(groups.items(), key=lambda group: sort_key(group[0])))
+    return stream("artifacts.html", groups=views, count=len(groups))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 
@@ -12,13 +13,13 @@ from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Trace
 from tracers.vocabulary.exported import export_line, export_of
 
-from .artifacts import render_artifacts, select
+from .artifacts import artifact_pieces, select
 from .by_code import by_code_html, kernels_html
 from .counts import render_counts
 from .findings import report_findings
 from .options import Links, RenderOptions
 from .speed import runtime_html
-from .templating import render, safe
+from .templating import render, safe, stream
 from .timeline import render_timeline
 from .tree import render_tree
 from .versions import check_version
@@ -108,14 +109,18 @@ def _reading_notes(log: dict) -> tuple[str, ...]:
 
 def report_body(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions()) -> str:
     """The parts asked for, in the order asked for."""
-    return render("fragment.html", rendered=_parts(report, links, options))
+    return "".join(stream("fragment.html", rendered=_parts(report, links, options)))
 
 
-def _parts(report: Report, links: Links, options: RenderOptions) -> list[tuple[str, Markup]]:
-    """Each part asked for, by name, as HTML."""
+def _parts(report: Report, links: Links, options: RenderOptions) -> Iterator[tuple[str, Iterable[Markup]]]:
+    """Each part asked for, by name, as pieces of HTML, made when the page reaches it."""
     trace, facts = report.trace, report.facts
-    rendered = []
     for part in options.parts:
+        if part == "artifacts":  # the page's bulk at scale: made group by group as it is written
+            chosen = select(trace.artifacts, options.artifacts, options.compile_id)
+            yield part, artifact_pieces(chosen, trace.spans, facts, options.max_payload_chars,
+                                        options.max_total_payload_chars, report.guard_failures)
+            continue
         if part == "findings":
             html = report_findings(report, links, export_of(trace.info.from_log))
         elif part == "timeline":
@@ -130,14 +135,9 @@ def _parts(report: Report, links: Links, options: RenderOptions) -> list[tuple[s
             html = kernels_html(report.kernels)
         elif part == "runtime":  # --vs-eager / --profile
             html = runtime_html(report.speed)
-        elif part == "artifacts":
-            chosen = select(trace.artifacts, options.artifacts, options.compile_id)
-            html = render_artifacts(chosen, trace.spans, facts, options.max_payload_chars,
-                                    options.max_total_payload_chars, report.guard_failures)
         else:
             raise ValueError(f"unknown part {part!r}")
-        rendered.append((part, safe(html)))
-    return rendered
+        yield part, (safe(html),)
 
 
 def render_fragment(trace: Trace, facts: TraceFacts | None = None, links: Links = Links(),
@@ -148,5 +148,10 @@ def render_fragment(trace: Trace, facts: TraceFacts | None = None, links: Links 
 
 def report_fragment(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions()) -> str:
     """The whole block, self-contained but for the stylesheet: for pages that link the trace themselves."""
-    return render("fragment.html", header=safe(report_header(report, options, links)),
+    return "".join(fragment_pieces(report, links, options))
+
+
+def fragment_pieces(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions()) -> Iterator[Markup]:
+    """:func:`report_fragment` in pieces, each part made as it is reached: the page is written without holding it."""
+    return stream("fragment.html", header=safe(report_header(report, options, links)),
                   rendered=_parts(report, links, options))

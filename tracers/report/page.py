@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib.resources import files
 
@@ -12,10 +13,10 @@ from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Trace
 
 from .executed import TorchSource, render_executed
-from .fragment import report_fragment, stylesheet
+from .fragment import fragment_pieces, stylesheet
 from .highlight import code_css
 from .options import Links, RenderOptions
-from .templating import render, safe
+from .templating import render, safe, stream
 
 # The docs site brings its own page styles and code colours; a lone file needs a minimal version of both.
 _PAGE_CSS = ("body { font-family: system-ui, sans-serif; max-width: 72em; margin: 1.5em auto; padding: 0 1em; }\n"
@@ -35,31 +36,51 @@ def render_page(trace: Trace, facts: TraceFacts | None = None, links: Links = Li
 
 def report_page(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions(),
                 torch: TorchSource | None = None) -> str:
-    """One self-contained file: opens from disk, no network; a small script zooms the timeline, the rest is HTML.
+    """:func:`report_page_pieces`, whole."""
+    return "".join(report_page_pieces(report, links, options, torch))
+
+
+def report_page_pieces(report: Report, links: Links = Links(), options: RenderOptions = RenderOptions(),
+                       torch: TorchSource | None = None) -> Iterator[Markup]:
+    """One self-contained file, in pieces made as they are written: opens from disk, no network; a small script zooms
+    the timeline, the rest is HTML.
 
     When the trace counted executed lines, a last section shows them in ``torch``'s source (the installed
     torch, if it is the one that recorded the trace)."""
     trace = report.trace
     title = options.title or " ".join(trace.info.command[-1:]) or "trace"
-    body = f'{report_fragment(report, links, options)}{render_executed(trace, torch)}'
-    return page_document(f"{title} — torch.compile trace", body, links, f"<script>{zoom_script()}</script>")
+
+    def body() -> Iterator[Markup]:
+        yield from fragment_pieces(report, links, options)
+        yield safe(render_executed(trace, torch))
+
+    return stream("base.html", page=_view(f"{title} — torch.compile trace", links, f"<script>{zoom_script()}</script>",
+                                          pieces=body()))
 
 
 @dataclass(frozen=True)
 class PageView:
-    """What the base layout (templates/base.html) shows: a lone page around a body already made."""
+    """What the base layout (templates/base.html) shows: a lone page around a body already made, or made as it is
+    written (``pieces``)."""
 
     title: str
     css: Markup  # our stylesheets: no text from a trace
     body: Markup
     links: Links | None  # for the note on where chapter links go
     script: Markup = Markup("")
+    pieces: Iterable[Markup] | None = None
+
+
+def _view(title: str, links: Links | None, script: str, body: str = "",
+          pieces: Iterable[Markup] | None = None) -> PageView:
+    """The page's minimal styles, the trace styles and the code colours, around ``body`` or ``pieces``."""
+    css = Markup(f"{_PAGE_CSS}{stylesheet()}{code_css()}")
+    return PageView(title, css, safe(body), links, safe(script), pieces)
 
 
 def page_document(title: str, body: str, links: Links | None, script: str = "") -> str:
     """A lone HTML file around ``body``: the page's minimal styles, the trace styles, the code colours, the site note."""
-    css = Markup(f"{_PAGE_CSS}{stylesheet()}{code_css()}")
-    return render("base.html", page=PageView(title, css, safe(body), links, safe(script)))
+    return render("base.html", page=_view(title, links, script, body))
 
 
 def render_site_note(links: Links | None) -> str:

@@ -30,7 +30,7 @@ def write_page(report: Report, trace_file: Path, out_dir: Path | None = None, si
     try:
         from .executed import installed_source
         from .options import PAGE_ARTIFACTS, PAGE_PAYLOAD_CHARS, RenderOptions
-        from .page import report_page
+        from .page import report_page_pieces
     except ImportError as error:
         raise ReportUnavailable(f"the HTML page needs {error.name}: pip install {error.name}") from None
     page_dir = out_dir or trace_file.parent
@@ -39,8 +39,8 @@ def write_page(report: Report, trace_file: Path, out_dir: Path | None = None, si
     options = RenderOptions(title=trace_file.stem, max_total_payload_chars=PAGE_PAYLOAD_CHARS, artifacts=PAGE_ARTIFACTS)
     trace = report.trace
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None
-    html = report_page(report, links_for(trace, trace_file, page_dir, site), options, torch)
-    return write_text_atomic(page, html)  # a page is whole or absent, Ctrl-C or not
+    pieces = report_page_pieces(report, links_for(trace, trace_file, page_dir, site), options, torch)
+    return write_text_atomic(page, pieces)  # written as it is made; whole or absent, Ctrl-C or not
 
 
 @dataclass(frozen=True)

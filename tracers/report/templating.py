@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
 from functools import cache
 
 from jinja2 import BytecodeCache, ChoiceLoader, Environment, FileSystemBytecodeCache, PackageLoader
@@ -69,6 +70,24 @@ def environment(package: str = __package__) -> Environment:
 def render(name: str, **values: object) -> str:
     """The template ``name`` filled with ``values`` (a view model's fields)."""
     return environment().get_template(name).render(**values)
+
+
+STREAM_PIECE = 1 << 16  # characters: a streamed page is handed on in pieces of about this size
+
+
+def stream(name: str, **values: object) -> Iterator[Markup]:
+    """:func:`render`, made as it is read: the page's large parts are written out piece by piece, never held whole.
+    Pieces are joined to about STREAM_PIECE characters (each is HTML, passed on as is by an enclosing template)."""
+    pending: list[str] = []
+    held = 0
+    for piece in environment().get_template(name).generate(**values):
+        pending.append(piece)
+        held += len(piece)
+        if held >= STREAM_PIECE:
+            yield Markup("".join(pending))
+            pending, held = [], 0
+    if pending:
+        yield Markup("".join(pending))
 
 
 def render_from(package: str, name: str, **values: object) -> str:

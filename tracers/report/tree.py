@@ -15,6 +15,10 @@ from .templating import render
 from .text import span_title, target_label
 
 DEFAULT_OPEN_LEVELS = 2
+# Rows the page draws, in reading order; past them each list of calls ends in one row that counts the rest. A log of
+# hundreds of thousands of timed regions would otherwise make a page of as many rows (and hold them all while
+# writing it); the trace file keeps every call, for Perfetto.
+MAX_TREE_ROWS = 5_000
 
 
 def children_by_parent(spans: list[Span]) -> tuple[list[Span], dict[int, list[Span]]]:
@@ -100,8 +104,12 @@ def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | N
     for root in roots:
         mark(root)
 
+    drawn = 0
+
     def node(span: Span, level: int, parent_frame: str | None, repeats: list[Span] | None = None,
              below_compile: bool = False) -> Node:
+        nonlocal drawn
+        drawn += 1
         head = _head(span, links, show_frame=span.frame is not None and span.frame != parent_frame, repeats=repeats)
         kids = fold_inlined(span, children)
         if not kids:
@@ -113,7 +121,11 @@ def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | N
 
     def items(kids: list[Span | Fold], level: int, frame: str | None, below_compile: bool) -> tuple:
         rendered = []
-        for run in _runs(kids):
+        runs = _runs(kids)
+        for at, run in enumerate(runs):
+            if drawn >= MAX_TREE_ROWS:
+                rendered.append(_fold(_not_drawn(runs[at:]), links))
+                break
             if isinstance(run[0], Fold):
                 rendered.append(_fold(run[0], links))
             elif len(run) == 1:
@@ -124,6 +136,8 @@ def render_tree(spans: list[Span], links: Links, open_stages: frozenset[str] | N
 
     def group(run: list[Span], level: int, frame: str | None, below_compile: bool = False) -> Group:
         """The first call of each distinct way stands for the others, with their count and total time."""
+        nonlocal drawn
+        drawn += 1
         inner = tuple(node(same[0], level + 1, frame, repeats=same, below_compile=below_compile)
                       for same in _by_shape(run, children))
         is_open = (any(leads_to_open[span.id] for span in run) if open_stages is not None
@@ -162,6 +176,21 @@ def _by_shape(run: list[Span], children: dict[int, list[Span]]) -> list[list[Spa
     for span in run:
         groups.setdefault(_shape(span, children), []).append(span)
     return list(groups.values())
+
+
+def _not_drawn(runs: list[list[Span | Fold]]) -> Fold:
+    """The calls left when the page's rows ran out: one row with their count, time and most frequent names."""
+    spans = [item for run in runs for item in run if isinstance(item, Span)]
+    fold = Fold(spans[0].stage if spans else "", f"Calls past the page's first {MAX_TREE_ROWS:,} rows, not drawn "
+                                                 "here (each with what it called; the trace file has them all, "
+                                                 "for Perfetto)")
+    for span in spans:
+        fold.add(span, target_label(span.target))
+    for item in (item for run in runs for item in run if isinstance(item, Fold)):
+        fold.count += item.count
+        fold.total_ns += item.total_ns
+        fold.names.update(item.names)
+    return fold
 
 
 def _fold(fold: Fold, links: Links) -> FoldView:

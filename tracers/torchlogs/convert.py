@@ -89,7 +89,9 @@ class LogConverter:
         self.device = "cpu"
         self.out_of_order = 0  # regions stamped before the latest seen: the log wants reading in time order
         self._latest_ns = 0
-        self._seen: set[tuple[Any, ...]] = set()  # every region event: one seen again starts a repeat of the log
+        # every region event, by its fields' hash (a tuple each would cost 100 bytes more a region): one seen again
+        # starts a repeat of the log
+        self._seen: set[int] = set()
         self._repeating = False  # inside a repeat: the records after a region seen already are its copies too
         self._repeats: dict[str, set[str]] = {}  # torch's compile id on a repeated record -> those its regions name
         self._line = 0
@@ -186,7 +188,7 @@ class LogConverter:
     # -- torch's timed regions -------------------------------------------------------------
     def _region(self, event: dict[str, Any]) -> None:
         phase, region, ts = event.get("ph"), str(event.get("name", "?")), event.get("ts")
-        key = (phase, region, ts, event.get("pid"), event.get("tid"))
+        key = hash((phase, region, ts, event.get("pid"), event.get("tid")))
         if key in self._seen:
             self._repeating = True
             return

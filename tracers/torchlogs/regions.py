@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # A log has no hook spans, only the regions torch times itself: ``dynamo_timed("name")`` in torch's source
 # (torch/_dynamo/utils.py; names as of v2.13.0, e.g. ``bytecode_tracing`` in convert_frame.py,
@@ -39,6 +40,7 @@ _COMPILED = tuple((stage, re.compile(f"^(?:{pattern})$")) for stage, pattern in 
 _DEFAULT_STAGE = "frame"
 
 
+@lru_cache(maxsize=4096)  # a log names few regions, each many times (650,000 regions: 19 patterns tried for each)
 def stage_of(region: str, enclosing_stage: str | None) -> str:
     """The stage a region of torch's belongs to; unknown names inherit their enclosing region's."""
     for stage, pattern in _COMPILED:

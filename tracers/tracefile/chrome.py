@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import operator
 import os
 import re
 from pathlib import Path
@@ -33,6 +34,7 @@ class TraceFileError(Exception):
 
 # A span's fields that go into its event's args, in field order (its times and thread name are the event's own).
 _SPAN_ARGS = tuple(field.name for field in dataclasses.fields(Span) if field.name not in ("start_ns", "end_ns", "thread_name"))
+_span_values = operator.attrgetter(*_SPAN_ARGS)  # one call for all eleven: a log of 650,000 regions writes as many
 _ARTIFACT_FIELDS = tuple(field.name for field in dataclasses.fields(Artifact))
 _ATOMIC = frozenset({str, int, float, bool, type(None)})
 
@@ -73,8 +75,8 @@ def to_chrome(trace: Trace) -> dict[str, Any]:
     for tid, name in sorted({(s.thread_id, s.thread_name) for s in trace.spans}):
         events.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}})
     for span in trace.spans:
-        args = {key: _plain(value) for key in _SPAN_ARGS
-                for value in (getattr(span, key),) if value is not None and value is not False}
+        args = {key: value if type(value) in _ATOMIC else _plain(value)
+                for key, value in zip(_SPAN_ARGS, _span_values(span)) if value is not None and value is not False}
         events.append({
             "name": span.target.split(":", 1)[1], "cat": span.stage, "ph": "X",
             "ts": us(span.start_ns), "dur": round(span.duration_ns / 1000, 3),

@@ -70,7 +70,6 @@ def origin_of(other: dict[str, Any], dropped: Dropped) -> int:
     return 0
 
 
-_SPAN_FIELDS = {f.name for f in dataclasses.fields(Span)}
 _OPTIONAL_TEXT = ("frame", "error", "skip_reason")
 
 
@@ -85,28 +84,31 @@ def span(event: dict[str, Any], origin: int, dropped: Dropped) -> Span | None:
     if not _time_us(ts) or not _time_us(dur, 0.0):
         dropped["spans with a time not finite or outside the run"] += 1
         return None
-    values = {key: value for key, value in args.items() if key in _SPAN_FIELDS}
-    target, stage = values.get("target"), values.get("stage")
-    if not (is_int(values.get("id")) and isinstance(target, str) and ":" in target and isinstance(stage, str)
-            and is_int(values.get("thread_id")) and is_int(values.get("depth")) and 0 <= values["depth"] <= MAX_NESTING):
+    get = args.get
+    span_id, target, stage, thread_id, depth = get("id"), get("target"), get("stage"), get("thread_id"), get("depth")
+    if not (is_int(span_id) and isinstance(target, str) and ":" in target and isinstance(stage, str)
+            and is_int(thread_id) and is_int(depth) and 0 <= depth <= MAX_NESTING):
         dropped["spans without their fields"] += 1
         return None
-    parent = values.get("parent")
+    parent, compile_id, unfinished = get("parent"), get("compile_id"), get("unfinished", False)
     if parent is not None and not is_int(parent):
-        values["parent"] = None
+        parent = None
         dropped["span fields of the wrong type"] += 1
-    if values.get("compile_id") is not None and not compile_identity.plausible(values["compile_id"]):
-        values["compile_id"] = None
+    if compile_id is not None and not compile_identity.plausible(compile_id):
+        compile_id = None
         dropped["span fields of the wrong type"] += 1
-    for key in _OPTIONAL_TEXT:
-        if values.get(key) is not None and not isinstance(values[key], str):
-            values[key] = None
-            dropped["span fields of the wrong type"] += 1
-    if not isinstance(values.get("unfinished", False), bool):
-        values["unfinished"] = bool(values["unfinished"])
+    frame, error, skip_reason = (_optional_text(get(key), dropped) for key in _OPTIONAL_TEXT)
     start = origin + round(ts * 1000)
-    return Span(**{"parent": None, "compile_id": None, "frame": None, "error": None, **values,
-                   "thread_name": "", "start_ns": start, "end_ns": start + round(dur * 1000)})
+    return Span(span_id, parent, target, stage, thread_id, "", depth, start, start + round(dur * 1000), compile_id,
+                frame, error, unfinished if isinstance(unfinished, bool) else bool(unfinished), skip_reason)
+
+
+def _optional_text(value: Any, dropped: Dropped) -> str | None:
+    """An optional text field of a span, or None (counted) when it is there but not text."""
+    if value is not None and not isinstance(value, str):
+        dropped["span fields of the wrong type"] += 1
+        return None
+    return value
 
 
 def deep_event(event: dict[str, Any], origin: int, dropped: Dropped) -> DeepEvent | None:
