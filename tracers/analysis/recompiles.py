@@ -8,6 +8,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
@@ -77,6 +78,12 @@ _ONCE = ("It changed for one call only (the new version served 1 call), as a sho
 _ONCE_OTHER = ("It changed for one call only (the new version served 1 call): pad it to the usual size, or mark the "
                "dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version "
                "serves both.")
+_LAST_BATCH = ("The shorter last batch of each pass over the data is what recompiles: the calls each version served "
+               "fit {passes} passes of {batches} batches of {full} (dimension 0) then one of {short}. Drop it "
+               "(DataLoader(..., drop_last=True)) or pad it to {full} and mask the padding out, and {gone}. Marking "
+               "the dimension dynamic instead (torch._dynamo.mark_dynamic(tensor, dim) before the first call, or "
+               "torch.compile(..., dynamic=True)) also leaves one version, but a dynamic first compile can take "
+               "longer than the static one and the recompile together.")
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep what every rank passes the same (shapes, dtypes, requires_grad).")
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
@@ -178,7 +185,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     guard_failure = next((failure for _, failure in reversed(group.failures) if failure.line), first) \
         if specialised else first
     user, library = _lines(trace, guard_failure, ids[0])
-    served_once = last is not None and last.calls == 1  # the new version ran once: a one-off size
+    batch = _last_batches(group, compiles) if kind == "size" else None
+    # the new version ran once: a one-off size (a frame without a graph of its own counts no calls: its resumed code's)
+    served_once = (last is not None and last.calls == 1) or (batch is not None and batch.passes == 1)
+    cost_counts = "the recompiles' whole compiles, backward included"
     if dynamic:
         served = f"; version {last.compile_id} served {last.calls} call{'s' if last.calls != 1 else ''}" \
             if last.calls else ""
@@ -195,6 +205,12 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         # A batch is dimension 0: a different dimension that changed once is not a last batch (a prompt, then decode).
         once = _ONCE if first.change.startswith("dimension 0:") else _ONCE_OTHER
         advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+    elif batch is not None and batch.batches > 1:
+        gone = "this recompile goes, saving all the compile time it costs" if len(compiled) == 1 else \
+            f"these {len(compiled)} recompiles go, saving all the compile time they cost"
+        advice = _LAST_BATCH.format(passes=batch.passes, batches=batch.batches, full=batch.full, short=batch.short,
+                                    gone=gone) + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+        cost_counts += ": what dropping the last batch saves"
     elif kind in _PROPAGATES and rank_of(trace.info) is not None:
         advice += _DISTRIBUTED
     # Layers called in one loop get the same kinds of arguments: a value their state holds (a per-layer cache slot)
@@ -240,8 +256,69 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         graphs_added=sum(compiles[compile_id].graphs for compile_id in ids if compile_id in compiles),
         eager_calls=eager, eager_note=trace.info.calls_note if limit is not None else None,
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
-        cost_counts="the recompiles' whole compiles, backward included",
-        detail="\n\n".join(failure.raw for _, failure in group.failures[:3]))
+        cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]))
+
+
+@dataclass(frozen=True)
+class _Passes:
+    """Calls that fit passes over the data, each of ``batches`` batches of ``full`` then one of ``short``."""
+
+    full: int
+    short: int
+    passes: int
+    batches: int
+
+
+_DIM0 = re.compile(r"dimension 0: (\d+) before, now (\d+)")
+
+
+def _last_batches(group: _Group, compiles: dict[str, CompileFacts]) -> _Passes | None:
+    """The group as the shorter last batch of each pass over the data, where torch's records show it: every failure is
+    dimension 0 going from one size to one smaller size, each frame recompiled for it once and never again, and the
+    calls its versions served (``calls_served``) fit passes of full batches then the short one (``_fit``); None
+    otherwise, or where no version's calls were counted (a log read back)."""
+    changes = {match.groups() if match else None
+               for match in (_DIM0.fullmatch(failure.change) for _, failure in group.failures)}
+    if len(changes) != 1 or None in changes:
+        return None
+    full, short = (int(size) for size in changes.pop())
+    frames: dict[str, str] = {}  # frame id (the compile id's part before the version) -> its recompile in the group
+    for compile_id, _ in group.failures:
+        frame = compile_id.rpartition("/")[0]
+        if not frame or frame in frames:
+            return None
+        frames[frame] = compile_id
+    fits = set()
+    for frame, compile_id in frames.items():
+        new = compiles.get(compile_id)
+        if new is None or new.calls is None:  # a frame with no graph of its own serves no calls
+            continue
+        versions = [facts for facts in compiles.values() if facts.compile_id.rpartition("/")[0] == frame]
+        before = [facts for facts in versions if sort_key(facts.compile_id) < sort_key(compile_id)]
+        if any(sort_key(facts.compile_id) > sort_key(compile_id) for facts in versions) or \
+                any(facts.calls is None and facts.graphs for facts in before):
+            return None  # compiled again after it (more than one short size), or calls not counted
+        fits.add(_fit(sum(facts.calls or 0 for facts in before), new.calls))
+    if len(fits) != 1 or None in fits or short >= full:
+        return None
+    passes, batches = fits.pop()
+    return _Passes(full, short, passes, batches)
+
+
+def _fit(before: int, new: int) -> tuple[int, int] | None:
+    """(passes, full batches per pass) where ``before`` calls of the versions before the recompile and ``new`` of the
+    recompiled version fit passes of full batches then one short batch, the first short one compiling it. Which
+    version serves the later full batches depends on the order torch tries them in and on guards about other things
+    (a slice's storage offset can refuse the dynamic version): either the new version took every call from the first
+    short batch on (``before`` full batches, then passes of ``before + 1`` calls), or the version before kept the
+    full batches and the new one served only the short ones (one a pass)."""
+    if before < 1 or new < 1:
+        return None
+    if (before + new) % (before + 1) == 0:
+        return (before + new) // (before + 1), before
+    if before % new == 0:
+        return new, before // new
+    return None
 
 
 def _block_repeat(trace: Trace, group: _Group) -> SourceLine | None:

@@ -1,0 +1,118 @@
+"""A size change that is the shorter last batch of each pass over the data: told to drop it (drop_last=True) or pad it,
+costed as the compile time that saves, only where the calls each version served fit passes of full batches then the
+short one; sizes that change for other reasons keep the automatic-dynamic advice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracers.analysis import recompiles
+from tracers.analysis.findings import findings
+from tracers.analysis.guard_failures import parse_failure
+from tracers.analysis.trace_facts import CompileFacts
+
+from tests.conftest import run_trace
+
+PROGRAM = Path(__file__).resolve().parents[2] / "programs" / "findings" / "last_batch.py"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The program in each mode, traced once through the command line (aot_eager)."""
+    out = tmp_path_factory.mktemp("last_batch")
+    return {mode: run_trace(PROGRAM, out / mode, "--no-page", script_args=(mode,))
+            for mode in ("uneven", "drop_last", "varying")}
+
+
+def _call_line() -> str:
+    lines = PROGRAM.read_text().splitlines()
+    return f"{PROGRAM.name}:{next(number for number, line in enumerate(lines, 1) if '# the call' in line)}"
+
+
+def _recompiles(run) -> list:  # noqa: ANN001 - a CliRun
+    assert run.returncode == 0, run.stderr
+    return [finding for finding in findings(run.trace(), run.facts()) if finding.kind == "recompile"]
+
+
+@pytest.mark.torch
+def test_a_shorter_last_batch_every_epoch_is_told_to_drop_it(runs):
+    run = runs["uneven"]
+    [finding] = _recompiles(run)
+    # 3 epochs of 4, 4, 2: the first version served the first epoch's full batches, the dynamic one every call after.
+    assert run.trace().info.calls_served == {"0/0": 2, "0/1": 7}
+    assert finding.user_line.short == _call_line() and "`x`" in finding.what and "as dynamic" in finding.what
+    assert "shorter last batch of each pass" in finding.fix
+    assert "fit 3 passes of 2 batches of 4 (dimension 0) then one of 2" in finding.fix
+    assert "DataLoader(..., drop_last=True)" in finding.fix and "pad it to 4" in finding.fix
+    assert "Nothing to fix" not in finding.fix and "served every later call" not in finding.fix
+    # Costed as what dropping it saves: the whole recompile, its backward included.
+    compiles = {facts.compile_id: facts for facts in run.facts().compiles}
+    assert finding.compile_ids == ("0/1",)
+    assert finding.cost_s == pytest.approx(compiles["0/1"].time_ns / 1e9, rel=1e-9)
+    assert "what dropping the last batch saves" in finding.cost
+
+
+@pytest.mark.torch
+def test_the_fix_applied_leaves_no_recompile(runs):
+    """drop_last=True, traced again: one version serves every call, and nothing else is found instead."""
+    run = runs["drop_last"]
+    assert not _recompiles(run)
+    trace = run.trace()
+    assert trace.info.calls_served == {"0/0": 6}
+    assert trace.info.totals_check["torch"]["recompiles"] == 0
+    assert not [finding for finding in findings(trace, run.facts()) if not finding.informational]
+
+
+@pytest.mark.torch
+def test_sizes_that_change_for_another_reason_keep_the_dynamic_advice(runs):
+    run = runs["varying"]
+    [finding] = _recompiles(run)
+    assert run.trace().info.calls_served == {"0/0": 2, "0/1": 5}  # 7 calls: no passes of 2 full batches and a short
+    assert finding.fix.startswith("Nothing to fix if it keeps changing") and "drop_last" not in finding.fix
+    assert "dropping the last batch" not in finding.cost
+
+
+# -- the evidence, on torch's records as a trace holds them ----------------------------------------------------------
+
+def _group(*failures: tuple[str, str]) -> recompiles._Group:
+    return recompiles._Group("forward (model.py:3)",
+                             [(compile_id, parse_failure(text)) for compile_id, text in failures])
+
+
+def _compiles(**calls: int | None) -> dict[str, CompileFacts]:
+    """``v0_1=2``: compile 0/1, one graph, served 2 calls."""
+    made = {}
+    for name, served in calls.items():
+        compile_id = name[1:].replace("_", "/")
+        made[compile_id] = CompileFacts(compile_id, "forward (model.py:3)", graphs=1, calls=served)
+    return made
+
+
+_SHORT = "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 2"
+
+
+@pytest.mark.pure
+def test_the_calls_fit_passes_whichever_version_served_the_full_batches():
+    # The new version took every call from the first short batch on: 2 full, then 2 more passes of 3 calls.
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=7)) == \
+        recompiles._Passes(full=4, short=2, passes=3, batches=2)
+    # The version before kept the full batches (a slice's storage offset refused the new one): one short call a pass.
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=4, v0_1=2)) == \
+        recompiles._Passes(full=4, short=2, passes=2, batches=2)
+    # One pass: the short batch once.
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=1)).passes == 1
+
+
+@pytest.mark.pure
+def test_no_last_batch_is_said_without_the_evidence():
+    fits = _compiles(v0_0=2, v0_1=7)
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=5)) is None  # 7 calls: no passes
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=None)) is None  # not counted
+    larger = "0/0: tensor 'x' size mismatch at index 0. expected 2, actual 4"
+    assert recompiles._last_batches(_group(("0/1", larger)), fits) is None  # a larger batch is no remainder
+    length = "0/0: tensor 'x' size mismatch at index 1. expected 16, actual 24"
+    assert recompiles._last_batches(_group(("0/1", length)), fits) is None  # not the batch dimension
+    again = {**fits, "0/2": CompileFacts("0/2", "forward (model.py:3)", graphs=1, calls=1)}
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), again) is None  # compiled again: another size
