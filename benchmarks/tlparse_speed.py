@@ -7,7 +7,7 @@ unpacked logs (tlparse reads no gzip): ``python -m tracers report LOG`` and ``tl
 ``--all-ranks-html``), written into a fresh directory, no browser. The logs of many compiles are a real log's records
 repeated (``torch_logs.compiles_log``). Usage:
 
-    python benchmarks/tlparse_speed.py [--rounds 9] [--growth 1000,2000,4000,16000] [--skip-ranks]
+    python benchmarks/tlparse_speed.py [--rounds 9] [--growth 1000,2000,4000,16000] [--regions 650000] [--skip-ranks]
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.results import publish
-from benchmarks.torch_logs import compiles_log
+from benchmarks.torch_logs import compiles_log, regions_log
 
 INPUT = ROOT / "tests" / "data" / "tlparse" / "inputs" / "multi_rank_runtime"
 SMALL = ROOT / "tests" / "data" / "tlparse" / "inputs" / "simple.log.gz"  # 0.25 MB unpacked, one compile
 TARGET = 1.5  # ours / tlparse, from issue 27
 SMALL_TARGET_S = 0.3  # issue 43: a small log within 0.3 s of tlparse's time
 GROWTH_TARGET = 3.0  # issue 43: 1k, 4k and 16k compiles within 3x of tlparse's time
+REGIONS_TARGET_S, REGIONS_TARGET_MB = 60.0, 2048  # issue 44: 650,000 timed regions in under 60 s and 2 GB
 HELP_TARGET_S = 0.2  # issue 43: --help under 0.2 s
 # Reading a large log can pass the default 45 s bound on a loaded machine: raised, so both read the whole log.
 _UNBOUNDED = {"TRACERS_MAX_READ_SECONDS": "36000", "TRACERS_MAX_READ_BYTES": "100G"}
@@ -104,6 +105,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=9, help="timed pairs (default 9), after one untimed pair")
     parser.add_argument("--growth", default="1000,2000,4000,16000", metavar="N,N,…",
                         help="compiles of the growth logs (default 1000,2000,4000,16000; '' skips them)")
+    parser.add_argument("--regions", default="650000", metavar="N,N,…",
+                        help="timed regions of the regions logs (default 650000; '' skips them)")
     parser.add_argument("--skip-ranks", action="store_true", help="leave out the 7 rank logs")
     options = parser.parse_args()
     tlparse = find_tlparse()
@@ -115,6 +118,9 @@ def main() -> int:
     growth = [int(each) for each in options.growth.split(",") if each.strip()]
     if growth:
         by_compiles(tlparse, version, growth)
+    regions = [int(each) for each in options.regions.split(",") if each.strip()]
+    if regions:
+        by_regions(tlparse, version, regions)
     if not options.skip_ranks:
         ranks(tlparse, version, options.rounds)
     return 0
@@ -305,6 +311,35 @@ def by_compiles(tlparse: str, version: str, sizes: list[int]) -> None:
          f"{GROWTH_TARGET:g}× of tlparse's time at 1k, 4k and 16k compiles (issue 43)."),
     ]
     publish("tlparse-growth", lines, f"python benchmarks/tlparse_speed.py --growth {','.join(map(str, sizes))}")
+
+
+def by_regions(tlparse: str, version: str, sizes: list[int]) -> None:
+    """Logs of ``sizes`` timed regions, one pair each: time and peak memory against issue 44's bound."""
+    rows = []
+    with _scratch() as scratch_name:
+        scratch = Path(scratch_name)
+        for index, regions in enumerate(sizes):
+            path = scratch / f"regions-{regions}.log"
+            regions_log(path, regions)
+            ours, theirs = _pair(path, tlparse, scratch, index % 2 == 0)
+            row, _, _ = _row(f"{regions:,} timed regions", path, 0, [(ours, theirs)])
+            within = ours.wall <= REGIONS_TARGET_S and ours.peak_mb <= REGIONS_TARGET_MB
+            rows.append(row.replace(" | 0 |", " | 0 (regions alone) |", 1)
+                        + f" {'within' if within else 'OVER'} {REGIONS_TARGET_S:g} s and {REGIONS_TARGET_MB / 1024:g} GB |")
+            path.unlink()
+    lines = [
+        "## Many timed regions, beside tlparse (report LOG vs tlparse LOG)",
+        "",
+        ("- A log of nothing but torch's timed regions (`chromium_event` records, a begin and an end each, seven "
+         "names in turn, each shaped as a real log's first one: `torch_logs.regions_log`), as a long job logs them. "
+         "The page draws the call tree's first rows and counts the rest; the trace file keeps every region. One "
+         "pair, read bounds raised so both read the whole log."),
+        "",
+        _HEADER[0].removesuffix(" |") + " | bound (issue 44) |",
+        _HEADER[1] + "---|",
+        *rows,
+    ]
+    publish("tlparse-regions", lines, f"python benchmarks/tlparse_speed.py --regions {','.join(map(str, sizes))}")
 
 
 if __name__ == "__main__":

@@ -154,6 +154,22 @@ def compiles_log(compiles: int) -> tuple[str, int]:
     return "".join(parts), copies * per_copy
 
 
+def regions_log(path: Path, regions: int) -> None:
+    """Write a log of ``regions`` timed regions one after another (a begin and an end record each, seven names in
+    turn), each record shaped as BREAKS_LOG's first ``chromium_event`` (its header, its payload's fields): the many
+    regions a long job logs, without the compiles around them."""
+    template = next(record for record in read_records(BREAKS_LOG, Problems()) if "chromium_event" in record.metadata)
+    event = json.loads(template.payload or "{}")
+    start_us = float(event["ts"])
+    with path.open("w", encoding="utf-8") as out:
+        for index in range(regions):
+            for phase, at_us in (("B", start_us + 15 * index), ("E", start_us + 15 * index + 10)):
+                payload = json.dumps({**event, "name": f"region_{index % 7}", "ts": at_us, "ph": phase}, indent=0)
+                header = {**template.metadata, "has_payload": hashlib.md5(payload.encode()).hexdigest()}
+                out.write(template.prefix + json.dumps(header) + "".join(f"\n\t{line}" for line in payload.split("\n"))
+                          + "\n")
+
+
 def rank_logs(scratch: Path, ranks: int, size: int) -> tuple[Path, float]:
     """A directory of ``ranks`` rank logs of ``size`` bytes made from one real log, and that log's size in kB."""
     base = record_logs(scratch)
