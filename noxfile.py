@@ -179,8 +179,8 @@ def bench(session: nox.Session) -> None:
     """Measure the tracer's overhead (one process, per rank under torchrun, counting calls), trace size, the page of a
     12-layer GPT-2 (size, first screen in Chromium), reading TORCH_TRACE rank logs (one 3.5 MB log, 8 ranks merged,
     8 ranks of 50 MB, and beside tlparse on its own 7-rank input), single logs beside tlparse (small, medium and large;
-    1k to 16k compiles for growth: time and peak memory; start-up), verify's speed, the docs build, the release builds
-    and a warm release comparison; writes benchmarks/RESULTS.md."""
+    1k to 16k compiles for growth: time and peak memory; 650,000 timed regions; start-up), verify's speed, the docs
+    build, the release builds and a warm release comparison; writes benchmarks/RESULTS.md."""
     _install(session, "docs", "deep")  # the docs build benchmark runs sphinx-build; deep mode is measured too
     # The page at real scale: a GPT-2 with random weights (nothing downloaded), drawn by the system's Chromium;
     # tlparse (Rust, a wheel on PyPI) to time reading rank logs beside it.
