@@ -287,3 +287,38 @@ def test_every_fact_of_chapters_14_17_and_the_front_page_is_verified_on_every_re
     """Each locked fact of these pages is in the release's verify report and holds there (SAME or MOVED), unless it
     is a drift the pages show on that release (CHANGED or MISSING)."""
     assert_facts_hold(release, MY_PAGES, KNOWN_DRIFT.get(release, ()))
+
+
+# -- chapter 17's per-step section quotes its recording ----------------------------------------------------------
+
+TRAINING_TRACE = ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "speed_training-cpu-cold.json"
+
+
+def _section(text: str, label: str) -> str:
+    start = text.index(f"({label})=")
+    return text[start:text.index("\n(", start + 1)]
+
+
+@pytest.mark.pure
+def test_the_per_step_section_quotes_its_recording():
+    """Every figure the section gives for the CPU recording is the one the trace's speed table computes from it: a
+    re-recording that moves them fails here until the prose follows."""
+    from tracers.analysis.speed import speed_of
+    from tracers.tracefile.chrome import load
+
+    (function,) = speed_of(load(TRAINING_TRACE)).functions
+    section = " ".join(_section(MEASURING.read_text(encoding="utf-8"), "ch17-per-step").split())  # lines unwrapped
+    step, backward, cost = function.step, function.backward, function.cost
+
+    def ms(ns: float) -> str:
+        return f"{ns / 1e6:.2f}".rstrip("0").rstrip(".") + " ms"
+
+    for eager, compiled in ((step.eager_ns, step.compiled_ns), (backward.eager_ns, backward.compiled_ns)):
+        assert f"{ms(compiled)} against {ms(eager)}, {eager / compiled:.2f}×" in section
+    assert f"{function.forward.eager_ns / function.forward.compiled_ns:.2f}×" in section
+    assert f"rounds agree on the step ({step.spread_text.removesuffix('×')}×)" in section
+    assert f"{cost.forward_ns / 1e9:.1f} s for the forward and {cost.backward_ns / 1e9:.2f} s for the backward" in section
+    assert f"{cost.setup_ns / 1e9:.2f} s of one-time setup" in section
+    assert f"{function.compile_ns / 1e9:.2f} s in all" in section
+    payback = re.search(r"pays back after ([\d,]+) steps", function.verdict_said)
+    assert payback and f"about {round(int(payback.group(1).replace(',', '')), -3):,} steps" in section
