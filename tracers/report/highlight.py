@@ -1,4 +1,4 @@
-"""The pages' code colouring: Python and JSON as escaped HTML with token classes (one regular expression a language).
+"""The pages' code colouring: Python and JSON as escaped HTML with token classes, by regular expressions.
 
 The classes are the short token names every Pygments theme styles (``k``, ``s2``, ``c1`` …), so a trace fragment
 inside the Sphinx site takes the site's colours; a lone page brings its own (:func:`code_css`). Only tokens that are
@@ -13,10 +13,6 @@ import re
 _KEYWORDS = ("assert", "async", "await", "break", "continue", "del", "elif", "else", "except", "finally", "for",
              "global", "if", "lambda", "nonlocal", "pass", "raise", "return", "try", "while", "with", "yield",
              "def", "class", "match", "case")
-
-
-def _words(words: tuple[str, ...] | str) -> str:
-    return r"\b(?:" + "|".join(sorted(words.split() if isinstance(words, str) else words, key=len, reverse=True)) + r")\b"
 
 
 # A string's body is read as runs of plain characters between escapes, and every alternative ends in a match (a
