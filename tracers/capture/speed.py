@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import sys
@@ -9,9 +10,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from tracers.tracefile.speed import TimedFunction, TimedRun
+from tracers.tracefile.speed import EAGER, TimedFunction, TimedRun
 
-from .backward_timing import BackwardTimer
+from . import backward_timing
+from .backward_timing import BackwardTimer, NodeTypes
 from .dynamo_shield import shield
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tracers/: never the user's line
@@ -48,7 +50,7 @@ class _Calls:
         self.site, self.order, self.name = site, order, name
         self.host: list[int] = []
         self.starts: list[int] = []  # each call's start (perf_counter): successive starts make the loop's step
-        self.spent: list[int] = []  # our own time after each call (the backward's node walk): out of its wall step
+        self.spent: list[int] = []  # our own time after each call (marking or hooking its nodes): out of its wall step
         self.events: list[tuple[Any, Any]] = []  # CUDA (start, end) per call, once CUDA is in use
         self.backward: BackwardTimer | None = None
         self.compiling: list[int] = []
@@ -75,13 +77,15 @@ class CallTimer:
         self._torch: Any = None
         self._real: Callable[..., Any] | None = None
         self._patched: Callable[..., Any] | None = None
+        self._node_types = NodeTypes()  # AOTAutograd's backward node classes, timed once each
         self.note: str | None = None
 
     def install(self) -> None:
         import torch
 
         self._torch, self._real = torch, torch.compile
-        shield(sys.modules[__name__])  # a compiled function called inside another compiled one: not traced into
+        # A compiled function called inside another compiled one, a backward run from a compiled frame: not traced into
+        shield(sys.modules[__name__], backward_timing)
         timer = self
 
         @functools.wraps(self._real)
@@ -111,8 +115,9 @@ class CallTimer:
 
     def _timed(self, function: Callable[..., Any], calls: _Calls) -> Callable[..., Any]:
         probe, window, clock, host, starts = self._probe, self.window, time.perf_counter_ns, calls.host, calls.starts
-        cuda_module = self._torch.cuda
-        calls.backward = backward = BackwardTimer(self._torch)
+        cuda_module, grad_enabled = self._torch.cuda, self._torch.is_grad_enabled
+        calls.backward = backward = BackwardTimer(self._torch, self._node_types, dynamo=self.mode != EAGER)
+        next_node = backward.next_node  # None: this torch numbers no nodes, no backward is timed
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             if calls.cuda is None:
@@ -123,7 +128,7 @@ class CallTimer:
             if calls.cuda:
                 start, end = cuda_module.Event(enable_timing=True), cuda_module.Event(enable_timing=True)
                 start.record()
-            sequence = backward.sequence()
+            sequence = next_node() if next_node is not None and grad_enabled() else None  # backward.sequence()
             result = None
             began = clock()
             try:
@@ -137,7 +142,8 @@ class CallTimer:
                 index = len(host)
                 host.append(took)
                 starts.append(began)
-                backward.watch(index, sequence, result)
+                if sequence is not None:
+                    backward.watch(index, sequence, result)
                 calls.spent.append(clock() - began - took)
                 if probe is not None and probe.count != before:
                     calls.compiling.append(index)
@@ -151,9 +157,10 @@ class CallTimer:
         return timed
 
     def uninstall(self) -> None:
-        """Put ``torch.compile`` and every module's slot back (only where ours is still there)."""
+        """Put ``torch.compile``, every module's slot and every node class back (only where ours is still there)."""
         if self._torch is not None and self._torch.compile is self._patched:
             self._torch.compile = self._real
+        self._node_types.restore()
         for module, previous, wrapper in reversed(self._modules):
             if module.__dict__.get("_compiled_call_impl") is wrapper:
                 module._compiled_call_impl = previous
@@ -195,10 +202,16 @@ class CallTimer:
 
 
 def _wall_steps(calls: _Calls) -> tuple[int, ...]:
-    """Each call's start to the next's, less the tracer's own work after the call (walking an eager forward's autograd
-    nodes takes about a millisecond for a 700-node graph; the CPU does it in the script's time, so it leaves it out).
-    CUDA events' steps keep it: the GPU runs on meanwhile, and whether it waited cannot be told from here."""
-    return tuple(later - earlier - spent for earlier, later, spent in zip(calls.starts, calls.starts[1:], calls.spent))
+    """Each call's start to the next's, less the tracer's own work in it: after each call, and the walks over an eager
+    forward's autograd nodes made when its backward started, each in the step it fell in (a walk can take a
+    millisecond for a 700-node graph; the CPU does it in the script's time, so it leaves it out). CUDA events' steps
+    keep it: the GPU runs on meanwhile, and whether it waited cannot be told from here."""
+    steps = [later - earlier - spent for earlier, later, spent in zip(calls.starts, calls.starts[1:], calls.spent)]
+    for began, took in calls.backward.walks if calls.backward is not None else ():
+        step = bisect.bisect_right(calls.starts, began) - 1
+        if 0 <= step < len(steps):
+            steps[step] -= took
+    return tuple(steps)
 
 
 def _user_site() -> str:

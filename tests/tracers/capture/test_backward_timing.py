@@ -1,13 +1,15 @@
 """The backward timer on real autograd graphs: the nodes a call made (by sequence number, never by id), hooks that
 change no gradient, a call without a backward left untimed, and a call fed by an earlier one stopping at its own
-nodes. No timing is asserted."""
+nodes; AOTAutograd's node timed by its class (put back after), the walk waiting for the backward (a graph never
+backwarded freed as without us), and compiled autograd's switch read only where our hooks could enter its graph.
+No timing is asserted."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from tracers.capture.backward_timing import BackwardTimer, _grad_fns, _lowest
+from tracers.capture.backward_timing import BackwardTimer, NodeTypes, _grad_fns, _lowest
 from tracers.tracefile.speed import NO_BACKWARD
 
 pytestmark = pytest.mark.torch
@@ -65,3 +67,134 @@ def test_a_node_is_known_by_its_number_even_when_wrappers_are_made_afresh():
     made = range(sequence, torch._C._autograd._get_sequence_nr())
     lowest = _lowest([out.grad_fn], made)
     assert lowest is not None and lowest._sequence_nr() == min(made)
+
+
+def _compiled_grads(timer: BackwardTimer | None, compiled, calls: int = 3) -> list[torch.Tensor]:
+    x = torch.randn(4, 8, requires_grad=True, generator=torch.Generator().manual_seed(2))
+    grads = []
+    for index in range(calls):
+        sequence = timer.sequence() if timer else None
+        out = compiled(x)
+        if timer:
+            timer.watch(index, sequence, out)
+        out.square().sum().backward()
+        grads.append(x.grad.clone())
+        x.grad = None
+    return grads
+
+
+def test_aot_autograds_node_is_timed_by_its_class_which_is_put_back_after():
+    """A compiled call makes one CompiledFunctionBackward node: its class's apply times it (no hooks per call), the
+    gradients are those without us, and restore leaves the class as it was."""
+    compiled = torch.compile(lambda x: (x * 2 + 1).sin(), backend="aot_eager")
+    plain = _compiled_grads(None, compiled)
+    types = NodeTypes()
+    timer = BackwardTimer(torch, types)
+    assert all(torch.equal(a, b) for a, b in zip(plain, _compiled_grads(timer, compiled), strict=True))
+    host, _ = timer.times(3)
+    assert all(ns > 0 for ns in host) and not timer.walks
+    [node_type] = types.classes
+    assert node_type.__name__ == "CompiledFunctionBackward" and "apply" in node_type.__dict__
+    before = {name: node_type.__dict__.get(name) for name in ("apply", "apply_boxed")}
+    types.restore()
+    assert all(node_type.__dict__.get(name) is None for name in before)  # the class's own attributes, as before
+    assert not types.timed(node_type)  # nothing is wrapped again once restored
+    timer2 = BackwardTimer(torch, types)
+    _compiled_grads(timer2, compiled, calls=1)  # after restore: hooks, as for any node
+    assert timer2.times(1)[0][0] > 0
+
+
+def test_a_walk_waits_for_the_backward_and_leaves_a_graph_never_backwarded_free():
+    """The hook a call leaves holds no node: a graph whose backward never runs is freed with its output, as without
+    us; when a backward runs, the walk's time is kept apart (out of the step)."""
+    import weakref
+
+    timer = BackwardTimer(torch)
+    kept = []
+
+    def forward(x):
+        middle = x.exp()  # saved by exp's and sin's nodes
+        kept.append(weakref.ref(middle))
+        return middle.sin()
+
+    x = torch.randn(8, requires_grad=True)
+    sequence = timer.sequence()
+    out = forward(x)
+    timer.watch(0, sequence, out)
+    assert timer.pending(0)
+    del out
+    assert kept[0]() is None  # freed: no hook of ours keeps the graph alive
+    sequence = timer.sequence()
+    out = forward(x)
+    timer.watch(1, sequence, out)
+    out.sum().backward()
+    host, _ = timer.times(2)
+    assert host[0] == NO_BACKWARD and host[1] > 0 and not timer.pending(1)
+    [(began, took)] = timer.walks
+    assert began > 0 and took >= 0
+
+
+def test_a_node_the_root_does_not_reach_and_a_second_backward_change_nothing():
+    """A node the call made that its output does not lead to is not waited for (the root is the last node, hooked
+    from its own pre-hook); a second backward through a retained graph keeps the first one's times."""
+    timer = BackwardTimer(torch)
+    x = torch.randn(8, requires_grad=True)
+    sequence = timer.sequence()
+    x.cos()  # a node of the call, unreachable from its output
+    out = x.sin()
+    timer.watch(0, sequence, out)
+    out.sum().backward(retain_graph=True)
+    first = timer.times(1)[0]
+    out.sum().backward()
+    assert first[0] > 0 and timer.times(1)[0] == first
+    assert torch.equal(x.grad, 2 * x.cos().detach())
+
+
+def test_the_call_timer_puts_aot_autograds_node_class_back_and_leaves_walks_out_of_the_step():
+    """Uninstalling leaves the class without our apply; a walk made in a backward comes off the step it fell in."""
+    from tracers.capture.speed import CallTimer, _Calls, _wall_steps
+
+    timer = CallTimer("compiled")
+    timer.install()
+    try:
+        compiled = torch.compile(lambda x: (x * 2 + 1).sin(), backend="aot_eager")
+        x = torch.randn(8, requires_grad=True)
+        for _ in range(3):
+            compiled(x).sum().backward()
+        node_type = type(compiled(x).grad_fn)
+        assert "apply" in node_type.__dict__
+    finally:
+        timer.uninstall()
+    assert "apply" not in node_type.__dict__ and "apply_boxed" not in node_type.__dict__
+    [function] = timer.result().functions
+    assert all(ns > 0 for ns in function.backward_host_ns[:3]) and function.backward_host_ns[3] == NO_BACKWARD
+
+    calls = _Calls("a.py:1", 0, "f")
+    calls.starts, calls.spent = [0, 100, 200], [10, 10, 10]
+    calls.backward = BackwardTimer(torch)
+    calls.backward.walks = [(150, 30), (250, 5)]  # one walk in the second step, one after the last call's start
+    assert _wall_steps(calls) == (90, 60)
+
+
+def test_compiled_autograds_switch_is_read_only_where_hooks_would_enter_its_graph(monkeypatch):
+    """The switch acts through compiled frames: hooks stand aside in the traced run (said once), the eager run never
+    reads it, and AOTAutograd's node, timed by its class (never called by compiled autograd), is timed either way."""
+    import torch._dynamo
+
+    monkeypatch.setattr(torch._dynamo.config, "compiled_autograd", True)
+    x = torch.randn(8, requires_grad=True)
+    for dynamo, timed in ((True, False), (False, True)):
+        timer = BackwardTimer(torch, NodeTypes(), dynamo=dynamo)
+        sequence = timer.sequence()
+        out = (x * 2).sin()
+        timer.watch(0, sequence, out)
+        out.sum().backward()
+        assert (timer.times(1)[0][0] > 0) is timed and (timer.note is None) is timed
+    compiled = torch.compile(lambda x: (x * 2 + 1).sin(), backend="aot_eager")
+    with torch._dynamo.config.patch(compiled_autograd=False):
+        _compiled_grads(None, compiled, calls=1)  # compiled outside the switch: later calls make one AOT node
+    types = NodeTypes()
+    timer = BackwardTimer(torch, types)
+    _compiled_grads(timer, compiled, calls=2)
+    types.restore()
+    assert all(ns > 0 for ns in timer.times(2)[0]) and timer.note is None
