@@ -292,6 +292,7 @@ def test_every_fact_of_chapters_14_17_and_the_front_page_is_verified_on_every_re
 # -- chapter 17's per-step section quotes its recording ----------------------------------------------------------
 
 TRAINING_TRACE = ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "speed_training-cpu-cold.json"
+TRAINING_CUDA_TRACE = ROOT / "docs" / "_traces" / "cuda" / "2.11.0" / "speed_training-cuda-cold.json"
 
 
 def _section(text: str, label: str) -> str:
@@ -322,3 +323,23 @@ def test_the_per_step_section_quotes_its_recording():
     assert f"{function.compile_ns / 1e9:.2f} s in all" in section
     payback = re.search(r"pays back after ([\d,]+) steps", function.verdict_said)
     assert payback and f"about {round(int(payback.group(1).replace(',', '')), -3):,} steps" in section
+
+
+@pytest.mark.pure
+def test_the_per_step_section_quotes_its_cuda_recording():
+    """The CUDA tab's paragraph, against the CUDA recording: the backward's gain, the forward's loss, the step's
+    spread and the compile figure."""
+    from tracers.analysis.speed import speed_of
+    from tracers.tracefile.chrome import load
+
+    (function,) = speed_of(load(TRAINING_CUDA_TRACE)).functions
+    section = " ".join(_section(MEASURING.read_text(encoding="utf-8"), "ch17-per-step").split())
+    forward, backward, step, cost = function.forward, function.backward, function.step, function.cost
+    assert f"{backward.eager_ns / backward.compiled_ns:.2f}×" in section
+    assert f"{forward.compiled_ns / 1e6:.2f} ms against {forward.eager_ns / 1e6:.2f} ms" in section
+    low, high = forward.spread_text.removesuffix("×").split("–")
+    assert f"every round slower ({low}–{high}×)" in section and float(high) < 1
+    assert f"{step.compiled_ns / 1e6:.2f} ms against {step.eager_ns / 1e6:.2f} ms" in section
+    assert function.verdict_said.startswith("no difference measurable here") and "no difference measurable" in section
+    assert f"{function.compile_ns / 1e9:.2f} s compile ({cost.forward_ns / 1e9:.2f} s forward, " \
+           f"{cost.backward_ns / 1e9:.2f} s backward)" in section
