@@ -176,25 +176,28 @@ def test_the_call_timer_puts_aot_autograds_node_class_back_and_leaves_walks_out_
     assert _wall_steps(calls) == (90, 60)
 
 
-def test_compiled_autograds_switch_is_read_only_where_hooks_would_enter_its_graph(monkeypatch):
+def test_compiled_autograds_switch_is_read_only_where_hooks_would_enter_its_graph():
     """The switch acts through compiled frames: hooks stand aside in the traced run (said once), the eager run never
     reads it, and AOTAutograd's node, timed by its class (never called by compiled autograd), is timed either way."""
     import torch._dynamo
 
-    monkeypatch.setattr(torch._dynamo.config, "compiled_autograd", True)
-    x = torch.randn(8, requires_grad=True)
-    for dynamo, timed in ((True, False), (False, True)):
-        timer = BackwardTimer(torch, NodeTypes(), dynamo=dynamo)
-        sequence = timer.sequence()
-        out = (x * 2).sin()
-        timer.watch(0, sequence, out)
-        out.sum().backward()
-        assert (timer.times(1)[0][0] > 0) is timed and (timer.note is None) is timed
-    compiled = torch.compile(lambda x: (x * 2 + 1).sin(), backend="aot_eager")
-    with torch._dynamo.config.patch(compiled_autograd=False):
-        _compiled_grads(None, compiled, calls=1)  # compiled outside the switch: later calls make one AOT node
-    types = NodeTypes()
-    timer = BackwardTimer(torch, types)
-    _compiled_grads(timer, compiled, calls=2)
-    types.restore()
-    assert all(ns > 0 for ns in timer.times(2)[0]) and timer.note is None
+    # torch's own patch, not monkeypatch: undoing a module attribute through delattr/setattr can leave a torch config
+    # hidden (its ConfigModule marks a deleted entry so), and every later torch.compile would then fail
+    with torch._dynamo.config.patch(compiled_autograd=True):
+        x = torch.randn(8, requires_grad=True)
+        for dynamo, timed in ((True, False), (False, True)):
+            timer = BackwardTimer(torch, NodeTypes(), dynamo=dynamo)
+            sequence = timer.sequence()
+            out = (x * 2).sin()
+            timer.watch(0, sequence, out)
+            out.sum().backward()
+            assert (timer.times(1)[0][0] > 0) is timed and (timer.note is None) is timed
+        compiled = torch.compile(lambda x: (x * 2 + 1).sin(), backend="aot_eager")
+        with torch._dynamo.config.patch(compiled_autograd=False):
+            _compiled_grads(None, compiled, calls=1)  # compiled outside the switch: later calls make one AOT node
+        types = NodeTypes()
+        timer = BackwardTimer(torch, types)
+        _compiled_grads(timer, compiled, calls=2)
+        types.restore()
+        assert all(ns > 0 for ns in timer.times(2)[0]) and timer.note is None
+    assert not torch._dynamo.config.compiled_autograd  # put back, and readable
