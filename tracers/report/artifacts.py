@@ -203,12 +203,6 @@ def _grouped_shapes(items: list[Artifact]) -> list[Artifact]:
             artifact is shapes[0]]
 
 
-def render_artifacts(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
-                     max_total_chars: int | None, failures: Mapping[str, GuardFailure]) -> str:
-    """:func:`artifact_pieces`, whole."""
-    return "".join(artifact_pieces(artifacts, spans, facts, max_chars, max_total_chars, failures))
-
-
 def artifact_pieces(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
                     max_total_chars: int | None, failures: Mapping[str, GuardFailure]) -> Iterator[Markup]:
     """``failures``: each recompile record's newest guard failure, read (the report model's). One compile: its
