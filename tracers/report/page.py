@@ -55,32 +55,29 @@ def report_page_pieces(report: Report, links: Links = Links(), options: RenderOp
         yield safe(render_executed(trace, torch))
 
     return stream("base.html", page=_view(f"{title} — torch.compile trace", links, f"<script>{zoom_script()}</script>",
-                                          pieces=body()))
+                                          body()))
 
 
 @dataclass(frozen=True)
 class PageView:
-    """What the base layout (templates/base.html) shows: a lone page around a body already made, or made as it is
-    written (``pieces``)."""
+    """What the base layout (templates/base.html) shows: a lone page around its body, in pieces of HTML (one piece
+    for a body already made; a trace page's are made as they are written)."""
 
     title: str
     css: Markup  # our stylesheets: no text from a trace
-    body: Markup
+    body: Iterable[Markup]
     links: Links | None  # for the note on where chapter links go
     script: Markup = Markup("")
-    pieces: Iterable[Markup] | None = None
 
 
-def _view(title: str, links: Links | None, script: str, body: str = "",
-          pieces: Iterable[Markup] | None = None) -> PageView:
-    """The page's minimal styles, the trace styles and the code colours, around ``body`` or ``pieces``."""
-    css = Markup(f"{_PAGE_CSS}{stylesheet()}{code_css()}")
-    return PageView(title, css, safe(body), links, safe(script), pieces)
+def _view(title: str, links: Links | None, script: str, body: Iterable[Markup]) -> PageView:
+    """The page's minimal styles, the trace styles and the code colours, around ``body``."""
+    return PageView(title, Markup(f"{_PAGE_CSS}{stylesheet()}{code_css()}"), body, links, safe(script))
 
 
 def page_document(title: str, body: str, links: Links | None, script: str = "") -> str:
     """A lone HTML file around ``body``: the page's minimal styles, the trace styles, the code colours, the site note."""
-    return render("base.html", page=_view(title, links, script, body))
+    return render("base.html", page=_view(title, links, script, (safe(body),)))
 
 
 def render_site_note(links: Links | None) -> str:
