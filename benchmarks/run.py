@@ -11,6 +11,7 @@ BENCHMARKS = [
     [str(HERE / "tracer_overhead.py")],
     [str(HERE / "calls_served.py")],
     [str(HERE / "speed.py")],
+    [str(HERE / "timer_cost.py")],
     [str(HERE / "page_scale.py")],
     [str(HERE / "deep_mode.py")],
     [str(HERE / "by_code.py")],

@@ -15,6 +15,17 @@ _AOT_NODE = "CompiledFunctionBackward"  # AOTAutograd's node: one per compiled g
 _ENGINE_CALLS = ("apply", "apply_boxed")  # what the engine calls on a Python node (boxed: torch 2.13's AOT nodes)
 _MARK = "_tracers_backward"  # on an AOTAutograd node: [(timer, call index, starts the call's backward, ends it)]
 _STOOD_ASIDE = "backward not timed: compiled autograd runs it (our hooks would enter its graph)"
+# Which calls' backwards are timed: every one of the first ALL_TIMED (a short loop's every step), then one call in
+# SAMPLE_EVERY. Timing an eager call's backward costs two hooks on its nodes (12-20 µs a call on a 2-CPU machine, ten
+# times its boundaries' timing; benchmarks/RESULTS.md, "The per-call timer's own cost"): over a long run the sample
+# keeps the mean near the boundaries' cost, and a median over a few hundred backwards needs no more.
+ALL_TIMED = 64
+SAMPLE_EVERY = 32
+
+
+def sampled(index: int) -> bool:
+    """Whether call ``index``'s backward is timed (the same calls in the eager and the compiled run)."""
+    return index < ALL_TIMED or index % SAMPLE_EVERY == 0
 
 
 class NodeTypes:

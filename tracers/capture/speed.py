@@ -13,7 +13,7 @@ from typing import Any
 from tracers.tracefile.speed import EAGER, TimedFunction, TimedRun
 
 from . import backward_timing
-from .backward_timing import BackwardTimer, NodeTypes
+from .backward_timing import BackwardTimer, NodeTypes, sampled
 from .dynamo_shield import shield
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tracers/: never the user's line
@@ -64,8 +64,9 @@ class CallTimer:
     its ``_compiled_call_impl`` slot, the one ``Module.compile()`` uses, is timed instead of wrapping it).
 
     ``probe`` (the traced run) marks the calls that compiled; ``window`` (``--profile``) is told each call's
-    start and end. Nothing else runs per call: two clock reads, a list append, and on CUDA two events recorded
-    on the current stream (no synchronisation until ``stop``)."""
+    start and end. Per call: two clock reads, list appends, on CUDA two events recorded on the current stream (no
+    synchronisation until ``stop``); with grad on, for the calls whose backward is timed (``sampled``), its
+    autograd nodes marked or hooked (``BackwardTimer``)."""
 
     def __init__(self, mode: str, probe: CompileProbe | None = None, window: Any = None):
         self.mode = mode
@@ -128,7 +129,9 @@ class CallTimer:
             if calls.cuda:
                 start, end = cuda_module.Event(enable_timing=True), cuda_module.Event(enable_timing=True)
                 start.record()
-            sequence = next_node() if next_node is not None and grad_enabled() else None  # backward.sequence()
+            # backward.sequence(), inline; a call outside the sample (and the profile window) is not watched
+            sequence = next_node() if next_node is not None and (profiling or sampled(len(host))) and grad_enabled() \
+                else None
             result = None
             began = clock()
             try:

@@ -9,7 +9,8 @@ COMPILED, EAGER = "compiled", "eager"
 # Calls after a compiling call that are not steady state yet, in both runs: CUDA graph trees warm up and record,
 # autotuning and the caching allocator settle (the profiler leaves them alone too).
 WARMUP_CALLS = 3
-NO_BACKWARD = -1  # a call whose autograd nodes never ran backward (no grad, eval, or the run ended first)
+NO_BACKWARD = -1  # a call whose autograd nodes never ran backward (no grad, eval, or the run ended first), or whose
+# backward was not timed (a long run's calls outside the sample: tracers/capture/backward_timing.py)
 
 
 def compiled_label(name: str, site: str) -> str:
@@ -30,7 +31,7 @@ class TimedFunction:
     compile_ids: tuple[str, ...] = ()  # the compiles those calls made
     profiled: tuple[int, ...] = ()  # calls made while the profiler ran (slowed by it: left out of the timings)
     # Each call's backward, where one ran: from the first of the autograd nodes the call made starting to the last
-    # finishing (the compiled graph's: AOTAutograd's CompiledFunctionBackward); NO_BACKWARD where none ran.
+    # finishing (the compiled graph's: AOTAutograd's CompiledFunctionBackward); NO_BACKWARD where none was timed.
     backward_host_ns: tuple[int, ...] = ()
     backward_device_ns: tuple[int, ...] | None = None  # the same between CUDA events recorded in those node hooks
     # From each call's start to the next one's: the user's loop step when called once a step (wall time, and on CUDA

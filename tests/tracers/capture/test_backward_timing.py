@@ -1,8 +1,8 @@
 """The backward timer on real autograd graphs: the nodes a call made (by sequence number, never by id), hooks that
 change no gradient, a call without a backward left untimed, and a call fed by an earlier one stopping at its own
 nodes; AOTAutograd's node timed by its class (put back after), the walk waiting for the backward (a graph never
-backwarded freed as without us), and compiled autograd's switch read only where our hooks could enter its graph.
-No timing is asserted."""
+backwarded freed as without us), compiled autograd's switch read only where our hooks could enter its graph, and a
+long run's backwards timed for the same sample of calls in either run. No timing is asserted."""
 
 from __future__ import annotations
 
@@ -201,3 +201,46 @@ def test_compiled_autograds_switch_is_read_only_where_hooks_would_enter_its_grap
         types.restore()
         assert all(ns > 0 for ns in timer.times(2)[0]) and timer.note is None
     assert not torch._dynamo.config.compiled_autograd  # put back, and readable
+
+
+class _Window:
+    """A profile window over calls 70-72 (the protocol of capture/profile_window.py, nothing profiled)."""
+
+    def before_call(self, calls, index: int) -> bool:  # noqa: ANN001
+        return 70 <= index <= 72
+
+    def after_call(self, calls, index: int, took_ns: int) -> bool:  # noqa: ANN001
+        return False
+
+    def call_done(self, calls) -> None:  # noqa: ANN001
+        pass
+
+
+def test_a_long_runs_backwards_are_timed_for_the_same_sample_of_calls_in_either_run_and_in_the_window():
+    """Every call's backward up to ALL_TIMED, then every SAMPLE_EVERY-th, in the eager run (hooks) as in the compiled
+    one (AOTAutograd's node); a call in the profile window is timed whatever its index."""
+    from tracers.capture.backward_timing import ALL_TIMED, SAMPLE_EVERY
+    from tracers.capture.speed import CallTimer, _Calls
+    from tracers.tracefile.speed import EAGER
+
+    made = ALL_TIMED + 3 * SAMPLE_EVERY
+    expected = [*range(ALL_TIMED), *range(ALL_TIMED, made, SAMPLE_EVERY)]
+    compiled = torch.compile(lambda x: (x * 2 + 1).sin(), backend="aot_eager")
+    for mode, window, also in ((EAGER, None, []), ("compiled", None, []), ("compiled", _Window(), [70, 71, 72])):
+        timer = CallTimer(mode, window=window)
+        timer._torch = torch
+        calls = _Calls("a.py:1", 0, "f")
+        calls.cuda = False
+        timed = timer._timed(_forward if mode == EAGER else compiled, calls)
+        x = torch.randn(8, requires_grad=True)
+        try:
+            for _ in range(made):
+                timed(x).sum().backward()
+        finally:
+            timer.uninstall()
+        host, _ = calls.backward.times(made)
+        assert [index for index, ns in enumerate(host) if ns != NO_BACKWARD] == sorted({*expected, *also}), mode
+
+
+def _forward(x: torch.Tensor) -> torch.Tensor:
+    return (x * 2 + 1).sin()
