@@ -5,8 +5,10 @@ AdamW), a Llama-style causal LM (8 layers, hidden 1024, batch 8 x 256, bf16 auto
 
 ``python loops.py MODEL [STEPS]`` runs the loop (what the tracer traces). With STEP_REFERENCE=1 it times the loop
 itself instead, outside any tracer: a pair of CUDA events around each whole step (forward, loss, backward, optimizer)
-after WARMUP steps, and one pair around all the timed steps; prints one JSON line. TORCHDYNAMO_DISABLE=1 makes
-``torch.compile`` hand the model back: the eager reference. STEP_TINY=1 shrinks every model (a CPU smoke test)."""
+after WARMUP steps, and one pair around all the timed steps; prints one JSON line, and appends it, with the side, to
+the file STEP_REFERENCE_LOG names (so under ``trace --vs-eager`` both runs' own timings reach the checker: the steps
+the tracer timed, timed by the script). TORCHDYNAMO_DISABLE=1 makes ``torch.compile`` hand the model back: the eager
+reference. STEP_TINY=1 shrinks every model (a CPU smoke test)."""
 
 from __future__ import annotations
 
@@ -85,7 +87,12 @@ def main() -> None:
         return loss
 
     if os.environ.get("STEP_REFERENCE"):
-        print(json.dumps(reference(step, steps)))
+        timed = reference(step, steps)
+        print(json.dumps(timed))
+        if os.environ.get("STEP_REFERENCE_LOG"):  # traced: each of the tracer's two runs says its own steps' time
+            side = "eager" if os.environ.get("TORCHDYNAMO_DISABLE") == "1" else "compiled"
+            with open(os.environ["STEP_REFERENCE_LOG"], "a", encoding="utf-8") as log:
+                log.write(json.dumps({"side": side, **timed}) + "\n")
         return
     for _ in range(steps):
         loss = step()

@@ -3,9 +3,11 @@
 For each model of benchmarks/gpu/loops.py, ROUNDS rounds of fresh processes: the loop eager and compiled, each timing
 its own steps (STEP_REFERENCE=1: CUDA events around each whole step), then ``python -m tracers trace --vs-eager`` on
 the same loop (its step: the interval between successive calls of the compiled model, CUDA events at each call's
-start). The first traced round compiles cold, later ones with ``--cache warm`` (the steady step is the same; only the
-compile figure differs). Medians over the rounds; within 15%? Models run side by side, one per GPU, each pinned to its
-own cores. Writes OUT/step_check.json, OUT/step_check.md and the logs as OUT/step_check-logs.tar.gz (default $OUT,
+start), the loop timing its own whole steps there too (so the tracer's steps are checked against the same
+processes' own events, free of the spread between processes, as well as against the fresh ones). The first traced
+round compiles cold, later ones with ``--cache warm`` (the steady step is the same; only the compile figure
+differs); the references run first in odd rounds, the traced run in even ones. Medians over the rounds; within
+15%? Models run side by side, one per GPU, each pinned to its own cores. Writes OUT/step_check.json, OUT/step_check.md and the logs as OUT/step_check-logs.tar.gz (default $OUT,
 else ./).
 
     python benchmarks/gpu/step_check.py --models gpt2,llama,resnet50 --rounds 3
@@ -89,14 +91,26 @@ def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> dic
     for number in range(1, rounds + 1):
         if number > 1 and time.monotonic() - began > DEADLINE:  # the device call's 10 minutes: stop in time
             break
-        row = {"round": number,
-               "eager_ref": _reference(model, steps, OFF, here / f"reference-eager-{number}.log", timeout),
-               "compiled_ref": _reference(model, steps, {}, here / f"reference-compiled-{number}.log", timeout)}
-        traces = here / f"traces-{number}"
+        row = {"round": number}
+
+        def references() -> None:
+            row["eager_ref"] = _reference(model, steps, OFF, here / f"reference-eager-{number}.log", timeout)
+            row["compiled_ref"] = _reference(model, steps, {}, here / f"reference-compiled-{number}.log", timeout)
+
+        if number % 2:  # the references first in odd rounds, the traced run first in even ones
+            references()
+        traces, own = here / f"traces-{number}", here / f"traced-{number}-own.jsonl"
+        own.unlink(missing_ok=True)
         cache = [] if number == 1 else ["--cache", "warm"]
         code, _ = _run([sys.executable, "-m", "tracers", "trace", "--vs-eager", *cache, "--no-page", "--out",
-                        str(traces), str(LOOPS), model, str(steps)], {}, here / f"traced-{number}.log", timeout)
+                        str(traces), str(LOOPS), model, str(steps)],
+                       {"STEP_REFERENCE": "1", "STEP_REFERENCE_LOG": str(own)}, here / f"traced-{number}.log", timeout)
         row["traced"], row["traced_exit"] = _traced(traces), code
+        # The traced processes' own CUDA events around the same whole steps: no process-to-process spread between them
+        sides = [json.loads(line) for line in own.read_text().splitlines()] if own.exists() else []
+        row.update({f"{side['side']}_own": side for side in sides})
+        if not number % 2:
+            references()
         results.append(row)
         (out / f"step_check-{model}.json").write_text(json.dumps(results, indent=1))  # kept if a later round fails
     return {"model": model, "rounds": results}
@@ -114,38 +128,40 @@ def summary(result: dict) -> list[str]:
     def traced(side: str) -> list:
         return [(row["traced"] or {}).get("step", {}) and row["traced"]["step"][f"{side}_ms"] for row in rows]
 
-    def reference(side: str) -> list:
-        return [(row[f"{side}_ref"] or {}).get("median_ms") for row in rows]
+    def reference(side: str, key: str = "ref") -> list:
+        return [(row.get(f"{side}_{key}") or {}).get("median_ms") for row in rows]
 
-    lines = [f"### {result['model']}", "", "| per step | tracer (median of rounds) | reference: CUDA events around "
-             "whole steps (median of rounds) | difference | within 15% |", "|---|---|---|---|---|"]
-    medians = {}
-    for side in ("eager", "compiled"):
-        ours, theirs = _median(traced(side)), _median(reference(side))
-        medians[side] = (ours, theirs)
-        if ours is None or theirs is None:
-            lines.append(f"| {side} | {ours} | {theirs} | — | not measured |")
-            continue
-        difference = ours / theirs - 1
-        lines.append(f"| {side} | {ours:.2f} ms | {theirs:.2f} ms | {difference:+.1%} | "
-                     f"{'yes' if abs(difference) <= TOLERANCE else 'NO'} |")
-    ours = [e / c for e, c in zip(traced("eager"), traced("compiled")) if e and c]
-    theirs = [(e or 0) / c for e, c in zip(reference("eager"), reference("compiled")) if e and c]
-    if ours and theirs:
-        a, b = statistics.median(ours), statistics.median(theirs)
-        lines.append(f"| speedup | {a:.2f}× | {b:.2f}× | {a / b - 1:+.1%} | "
-                     f"{'yes' if abs(a / b - 1) <= TOLERANCE else 'NO'} |")
-    lines.append("")
+    lines = [f"### {result['model']} ({len(rows)} rounds)", ""]
+    for key, said in (("ref", "fresh processes of the loop alone"), ("own", "the traced processes themselves")):
+        lines += [f"| per step | tracer (median of rounds) | CUDA events around whole steps, {said} (median of "
+                  "rounds) | difference | within 15% |", "|---|---|---|---|---|"]
+        for side in ("eager", "compiled"):
+            ours, theirs = _median(traced(side)), _median(reference(side, key))
+            if ours is None or theirs is None:
+                lines.append(f"| {side} | {ours} | {theirs} | — | not measured |")
+                continue
+            difference = ours / theirs - 1
+            lines.append(f"| {side} | {ours:.2f} ms | {theirs:.2f} ms | {difference:+.1%} | "
+                         f"{'yes' if abs(difference) <= TOLERANCE else 'NO'} |")
+        ours = [e / c for e, c in zip(traced("eager"), traced("compiled")) if e and c]
+        theirs = [e / c for e, c in zip(reference("eager", key), reference("compiled", key)) if e and c]
+        if ours and theirs:
+            a, b = statistics.median(ours), statistics.median(theirs)
+            lines.append(f"| speedup | {a:.2f}× | {b:.2f}× | {a / b - 1:+.1%} | "
+                         f"{'yes' if abs(a / b - 1) <= TOLERANCE else 'NO'} |")
+        lines.append("")
     for row in rows:
         traced_row = row["traced"] or {}
         parts = {part: traced_row.get(part) or {} for part in ("step", "forward", "backward")}
         said = "; ".join(f"{part} eager {_ms(got.get('eager_ms'))} / compiled {_ms(got.get('compiled_ms'))} "
                          f"(rounds {got.get('rounds')})" for part, got in parts.items())
-        eager, compiled = row["eager_ref"] or {}, row["compiled_ref"] or {}
+        eager, compiled = row.get("eager_ref") or {}, row.get("compiled_ref") or {}
+        own_eager, own_compiled = row.get("eager_own") or {}, row.get("compiled_own") or {}
         lines.append(f"- round {row['round']}: tracer exit {row['traced_exit']}; {said}; verdict: "
                      f"{traced_row.get('verdict')}; compile {traced_row.get('compile_s', 0):.1f} s "
                      f"({traced_row.get('compile_label')}); reference eager {_ms(eager.get('median_ms'))}, "
-                     f"compiled {_ms(compiled.get('median_ms'))}")
+                     f"compiled {_ms(compiled.get('median_ms'))}; the traced processes' own events eager "
+                     f"{_ms(own_eager.get('median_ms'))}, compiled {_ms(own_compiled.get('median_ms'))}")
         lines += [f"  - finding {finding}" for finding in traced_row.get("findings", ())]
     return lines + [""]
 
