@@ -299,39 +299,31 @@ def _lowest(roots: list[Any], made: range) -> Any:
 
     A node is known by its number, never by ``id()``: a C++ node's Python wrapper may be made afresh at each
     ``next_functions`` read and freed after, so ids repeat (and one node can come back as two wrappers). Nothing the
-    call made is numbered below its first node, and a node's inputs are numbered below it: so the walk first goes
-    down from one root by its lowest-numbered input (a forward's first op is mostly where its output leads), and
-    only where that ends elsewhere walks every node reached."""
+    call made is numbered below its first node, and a node's inputs are numbered below it: so the search goes down
+    lowest-numbered input first and stops on reaching the call's first node. A residual stream's sum leads there
+    through its earlier input, skipping each block's branch; a dead end (a weight's transpose, whose input is no node
+    of the call's) costs one step back. Where the first node is out of reach, every node reached is seen."""
     first, stop = made.start, made.stop
-    if len(roots) == 1:
-        node, number = roots[0], roots[0]._sequence_nr()
-        while number != first:
-            below, below_nr = None, number
-            for child, _ in node.next_functions:
-                if child is not None:
-                    child_nr = child._sequence_nr()
-                    if first <= child_nr < below_nr:
-                        below, below_nr = child, child_nr
-            if below is None:
-                break
-            node, number = below, below_nr
-        if number == first:
-            return node
     seen = {node._sequence_nr() for node in roots}
-    stack = list(roots)
+    stack = sorted(roots, key=lambda node: node._sequence_nr(), reverse=True)  # the lowest on top
     lowest, lowest_nr = None, None
     while stack:
         node = stack.pop()
         number = node._sequence_nr()
         if lowest_nr is None or number < lowest_nr:
             lowest, lowest_nr = node, number
+            if number == first:
+                return node
+        below = []
         for child, _ in node.next_functions:
-            if child is None:
-                continue
-            child_nr = child._sequence_nr()
-            if first <= child_nr < stop and child_nr not in seen:
-                seen.add(child_nr)
-                stack.append(child)
+            if child is not None:
+                child_nr = child._sequence_nr()
+                if first <= child_nr < stop and child_nr not in seen:
+                    seen.add(child_nr)
+                    below.append((child_nr, child))
+        if below:
+            below.sort(key=lambda pair: pair[0], reverse=True)
+            stack.extend(child for _, child in below)
         if len(seen) > _MOST_NODES:
             return None
     return lowest

@@ -58,6 +58,31 @@ def test_the_walk_reaches_the_first_node_the_call_made_and_stops_at_an_earlier_c
     assert first.grad_fn._sequence_nr() not in made  # the earlier graph's nodes are not the call's
 
 
+def test_the_walk_leaves_a_dead_end_and_finds_the_first_node_of_a_residual_stream_with_a_tied_head():
+    """The shape of a language model: an embedding, residual blocks, a head that multiplies by the embedding's
+    weight transposed (its transpose leads out of the call at once); and a side branch that is not the call's
+    first op. The walk ends at the embedding, the call's first node."""
+    torch.manual_seed(0)
+    table, blocks = torch.nn.Embedding(32, 8), torch.nn.ModuleList(torch.nn.Linear(8, 8) for _ in range(3))
+    heads = []
+
+    def forward(tokens: torch.Tensor) -> torch.Tensor:
+        hidden = table(tokens)
+        for block in blocks:
+            hidden = hidden + block(hidden).relu()
+        heads.append(table.weight.T)
+        return hidden @ heads[-1]
+
+    sequence = torch._C._autograd._get_sequence_nr()
+    out = forward(torch.randint(0, 32, (2, 4)))
+    made = range(sequence, torch._C._autograd._get_sequence_nr())
+    lowest = _lowest([out.grad_fn], made)
+    assert type(lowest).__name__.startswith("EmbeddingBackward") and lowest._sequence_nr() == sequence
+    # Out of reach: a root that does not lead to the first node gives the lowest node it reaches.
+    transpose = heads[0].grad_fn  # the head's transpose: nothing of the call below it
+    assert _lowest([transpose], made)._sequence_nr() == transpose._sequence_nr() > sequence
+
+
 def test_a_node_is_known_by_its_number_even_when_wrappers_are_made_afresh():
     """torch 2.11 made a C++ node's Python wrapper afresh at each read (ids repeated): a walk keyed by number
     reaches every node once whatever the wrappers' ids."""
