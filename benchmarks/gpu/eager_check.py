@@ -1,0 +1,116 @@
+"""Issue 39 on a GPU: does ``--vs-eager``'s eager run step slower than the loop alone, and if so, why?
+
+The traced eager step of GPT-2 and the Llama-style loop read 13-31% above fresh processes of the loop alone (two
+calls on two H200s, five rounds each), while the tracer agreed within 3% with the CUDA events of the processes it
+traced, and the eager run's timing cost its steps 3-4.5% measured in one process. Eager processes of these loops
+spread widely (20-40 ms a step), so this check spends its time on eager processes only, three kinds in turn, round
+after round, each timing its own whole steps with CUDA events (benchmarks/gpu/loops.py, STEP_REFERENCE=1):
+
+- ``alone``: the loop, compile off (the reference of step_check.py);
+- ``timed``: the eager run as ``--vs-eager`` starts it (``python -m tracers.measure.eager_run``), a fresh process:
+  the eager run's own timing, nothing else;
+- ``child``: the same eager run started from a parent that holds a CUDA context with memory in use and the
+  compile workers of an Inductor compile, as the traced process does when it starts the eager run.
+
+Medians over the rounds, each kind against ``alone``. Writes OUT/eager_check.json and .md (default $OUT, else ./):
+
+    STEP_DEADLINE=480 python benchmarks/gpu/eager_check.py llama gpt2 --rounds 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LOOPS = Path(__file__).resolve().parent / "loops.py"
+OFF = {"TORCHDYNAMO_DISABLE": "1", "TORCH_COMPILE_DISABLE": "1"}
+DEADLINE = float(os.environ.get("STEP_DEADLINE", "480"))  # seconds after which no new round starts (models share it)
+KINDS = ("alone", "timed", "child")
+
+# The parent of ``child``: CUDA in use (memory held, as a finished training script's process holds it) and an
+# Inductor compile done (its worker pool alive), then the eager run as --vs-eager starts it, waited for.
+_PARENT = """
+import subprocess, sys, torch
+device = "cuda" if torch.cuda.is_available() else "cpu"
+held = torch.empty(1 << 30, dtype=torch.uint8, device=device)
+torch.compile(lambda x: (x * 2).sin())(torch.randn(8, device=device))
+sys.exit(subprocess.run(sys.argv[1:]).returncode)
+"""
+
+
+def _steps(kind: str, model: str, steps: int, timeout: float) -> dict | None:
+    """One process of ``kind``: its whole steps' median, from the line it appends to its log."""
+    with tempfile.TemporaryDirectory(prefix="eager-check-") as scratch:
+        log, out = Path(scratch, "steps.jsonl"), Path(scratch, "eager.json")
+        loop = [str(LOOPS), model, str(steps)]
+        eager_run = [sys.executable, "-m", "tracers.measure.eager_run", str(out), "cpu", *loop]
+        command = {"alone": [sys.executable, *loop], "timed": eager_run,
+                   "child": [sys.executable, "-c", _PARENT, *eager_run]}[kind]
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "STEP_REFERENCE": "1", "STEP_REFERENCE_LOG": str(log), **OFF}
+        began = time.perf_counter()
+        try:
+            code = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=timeout,
+                                  check=False).returncode
+        except subprocess.TimeoutExpired:
+            return None
+        lines = log.read_text().splitlines() if log.exists() else []
+        if code != 0 or not lines:
+            return None
+        return {**json.loads(lines[-1]), "seconds": round(time.perf_counter() - began, 1)}
+
+
+def check(model: str, rounds: int, steps: int, timeout: float, until: float) -> list[dict]:
+    """Up to ``rounds`` rounds, none started after ``until`` (time.monotonic) but the first."""
+    rows = []
+    for number in range(1, rounds + 1):
+        if number > 1 and time.monotonic() > until:
+            break
+        order = KINDS[number % 3:] + KINDS[:number % 3]  # each kind first in turn
+        rows.append({"round": number, **{kind: _steps(kind, model, steps, timeout) for kind in order}})
+    return rows
+
+
+def summary(model: str, rows: list[dict]) -> list[str]:
+    def median(kind: str) -> float | None:
+        values = [row[kind]["median_ms"] for row in rows if row.get(kind)]
+        return statistics.median(values) if values else None
+
+    alone = median("alone")
+    lines = [f"### {model} ({len(rows)} rounds)", "", "| process | eager step (median of rounds) | against alone | "
+             "rounds' medians |", "|---|---|---|---|"]
+    for kind in KINDS:
+        value = median(kind)
+        against = f"{value / alone - 1:+.1%}" if value and alone else "—"
+        each = ", ".join(f"{row[kind]['median_ms']:.1f}" for row in rows if row.get(kind))
+        lines.append(f"| {kind} | {value:.2f} ms | {against} | {each} |" if value else f"| {kind} | — | — | |")
+    return lines + [""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", default=["llama", "gpt2"])
+    parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--timeout", type=float, default=120)
+    options = parser.parse_args()
+    out = Path(os.environ.get("OUT") or ".")
+    began, results, report = time.monotonic(), {}, []
+    for index, model in enumerate(options.models):  # in turn, on one GPU: each model its share of the deadline
+        until = began + DEADLINE * (index + 1) / len(options.models)
+        results[model] = check(model, options.rounds, options.steps, options.timeout, until)
+        report += summary(model, results[model])
+        (out / "eager_check.json").write_text(json.dumps(results, indent=1))
+    (out / "eager_check.md").write_text("\n".join(report))
+    print("\n".join(report))
+
+
+if __name__ == "__main__":
+    main()
