@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-
 def _forward(x):
     return (x * 2 + 1).sin()  # three autograd nodes with grad on
 
@@ -40,7 +39,7 @@ def _wrapped(function: Callable, mode: str, torch) -> tuple[Any, Callable]:
     timer = CallTimer(mode)
     timer._torch = torch
     calls = _Calls("timer_cost.py:1", 0, function.__name__)
-    calls.cuda = False  # the host's part, even where CUDA is in use (its events cost the same with either version)
+    calls.cuda = False  # the host's part, even where CUDA is in use: no CUDA events recorded
     return timer, timer._timed(function, calls)
 
 
