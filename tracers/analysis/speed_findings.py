@@ -13,9 +13,12 @@ from .speed import FunctionProfile, FunctionSpeed, Speed, speed_of
 
 SLOWER = 1.05  # compiled at least this much slower than eager per call: not noise between two runs' medians
 # Between two processes the same training step's median moved by up to this much on a shared 4-GPU host (ResNet-50,
-# compiled: 17.6 to 30.7 ms; benchmarks/RESULTS.md, "Speed by your code on the GPU"): a smaller slowdown, measured
-# once on each side, is said with that caveat.
+# compiled: 17.6 to 30.7 ms; benchmarks/RESULTS.md, "Speed by your code on the GPU"), and an eager loop bound by its
+# kernel launches as much alone on one GPU (a Llama-style model, 23.9 to 40.4 ms; RESULTS.md, "All three again"): a
+# smaller slowdown or speedup, measured once on each side, is said with that caveat.
 NOISE = 1.75
+_ONE_PROCESS = (f" Each side was timed in one process, and on a busy machine separate processes timing the same step "
+                f"have differed by up to {NOISE:g}×: ")
 TINY_NS = 100_000  # eager calls shorter than this are where a compiled call's fixed overhead shows
 RUNTIME_KINDS = frozenset({"slower-than-eager", "never-pays-back"})  # about run time: they cost no compile
 MEASURED = Explained("chapters/17-measuring", "Measuring torch.compile", "your-script-compiled-vs-eager")
@@ -67,8 +70,7 @@ def _slower(trace: Trace, function: FunctionSpeed, profile: FunctionProfile | No
             f"every round slower, speedups {headline.spread_text}){_parts(function)}")
     advice = _cause(trace, function, profile)
     if compiled < eager * NOISE:
-        advice += (f" Each side was timed in one process, and on a busy machine separate processes timing the same "
-                   f"step have differed by up to {NOISE:g}×: trace again before acting on a difference this small.")
+        advice += _ONE_PROCESS + "trace again before acting on a difference this small."
     return Finding("slower-than-eager", what, headline.steady, function.compile_ids, 0.0,
                    user_line=_site(function), advice=advice, explained=MEASURED)
 
@@ -123,6 +125,8 @@ def _not_repaid(function: FunctionSpeed) -> Finding:
         what = (f"compiling `{function.name}` does not pay back within the run: {function.speedup:.2f}× faster per "
                 f"{per} ({times}) saves {duration(saved)} a {per}; its compile cost {compile_said}, repaid after "
                 f"{payback:,} {per}s{within}, and the run made {function.calls:,}{_parts(function)}")
+    advice = "Worth it for longer runs only; a warm cache (--cache warm) cuts the compile."
+    if payback is not None and function.speedup < NOISE:
+        advice += _ONE_PROCESS + "the payback is this run's reading; trace again before relying on it."
     return Finding("never-pays-back", what, function.calls, function.compile_ids, 0.0, user_line=_site(function),
-                   advice="Worth it for longer runs only; a warm cache (--cache warm) cuts the compile.",
-                   explained=MEASURED)
+                   advice=advice, explained=MEASURED)

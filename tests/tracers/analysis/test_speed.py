@@ -120,6 +120,10 @@ def test_findings_follow_the_numbers():
     speed = speed_of(trace_with(4_000, 5_000, 100)).functions[0]
     assert speed.compile_ns == 10**9 - 4_000 and speed.payback_calls == 999_996
     assert f"repaid after {speed.payback_calls:,} calls" in slow_payback[0].what
+    assert f"differed by up to {NOISE:g}×: the payback is this run's" in slow_payback[0].advice  # 1.25x: within it
+    [far] = speed_findings(trace_with(2_000, 5_000, 100))  # 2.5x faster: beyond any process's noise
+    assert far.kind == "never-pays-back" and "trace again" not in far.advice
+    assert "trace again" not in level[0].advice  # nothing gained: no payback to doubt
     assert speed_findings(trace_with(4_000, 5_000, 2_000_000)) == []  # repaid within the run
 
 
