@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -26,8 +25,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 STEPS = Path(__file__).resolve().parent / "train_steps.py"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from agreement import median as _median, ms as _ms, row as _row  # noqa: E402
+
 OFF = {"TORCHDYNAMO_DISABLE": "1", "TORCH_COMPILE_DISABLE": "1"}
-TOLERANCE = 0.15
 
 
 def _run(command: list[str], env: dict[str, str], log: Path, timeout: float) -> tuple[int, str, float]:
@@ -57,15 +59,6 @@ def _traced_step(traces: Path):  # noqa: ANN202 - (runtime analysis, the step's 
     steps = [function for function in (speed.functions if speed else ())
              if function.name.rsplit(".", 1)[-1] == "train_step"]
     return trace, speed, (steps[0] if steps else None)
-
-
-def _ms(value: float | None) -> str:
-    return f"{value:.2f} ms" if value is not None else "—"
-
-
-def _median(values: list[float | None]) -> float | None:
-    known = [value for value in values if value is not None]
-    return statistics.median(known) if known else None
 
 
 def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> list[str]:
@@ -105,14 +98,7 @@ def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> lis
     lines = [f"## {model}", "", f"{rounds} rounds of fresh processes (the first compiles cold):", ""] + table + [""]
     lines += ["Medians over the rounds:", "", "| per step | tracer | reference (CUDA events around 20 steps) | "
               "difference | within 15% |", "|---|---|---|---|---|"]
-    for label in ("eager", "compiled"):
-        ours, theirs = median[label], median[f"{label}_ref"]
-        if ours is None or theirs is None:
-            lines.append(f"| {label} | {_ms(ours)} | {_ms(theirs)} | — | not measured |")
-            continue
-        difference = ours / theirs - 1
-        lines.append(f"| {label} | {ours:.2f} ms | {theirs:.2f} ms | {difference:+.1%} | "
-                     f"{'yes' if abs(difference) <= TOLERANCE else 'NO'} |")
+    lines += [_row(label, median[label], median[f"{label}_ref"]) for label in ("eager", "compiled")]
     lines += ["", f"speedup: tracer {_ratio(median['eager'], median['compiled'])}, reference "
               f"{_ratio(median['eager_ref'], median['compiled_ref'])}", ""]
     if last is None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,8 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 LOOPS = Path(__file__).resolve().parent / "loops.py"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from agreement import median, ms, row  # noqa: E402
+
 OFF = {"TORCHDYNAMO_DISABLE": "1", "TORCH_COMPILE_DISABLE": "1"}
-TOLERANCE = 0.15
 DEADLINE = float(os.environ.get("STEP_DEADLINE", "330"))  # seconds after which no new round starts
 # Logs and traces, in the machine's temp folder unless STEP_SCRATCH names one: only the summary goes to OUT.
 SCRATCH = Path(os.environ.get("STEP_SCRATCH") or Path(tempfile.gettempdir()) / "step_check")
@@ -116,11 +118,6 @@ def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> dic
     return {"model": model, "rounds": results}
 
 
-def _median(values: list) -> float | None:
-    known = [value for value in values if value is not None]
-    return statistics.median(known) if known else None
-
-
 def summary(result: dict) -> list[str]:
     """Medians over the rounds: per-step times and the speedup, tracer against reference."""
     rows = result["rounds"]
@@ -135,39 +132,24 @@ def summary(result: dict) -> list[str]:
     for key, said in (("ref", "fresh processes of the loop alone"), ("own", "the traced processes themselves")):
         lines += [f"| per step | tracer (median of rounds) | CUDA events around whole steps, {said} (median of "
                   "rounds) | difference | within 15% |", "|---|---|---|---|---|"]
-        for side in ("eager", "compiled"):
-            ours, theirs = _median(traced(side)), _median(reference(side, key))
-            if ours is None or theirs is None:
-                lines.append(f"| {side} | {ours} | {theirs} | — | not measured |")
-                continue
-            difference = ours / theirs - 1
-            lines.append(f"| {side} | {ours:.2f} ms | {theirs:.2f} ms | {difference:+.1%} | "
-                         f"{'yes' if abs(difference) <= TOLERANCE else 'NO'} |")
+        lines += [row(side, median(traced(side)), median(reference(side, key))) for side in ("eager", "compiled")]
         ours = [e / c for e, c in zip(traced("eager"), traced("compiled")) if e and c]
         theirs = [e / c for e, c in zip(reference("eager", key), reference("compiled", key)) if e and c]
-        if ours and theirs:
-            a, b = statistics.median(ours), statistics.median(theirs)
-            lines.append(f"| speedup | {a:.2f}× | {b:.2f}× | {a / b - 1:+.1%} | "
-                         f"{'yes' if abs(a / b - 1) <= TOLERANCE else 'NO'} |")
-        lines.append("")
-    for row in rows:
-        traced_row = row["traced"] or {}
+        lines += [row("speedup", median(ours), median(theirs), "×"), ""]
+    for each in rows:
+        traced_row = each["traced"] or {}
         parts = {part: traced_row.get(part) or {} for part in ("step", "forward", "backward")}
-        said = "; ".join(f"{part} eager {_ms(got.get('eager_ms'))} / compiled {_ms(got.get('compiled_ms'))} "
+        said = "; ".join(f"{part} eager {ms(got.get('eager_ms'))} / compiled {ms(got.get('compiled_ms'))} "
                          f"(rounds {got.get('rounds')})" for part, got in parts.items())
-        eager, compiled = row.get("eager_ref") or {}, row.get("compiled_ref") or {}
-        own_eager, own_compiled = row.get("eager_own") or {}, row.get("compiled_own") or {}
-        lines.append(f"- round {row['round']}: tracer exit {row['traced_exit']}; {said}; verdict: "
+        eager, compiled = each.get("eager_ref") or {}, each.get("compiled_ref") or {}
+        own_eager, own_compiled = each.get("eager_own") or {}, each.get("compiled_own") or {}
+        lines.append(f"- round {each['round']}: tracer exit {each['traced_exit']}; {said}; verdict: "
                      f"{traced_row.get('verdict')}; compile {traced_row.get('compile_s', 0):.1f} s "
-                     f"({traced_row.get('compile_label')}); reference eager {_ms(eager.get('median_ms'))}, "
-                     f"compiled {_ms(compiled.get('median_ms'))}; the traced processes' own events eager "
-                     f"{_ms(own_eager.get('median_ms'))}, compiled {_ms(own_compiled.get('median_ms'))}")
+                     f"({traced_row.get('compile_label')}); reference eager {ms(eager.get('median_ms'))}, "
+                     f"compiled {ms(compiled.get('median_ms'))}; the traced processes' own events eager "
+                     f"{ms(own_eager.get('median_ms'))}, compiled {ms(own_compiled.get('median_ms'))}")
         lines += [f"  - finding {finding}" for finding in traced_row.get("findings", ())]
     return lines + [""]
-
-
-def _ms(value: float | None) -> str:
-    return f"{value:.2f} ms" if value is not None else "—"
 
 
 def main() -> None:
