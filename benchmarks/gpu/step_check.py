@@ -7,8 +7,8 @@ start), the loop timing its own whole steps there too (so the tracer's steps are
 processes' own events, free of the spread between processes, as well as against the fresh ones). The first traced
 round compiles cold, later ones with ``--cache warm`` (the steady step is the same; only the compile figure
 differs); the references run first in odd rounds, the traced run in even ones. Medians over the rounds; within
-15%? Models run side by side, one per GPU, each pinned to its own cores. Writes OUT/step_check.json, OUT/step_check.md and the logs as OUT/step_check-logs.tar.gz (default $OUT,
-else ./).
+15%? Models run side by side, one per GPU, each pinned to its own cores. Writes OUT/step_check.json,
+OUT/step_check.md and the logs as OUT/step_check-logs.tar.gz (default $OUT, else ./).
 
     python benchmarks/gpu/step_check.py --models gpt2,llama,resnet50 --rounds 3
 """
@@ -93,11 +93,11 @@ def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> dic
     for number in range(1, rounds + 1):
         if number > 1 and time.monotonic() - began > DEADLINE:  # the device call's 10 minutes: stop in time
             break
-        row = {"round": number}
+        record = {"round": number}
 
         def references() -> None:
-            row["eager_ref"] = _reference(model, steps, OFF, here / f"reference-eager-{number}.log", timeout)
-            row["compiled_ref"] = _reference(model, steps, {}, here / f"reference-compiled-{number}.log", timeout)
+            record["eager_ref"] = _reference(model, steps, OFF, here / f"reference-eager-{number}.log", timeout)
+            record["compiled_ref"] = _reference(model, steps, {}, here / f"reference-compiled-{number}.log", timeout)
 
         if number % 2:  # the references first in odd rounds, the traced run first in even ones
             references()
@@ -107,13 +107,13 @@ def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> dic
         code, _ = _run([sys.executable, "-m", "tracers", "trace", "--vs-eager", *cache, "--no-page", "--out",
                         str(traces), str(LOOPS), model, str(steps)],
                        {"STEP_REFERENCE": "1", "STEP_REFERENCE_LOG": str(own)}, here / f"traced-{number}.log", timeout)
-        row["traced"], row["traced_exit"] = _traced(traces), code
+        record["traced"], record["traced_exit"] = _traced(traces), code
         # The traced processes' own CUDA events around the same whole steps: no process-to-process spread between them
         sides = [json.loads(line) for line in own.read_text().splitlines()] if own.exists() else []
-        row.update({f"{side['side']}_own": side for side in sides})
+        record.update({f"{side['side']}_own": side for side in sides})
         if not number % 2:
             references()
-        results.append(row)
+        results.append(record)
         (out / f"step_check-{model}.json").write_text(json.dumps(results, indent=1))  # kept if a later round fails
     return {"model": model, "rounds": results}
 
@@ -123,10 +123,10 @@ def summary(result: dict) -> list[str]:
     rows = result["rounds"]
 
     def traced(side: str) -> list:
-        return [(row["traced"] or {}).get("step", {}) and row["traced"]["step"][f"{side}_ms"] for row in rows]
+        return [(each["traced"] or {}).get("step", {}) and each["traced"]["step"][f"{side}_ms"] for each in rows]
 
     def reference(side: str, key: str = "ref") -> list:
-        return [(row.get(f"{side}_{key}") or {}).get("median_ms") for row in rows]
+        return [(each.get(f"{side}_{key}") or {}).get("median_ms") for each in rows]
 
     lines = [f"### {result['model']} ({len(rows)} rounds)", ""]
     for key, said in (("ref", "fresh processes of the loop alone"), ("own", "the traced processes themselves")):
