@@ -299,31 +299,59 @@ def _lowest(roots: list[Any], made: range) -> Any:
 
     A node is known by its number, never by ``id()``: a C++ node's Python wrapper may be made afresh at each
     ``next_functions`` read and freed after, so ids repeat (and one node can come back as two wrappers). Nothing the
-    call made is numbered below its first node, and a node's inputs are numbered below it: so the search goes down
-    lowest-numbered input first and stops on reaching the call's first node. A residual stream's sum leads there
-    through its earlier input, skipping each block's branch; a dead end (a weight's transpose, whose input is no node
-    of the call's) costs one step back. Where the first node is out of reach, every node reached is seen."""
+    call made is numbered below its first node, and a node's inputs are numbered below it: so the walk first goes
+    down from one root by its lowest-numbered input alone (a residual stream's sum leads to the call's first node
+    through its earlier input, skipping each block's branch). Where that ends elsewhere (a tied head's transpose,
+    whose input is no node of the call's), a search goes down lowest-numbered input first, stepping back from each
+    dead end, and stops at the first node; where that is out of reach, every node reached is seen."""
+    first = made.start
+    if len(roots) == 1:
+        node, number = roots[0], roots[0]._sequence_nr()
+        while number != first:
+            below, below_nr = None, number
+            for child, _ in node.next_functions:
+                if child is not None:
+                    child_nr = child._sequence_nr()
+                    if first <= child_nr < below_nr:
+                        below, below_nr = child, child_nr
+            if below is None:
+                break
+            node, number = below, below_nr
+        if number == first:
+            return node
+    return _search(roots, made)
+
+
+def _search(roots: list[Any], made: range) -> Any:
+    """``_lowest``'s search: depth first, the lowest-numbered input on top, ending at the call's first node."""
     first, stop = made.start, made.stop
     seen = {node._sequence_nr() for node in roots}
     stack = sorted(roots, key=lambda node: node._sequence_nr(), reverse=True)  # the lowest on top
-    lowest, lowest_nr = None, None
+    lowest, lowest_nr = None, stop
     while stack:
         node = stack.pop()
         number = node._sequence_nr()
-        if lowest_nr is None or number < lowest_nr:
+        if number < lowest_nr:
             lowest, lowest_nr = node, number
             if number == first:
                 return node
-        below = []
+        pick, pick_nr, rest = None, stop, None  # the lowest input goes on top; the others, if any, under it
         for child, _ in node.next_functions:
-            if child is not None:
-                child_nr = child._sequence_nr()
-                if first <= child_nr < stop and child_nr not in seen:
-                    seen.add(child_nr)
-                    below.append((child_nr, child))
-        if below:
-            below.sort(key=lambda pair: pair[0], reverse=True)
-            stack.extend(child for _, child in below)
+            if child is None:
+                continue
+            child_nr = child._sequence_nr()
+            if first <= child_nr < stop and child_nr not in seen:
+                seen.add(child_nr)
+                if child_nr < pick_nr:
+                    child, child_nr, pick, pick_nr = pick, pick_nr, child, child_nr
+                if child is not None:
+                    rest = rest or []
+                    rest.append((child_nr, child))
+        if rest:
+            rest.sort(key=lambda pair: pair[0], reverse=True)
+            stack.extend(child for _, child in rest)
+        if pick is not None:
+            stack.append(pick)
         if len(seen) > _MOST_NODES:
             return None
     return lowest
