@@ -34,13 +34,12 @@ def _forward(x):
 def _wrapped(function: Callable, mode: str, torch) -> tuple[Any, Callable]:
     """The timer, and ``function`` behind the wrapper ``torch.compile`` returns while it is installed (its ``_timed``),
     as the run of this mode ("compiled": the traced run; "eager": the run with compile off) makes it."""
-    from tracers.capture.speed import CallTimer, _Calls
+    from tracers.capture.speed import CallTimer
 
     timer = CallTimer(mode)
-    timer._torch = torch
-    calls = _Calls("timer_cost.py:1", 0, function.__name__)
-    calls.cuda = False  # the host's part, even where CUDA is in use: no CUDA events recorded
-    return timer, timer._timed(function, calls)
+    # the host's part, even where CUDA is in use: no CUDA events recorded
+    wrapped, _ = timer.timing(function, function.__name__, cuda=False)
+    return timer, wrapped
 
 
 RUN = 1_000  # a run of so many calls, whose mean cost per call the table gives

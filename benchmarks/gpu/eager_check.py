@@ -34,6 +34,7 @@ LOOPS = Path(__file__).resolve().parent / "loops.py"
 OFF = {"TORCHDYNAMO_DISABLE": "1", "TORCH_COMPILE_DISABLE": "1"}
 DEADLINE = float(os.environ.get("STEP_DEADLINE", "480"))  # seconds after which no new round starts (models share it)
 KINDS = ("alone", "timed", "child")
+MODELS = ("gpt2", "llama", "resnet50")  # loops.py's (not imported: it imports torch, and this parent need not)
 
 # The parent of ``child``: CUDA in use (memory held, as a finished training script's process holds it) and an
 # Inductor compile done (its worker pool alive), then the eager run as --vs-eager starts it, waited for.
@@ -96,11 +97,16 @@ def summary(model: str, rows: list[dict]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", default=["llama", "gpt2"])
+    parser.add_argument("models", nargs="*", metavar="MODEL",
+                        help=f"of benchmarks/gpu/loops.py: {', '.join(MODELS)} (default: llama gpt2)")
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--timeout", type=float, default=120)
     options = parser.parse_args()
+    options.models = options.models or ["llama", "gpt2"]
+    unknown = [name for name in options.models if name not in MODELS]
+    if unknown:  # argparse's choices reject an empty nargs="*" list on Python 3.11: checked here
+        parser.error(f"unknown model {unknown[0]!r} (choose from {', '.join(MODELS)})")
     out = Path(os.environ.get("OUT") or ".")
     began, results, report = time.monotonic(), {}, []
     for index, model in enumerate(options.models):  # in turn, on one GPU: each model its share of the deadline

@@ -12,6 +12,7 @@ OUT/eager_timer_cost.json:
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -26,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch  # noqa: E402
 
 import loops  # noqa: E402
-from tracers.capture.speed import CallTimer, _Calls  # noqa: E402
+from tracers.capture.speed import CallTimer  # noqa: E402
 from tracers.tracefile.speed import EAGER  # noqa: E402
 
 BLOCK, BLOCKS, WARMUP = 4, 6, 6  # 6 blocks of 4 steps a side, alternating (48 steps, under the 64 all timed)
@@ -53,9 +54,7 @@ def measure(name: str) -> dict:
     torch.manual_seed(0)
     model, optimizer, batch, loss_of, dtype = loops.MODELS[name]()
     timer = CallTimer(EAGER)
-    timer._torch = torch
-    calls = _Calls("eager_timer_cost.py:1", 0, type(model).__name__)
-    wrapped = timer._timed(model, calls)
+    wrapped, calls = timer.timing(model, type(model).__name__)
     current = {"model": model}
 
     class Called:  # what the loss function calls: the plain model or the wrapper, as the block says
@@ -89,7 +88,13 @@ def measure(name: str) -> dict:
 
 
 def main() -> None:
-    results = [measure(name) for name in sys.argv[1:] or list(loops.MODELS)]
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", metavar="MODEL", help=f"of {', '.join(loops.MODELS)} (default: all)")
+    models = parser.parse_args().models or list(loops.MODELS)
+    unknown = [name for name in models if name not in loops.MODELS]
+    if unknown:  # argparse's choices reject an empty nargs="*" list on Python 3.11: checked here
+        parser.error(f"unknown model {unknown[0]!r} (choose from {', '.join(loops.MODELS)})")
+    results = [measure(name) for name in models]
     for result in results:
         print(json.dumps(result), flush=True)
     out = Path(os.environ.get("OUT") or ".")

@@ -114,6 +114,18 @@ class CallTimer:
             return result
         return functools.wraps(result)(self._timed(result, calls))
 
+    def timing(self, function: Callable[..., Any], name: str,
+               cuda: bool | None = None) -> tuple[Callable[..., Any], _Calls]:
+        """``function`` behind the wrapper a compiled object gets, without ``torch.compile`` (the per-call timer's
+        own measurements wrap a plain function so), and the calls it records. ``cuda=False``: no CUDA events."""
+        if self._torch is None:
+            import torch
+
+            self._torch = torch
+        calls = _Calls(f"{name}:0", 0, name)
+        calls.cuda = cuda
+        return self._timed(function, calls), calls
+
     def _timed(self, function: Callable[..., Any], calls: _Calls) -> Callable[..., Any]:
         probe, window, clock, host, starts = self._probe, self.window, time.perf_counter_ns, calls.host, calls.starts
         cuda_module, grad_enabled = self._torch.cuda, self._torch.is_grad_enabled

@@ -245,7 +245,7 @@ def test_a_long_runs_backwards_are_timed_for_the_same_sample_of_calls_in_either_
     """Every call's backward up to ALL_TIMED, then every SAMPLE_EVERY-th, in the eager run (hooks) as in the compiled
     one (AOTAutograd's node); a call in the profile window is timed whatever its index."""
     from tracers.capture.backward_timing import ALL_TIMED, SAMPLE_EVERY
-    from tracers.capture.speed import CallTimer, _Calls
+    from tracers.capture.speed import CallTimer
     from tracers.tracefile.speed import EAGER
 
     made = ALL_TIMED + 3 * SAMPLE_EVERY
@@ -253,10 +253,7 @@ def test_a_long_runs_backwards_are_timed_for_the_same_sample_of_calls_in_either_
     compiled = torch.compile(lambda x: (x * 2 + 1).sin(), backend="aot_eager")
     for mode, window, also in ((EAGER, None, []), ("compiled", None, []), ("compiled", _Window(), [70, 71, 72])):
         timer = CallTimer(mode, window=window)
-        timer._torch = torch
-        calls = _Calls("a.py:1", 0, "f")
-        calls.cuda = False
-        timed = timer._timed(_forward if mode == EAGER else compiled, calls)
+        timed, calls = timer.timing(_forward if mode == EAGER else compiled, "f", cuda=False)
         x = torch.randn(8, requires_grad=True)
         try:
             for _ in range(made):
