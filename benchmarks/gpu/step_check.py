@@ -6,11 +6,15 @@ the same loop (its step: the interval between successive calls of the compiled m
 start), the loop timing its own whole steps there too (so the tracer's steps are checked against the same
 processes' own events, free of the spread between processes, as well as against the fresh ones). The first traced
 round compiles cold, later ones with ``--cache warm`` (the steady step is the same; only the compile figure
-differs); the references run first in odd rounds, the traced run in even ones. Medians over the rounds; within
-15%? Models run side by side, one per GPU, each pinned to its own cores. Writes OUT/step_check.json,
-OUT/step_check.md and the logs as OUT/step_check-logs.tar.gz (default $OUT, else ./).
+differs); the references run first in odd rounds, the traced run in even ones, and compiled before eager as the
+traced run's two processes do (with eager first, a traced eager process read 21% slower than its round's fresh one
+in the rounds that began with the references, 6% in the others: benchmarks/RESULTS.md). Medians over the rounds, the
+speedup as the ratio of the medians; within 15%? Models run side by side, one per GPU, each pinned to its own
+cores. Writes OUT/step_check.json, OUT/step_check.md and the logs as OUT/step_check-logs.tar.gz (default $OUT,
+else ./); ``--pool`` sums up several calls' rounds.
 
     python benchmarks/gpu/step_check.py --models gpt2,llama,resnet50 --rounds 3
+    python benchmarks/gpu/step_check.py --pool results/step_check-*.json   # several calls' rounds together
 """
 
 from __future__ import annotations
@@ -95,9 +99,9 @@ def check(model: str, steps: int, rounds: int, out: Path, timeout: float) -> dic
             break
         record = {"round": number}
 
-        def references() -> None:
-            record["eager_ref"] = _reference(model, steps, OFF, here / f"reference-eager-{number}.log", timeout)
+        def references() -> None:  # compiled, then eager: the order of the traced run's two processes
             record["compiled_ref"] = _reference(model, steps, {}, here / f"reference-compiled-{number}.log", timeout)
+            record["eager_ref"] = _reference(model, steps, OFF, here / f"reference-eager-{number}.log", timeout)
 
         if number % 2:  # the references first in odd rounds, the traced run first in even ones
             references()
@@ -132,10 +136,13 @@ def summary(result: dict) -> list[str]:
     for key, said in (("ref", "fresh processes of the loop alone"), ("own", "the traced processes themselves")):
         lines += [f"| per step | tracer (median of rounds) | CUDA events around whole steps, {said} (median of "
                   "rounds) | difference | within 15% |", "|---|---|---|---|---|"]
-        lines += [row(side, median(traced(side)), median(reference(side, key))) for side in ("eager", "compiled")]
-        ours = [e / c for e, c in zip(traced("eager"), traced("compiled")) if e and c]
-        theirs = [e / c for e, c in zip(reference("eager", key), reference("compiled", key)) if e and c]
-        lines += [row("speedup", median(ours), median(theirs), "×"), ""]
+        medians = {side: (median(traced(side)), median(reference(side, key))) for side in ("eager", "compiled")}
+        lines += [row(side, *medians[side]) for side in ("eager", "compiled")]
+        # The speedup of the medians: a round's eager and compiled processes are separate draws, so a ratio per
+        # round pairs nothing and only adds both draws' spread.
+        ours, theirs = (_ratio(medians["eager"][index], medians["compiled"][index]) for index in (0, 1))
+        lines += [row("speedup", ours, theirs, "×"), ""]
+    lines += [_within_rounds(traced, reference), ""]
     for each in rows:
         traced_row = each["traced"] or {}
         parts = {part: traced_row.get(part) or {} for part in ("step", "forward", "backward")}
@@ -152,6 +159,30 @@ def summary(result: dict) -> list[str]:
     return lines + [""]
 
 
+def _within_rounds(traced, reference) -> str:  # noqa: ANN001 - summary's two readers of a side
+    """Each round's tracer against that round's fresh process: neighbours in time share more of the machine's state."""
+    said = []
+    for side in ("eager", "compiled"):
+        ratios = [ours / theirs for ours, theirs in zip(traced(side), reference(side)) if ours and theirs]
+        if ratios:
+            said.append(f"{side} {median(ratios) - 1:+.1%} (the tracer's higher in {sum(r > 1 for r in ratios)} of "
+                        f"{len(ratios)})")
+    return "Within each round, the tracer against that round's fresh process (median): " + ("; ".join(said) or "—")
+
+
+def _ratio(eager: float | None, compiled: float | None) -> float | None:
+    return eager / compiled if eager and compiled else None
+
+
+def pooled(paths: list[Path]) -> list[dict]:
+    """The rounds of several calls' OUT/step_check.json, model by model, in the order first met."""
+    models: dict[str, list[dict]] = {}
+    for path in paths:
+        for result in json.loads(path.read_text()):
+            models.setdefault(result["model"], []).extend(result["rounds"])
+    return [{"model": model, "rounds": rounds} for model, rounds in models.items()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="gpt2,llama,resnet50")
@@ -159,7 +190,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--timeout", type=float, default=300)
     parser.add_argument("--one", action="store_true", help="run the first model here (the parent starts one each)")
+    parser.add_argument("--pool", nargs="+", type=Path, metavar="STEP_CHECK_JSON",
+                        help="run nothing: the summary of these calls' rounds together")
     options = parser.parse_args()
+    if options.pool:
+        print("\n".join(line for result in pooled(options.pool) for line in summary(result)))
+        return
     out = Path(os.environ.get("OUT") or ".")
     models = options.models.split(",")
     if options.one:
