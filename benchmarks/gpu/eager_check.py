@@ -10,6 +10,8 @@ after round, each timing its own whole steps with CUDA events (benchmarks/gpu/lo
   the eager run's own timing, nothing else;
 - ``child``: the same eager run started from a parent that holds a CUDA context with memory in use and the
   compile workers of an Inductor compile, as the traced process does when it starts the eager run;
+- ``beside``: the same eager run, a fresh process, while another process (not its parent) holds a CUDA context with
+  memory in use, idle: the context without the parenthood;
 - ``after``: the same eager run started from a parent that has just run the loop itself compiled (no tracer), as
   the traced process has when it starts the eager run; ``cleaned``: the same, the parent first shutting its compile
   workers down and handing its cached CUDA memory back;
@@ -19,12 +21,13 @@ after round, each timing its own whole steps with CUDA events (benchmarks/gpu/lo
 Medians over the rounds, each kind against ``alone``: theirs, and each round's against its own. Writes
 OUT/eager_check.json and .md (default $OUT, else ./):
 
-    STEP_DEADLINE=480 python benchmarks/gpu/eager_check.py llama gpt2 --rounds 20 --kinds alone,timed,child
+    STEP_DEADLINE=480 python benchmarks/gpu/eager_check.py gpt2 llama --rounds 20 --kinds alone,timed,beside,after
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -32,13 +35,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOPS = Path(__file__).resolve().parent / "loops.py"
 OFF = {"TORCHDYNAMO_DISABLE": "1", "TORCH_COMPILE_DISABLE": "1"}
 DEADLINE = float(os.environ.get("STEP_DEADLINE", "480"))  # seconds after which no new round starts (models share it)
-KINDS = ("alone", "timed", "child", "after", "cleaned", "traced")
+KINDS = ("alone", "timed", "child", "beside", "after", "cleaned", "traced")
 MODELS = ("gpt2", "llama", "resnet50")  # loops.py's (not imported: it imports torch, and this parent need not)
 
 # The parent of ``child``: CUDA in use (memory held, as a finished training script's process holds it) and an
@@ -73,13 +77,38 @@ sys.exit(subprocess.run(eager, env={**os.environ, **switches}).returncode)
 """
 
 
+# The other process of ``beside``: a CUDA context and 1 GiB in it, idle until its stdin closes.
+_HOLDER = """
+import sys, torch
+held = torch.empty(1 << 30, dtype=torch.uint8, device="cuda" if torch.cuda.is_available() else "cpu")
+print("holding", flush=True)
+sys.stdin.read()
+"""
+
+
+@contextlib.contextmanager
+def _held(kind: str) -> Iterator[None]:
+    """For ``beside``: the holder running (and holding) while the block runs."""
+    if kind != "beside":
+        yield
+        return
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        holder.stdout.readline()  # its context made and its memory held (or it died: then nothing is held)
+        yield
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+
+
 def _steps(kind: str, model: str, steps: int, timeout: float) -> dict | None:
     """One process of ``kind``: its whole steps' median, from the line it appends to its log."""
     with tempfile.TemporaryDirectory(prefix="eager-check-") as scratch:
         log, out = Path(scratch, "steps.jsonl"), Path(scratch, "eager.json")
         loop = [str(LOOPS), model, str(steps)]
         eager_run = [sys.executable, "-m", "tracers.measure.eager_run", str(out), "cpu", *loop]
-        command = {"alone": [sys.executable, *loop], "timed": eager_run,
+        command = {"alone": [sys.executable, *loop], "timed": eager_run, "beside": eager_run,
                    "child": [sys.executable, "-c", _PARENT, *eager_run],
                    "after": [sys.executable, "-c", _AFTER, kind, *loop, "--", *eager_run],
                    "cleaned": [sys.executable, "-c", _AFTER, kind, *loop, "--", *eager_run],
@@ -89,8 +118,9 @@ def _steps(kind: str, model: str, steps: int, timeout: float) -> dict | None:
                **({} if kind == "traced" else OFF)}  # the tracer turns compile off for its eager run itself
         began = time.perf_counter()
         try:
-            code = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=timeout,
-                                  check=False).returncode
+            with _held(kind):
+                code = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=timeout,
+                                      check=False).returncode
         except subprocess.TimeoutExpired:
             return None
         lines = [line for line in (log.read_text().splitlines() if log.exists() else [])
