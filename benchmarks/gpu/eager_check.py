@@ -21,7 +21,8 @@ after round, each timing its own whole steps with CUDA events (benchmarks/gpu/lo
 Medians over the rounds, each kind against ``alone``: theirs, and each round's against its own. Writes
 OUT/eager_check.json and .md (default $OUT, else ./):
 
-    STEP_DEADLINE=480 python benchmarks/gpu/eager_check.py gpt2 llama --rounds 20 --kinds alone,timed,beside,after
+    STEP_DEADLINE=480 python benchmarks/gpu/eager_check.py gpt2 --rounds 20            # alone, timed, traced
+    STEP_DEADLINE=480 python benchmarks/gpu/eager_check.py gpt2 --kinds alone,timed,beside,after
 """
 
 from __future__ import annotations
@@ -171,7 +172,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--timeout", type=float, default=120)
-    parser.add_argument("--kinds", default=",".join(KINDS), help=f"of {', '.join(KINDS)}, in this order")
+    parser.add_argument("--kinds", default="alone,timed,traced",
+                        help=f"of {', '.join(KINDS)}, in this order (default: alone,timed,traced)")
     options = parser.parse_args()
     options.models = options.models or ["llama", "gpt2"]
     unknown = [name for name in options.models if name not in MODELS]
