@@ -335,23 +335,17 @@ def _search(roots: list[Any], made: range) -> Any:
             lowest, lowest_nr = node, number
             if number == first:
                 return node
-        pick, pick_nr, rest = None, stop, None  # the lowest input goes on top; the others, if any, under it
+        below = []
         for child, _ in node.next_functions:
             if child is None:
                 continue
             child_nr = child._sequence_nr()
             if first <= child_nr < stop and child_nr not in seen:
                 seen.add(child_nr)
-                if child_nr < pick_nr:
-                    child, child_nr, pick, pick_nr = pick, pick_nr, child, child_nr
-                if child is not None:
-                    rest = rest or []
-                    rest.append((child_nr, child))
-        if rest:
-            rest.sort(key=lambda pair: pair[0], reverse=True)
-            stack.extend(child for _, child in rest)
-        if pick is not None:
-            stack.append(pick)
+                below.append((child_nr, child))
+        if len(below) > 1:  # numbers are distinct: the lowest input goes on top
+            below.sort(key=lambda pair: pair[0], reverse=True)
+        stack.extend(child for _, child in below)
         if len(seen) > _MOST_NODES:
             return None
     return lowest
