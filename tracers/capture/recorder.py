@@ -70,8 +70,17 @@ def _wrapped_callable(code: Any, closure: tuple[Any, ...] | None, depth: int = 0
         inner = getattr(function, "__code__", None)
         if inner is not None and inner is not code:
             return (_wrapped_callable(inner, getattr(function, "__closure__", None), depth + 1)
-                    or _code_label(_qualname(inner), inner))
+                    or _code_label(_function_name(function, inner), inner))
     return None
+
+
+def _function_name(function: Any, code: Any) -> str:
+    """A function's ``Class.method``. Code made from a string (a dataclass's ``__init__``, a namedtuple's
+    ``__new__``) knows only the function's bare name; the function itself was given its class's name."""
+    named = getattr(function, "__qualname__", None)
+    if code.co_filename == "<string>" and isinstance(named, str):
+        return named.rsplit("<locals>.", 1)[-1]
+    return _qualname(code)
 
 
 class Recorder:
