@@ -25,10 +25,11 @@ class RawEpilog(argparse.HelpFormatter):
 
 
 def option_strings(parser: argparse.ArgumentParser) -> list[str]:
-    """Every option of ``parser`` and of the subcommands filled in below it."""
+    """Every option of ``parser`` and of the subcommands filled in below it (not the hidden ones: never suggested)."""
     found: list[str] = []
     for action in parser._actions:
-        found.extend(flag for flag in action.option_strings if flag.startswith("--"))
+        if action.help != argparse.SUPPRESS:
+            found.extend(flag for flag in action.option_strings if flag.startswith("--"))
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
                 found.extend(option_strings(sub))

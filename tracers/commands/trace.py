@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
+from pathlib import Path
 
 from tracers.capture.options import SessionOptions, TraceOptions, add_session_arguments
 from tracers.vocabulary.usage import UsageError
@@ -37,6 +38,8 @@ def add_arguments(trace: argparse.ArgumentParser) -> None:
     trace.add_argument("--nproc", type=int, metavar="N",
                        help="run the script on N local ranks through torchrun's launcher (one trace per rank), "
                             "then merge them into one timeline and print the multi-rank summary")
+    # The traced run of --vs-eager, started by trace_vs_eager.py: it hands its trace to that file's writer.
+    trace.add_argument("--hand-off", dest="hand_off", metavar="FILE", help=argparse.SUPPRESS)
     trace.add_argument("-m", dest="module", metavar="MODULE",
                        help="run MODULE as python -m does (it and ARGS come last), instead of a SCRIPT")
     trace.add_argument("script", metavar="SCRIPT", nargs="?", help="the Python script to run")
@@ -101,14 +104,20 @@ def main(argv: list[str]) -> int:
         print_error(f"note: {words} came after {options.script}, so the script gets {them}; for the tracer, put "
                     f"{them} before the script: {prog()} trace {words} {options.script} ...")
     from .trace_run import run_trace
+    from .trace_vs_eager import hand_off_to, run_with_eager
 
     try:
         session = SessionOptions.from_namespace(options)
-        return run_trace(TraceOptions(
+        chosen = TraceOptions(
             script=options.script, args=options.args, module=module is not None, **asdict(session),
             out=options.out, quiet=options.quiet, open_page=options.open, site=options.site, page=options.page,
             keep_paths=options.keep_paths, nproc=options.nproc, tree=options.tree,
-        ))
+        )
+        if options.hand_off is not None:
+            return run_trace(chosen, hand_off_to(Path(options.hand_off)))
+        if chosen.vs_eager and chosen.nproc is None:
+            return run_with_eager(chosen, argv)
+        return run_trace(chosen)
     except UsageError as error:
         print_error(str(error))
         return 2

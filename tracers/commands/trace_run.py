@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,8 +16,7 @@ from tracers.capture.launcher import RankEnvironmentError, detect, leads_output
 from tracers.capture.options import TraceOptions, check_program, check_session, prepared_session
 from tracers.capture.progress import Progress
 from tracers.capture.runner import Outcome, ScriptError, hard_exits_handled, outcome_of, run_program
-from tracers.analysis.report_model import build_report
-from tracers.measure.vs_eager import run_eager, with_eager
+from tracers.analysis.report_model import Report, build_report
 from .browser import show
 from .noise import ProfilerNoiseFiltered
 from .say import say
@@ -57,8 +57,14 @@ def _start_run(options: TraceOptions) -> _Run:
     return _Run(name, started, spec)
 
 
-def run_trace(options: TraceOptions) -> int:
-    """The whole command; returns the process exit code (the script's own)."""
+# What a traced run under ``--vs-eager`` hands its parent instead of its summary: the saved trace, the files to
+# list, and the line on its child processes (trace_vs_eager.py times the eager run once this process has gone).
+HandOff = Callable[[Path, list[str], "str | None"], None]
+
+
+def run_trace(options: TraceOptions, hand_off: HandOff | None = None) -> int:
+    """The whole command; returns the process exit code (the script's own). With ``hand_off``: this is the traced
+    run of ``--vs-eager``, which saves its trace without a page or a summary and hands them over."""
     if options.nproc is not None:
         return launch(options)
     try:
@@ -88,38 +94,39 @@ def run_trace(options: TraceOptions) -> int:
             with hard_exits_handled(before_hard_exit):
                 outcome = run_program(program, options.args)
         finally:
-            status, path = _finish(session, outcome, options, progress, run, quiet=quiet_profiler)
+            status, path = _finish(session, outcome, options, progress, run, quiet=quiet_profiler, hand_off=hand_off)
         if status is not None:
             return status
     deep = session.deep
 
-    if outcome.status in _DEATH_SIGNALS:
+    if outcome.status in DEATH_SIGNALS:
         say("trace", f"{outcome.error}; the partial trace was written to {path}")
-        _die_by(_DEATH_SIGNALS[outcome.status])
+        die_by(DEATH_SIGNALS[outcome.status])
     if deep is not None and sys.version_info >= (3, 12):
         _exit_before_finalization(outcome.exit_code)
     return outcome.exit_code
 
 
 def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress, run: _Run,
-            hard_exit: bool = False, quiet: ProfilerNoiseFiltered | None = None) -> tuple[int | None, Path | None]:
-    """Stop the session, save the trace and its page, gather the child processes' traces, print the summary.
-    Returns an exit status if writing failed, and where the trace went: named for the device the run used and,
-    under a launcher, its rank."""
+            hard_exit: bool = False, quiet: ProfilerNoiseFiltered | None = None,
+            hand_off: HandOff | None = None) -> tuple[int | None, Path | None]:
+    """Stop the session, save the trace and its page, gather the child processes' traces, print the summary (or,
+    when the eager run follows, ``hand_off`` them). Returns an exit status if writing failed, and where the trace
+    went: named for the device the run used and, under a launcher, its rank."""
     # Ctrl-C must not cut the trace in half: hold it off while we finish up (only the main thread can).
-    previous = _ignore_sigint()
+    previous = ignore_sigint()
     try:
         session.finish(outcome)
         session.stop()
         if quiet is not None:  # the profiler is closed: the terminal is the summary's again
             quiet.stop()
         progress.clear()
-        if options.vs_eager and not hard_exit and outcome.status not in _DEATH_SIGNALS:
-            _time_eager(session, options)
+        # The eager run follows only a script that ended by itself, and this process must be gone before it starts.
+        eager_next = hand_off is not None and not hard_exit and outcome.status not in DEATH_SIGNALS
         trace, out = session.trace, Path(options.out)
-        summary = not options.quiet and leads_output()  # under torchrun: one summary per run, rank 0's
+        summary = not options.quiet and leads_output() and not eager_next  # under torchrun: rank 0's alone
         # Analysed once, for the page and the summary alike; a rank's bare trace (no page, no summary) needs none.
-        report = build_report(trace, session.facts) if options.page or summary else None
+        report = build_report(trace, session.facts) if (options.page and not eager_next) or summary else None
         # Claimed again for the device the run really used; this process already holds the name it started with.
         if report is not None:
             saved = save_report(report, out, options.run_name, run.started, page=options.page, site=options.site,
@@ -136,19 +143,14 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         children = _gather_children(run, trace, options, saved.name.run, hard_exit)
         if children is not None:
             written.extend(map(str, children.written))
-        if saved.page is not None:
-            written.append(str(saved.page))
-        if report is None or not summary:
-            print("\n".join(written), file=sys.stderr)
+        elsewhere = (f"{children.compiled} of its child processes compiled (below)"
+                     if children is not None and children.compiled and not trace.spans else None)
+        if eager_next:
+            hand_off(saved.trace, written, elsewhere)
         else:
-            elsewhere = (f"{children.compiled} of its child processes compiled (below)"
-                         if children is not None and children.compiled and not trace.spans else None)
-            base, _ = chapter_site(options.site, trace.info.torch_version)  # the findings link their chapters there
-            print(render_report(report, style_for(sys.stderr), written, elsewhere, page_urls(base), options.tree),
-                  file=sys.stderr)
-            if rank_of(trace.info) is not None:
-                print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
-                      f"python -m tracers merge {options.out}", file=sys.stderr)
+            if saved.page is not None:
+                written.append(str(saved.page))
+            print_summary(report if summary else None, written, elsewhere, options)
         if children is not None:
             _write_processes(children.run, options, run)
         sys.stderr.flush()
@@ -160,12 +162,18 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
             signal.signal(signal.SIGINT, previous)
 
 
-def _time_eager(session, options: TraceOptions) -> None:  # noqa: ANN001 - capture.session.TraceSession
-    """--vs-eager: the script again, compile off, in a fresh process (Ctrl-C stops only that run)."""
-    if not options.quiet and leads_output():
-        print("trace: --vs-eager: running the script again with compile off…", file=sys.stderr, flush=True)
-    eager = run_eager(options.script, options.args, options.module, options.device)
-    session.info.runtime = with_eager(session.info.runtime, eager)
+def print_summary(report: Report | None, written: list[str], elsewhere: str | None, options: TraceOptions) -> None:
+    """The summary on stderr, the files written under it; without a report (``--quiet``, a rank but the first),
+    the files alone."""
+    if report is None:
+        print("\n".join(written), file=sys.stderr)
+        return
+    base, _ = chapter_site(options.site, report.trace.info.torch_version)  # the findings link their chapters there
+    print(render_report(report, style_for(sys.stderr), written, elsewhere, page_urls(base), options.tree),
+          file=sys.stderr)
+    if rank_of(report.trace.info) is not None:
+        print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
+              f"python -m tracers merge {options.out}", file=sys.stderr)
 
 
 def _gather_children(run: _Run, trace, options: TraceOptions, name: str, hard_exit: bool):  # noqa: ANN001
@@ -195,7 +203,7 @@ def _write_processes(merged, options: TraceOptions, run: _Run) -> None:  # noqa:
     release_name(out, name)
 
 
-def _ignore_sigint() -> object | None:
+def ignore_sigint() -> object | None:
     try:
         return signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError:  # os._exit from another thread: signals belong to the main thread
@@ -219,13 +227,14 @@ def _exit_before_finalization(code: int) -> None:
     os._exit(code)
 
 
-_DEATH_SIGNALS = {"interrupted": signal.SIGINT, "terminated": signal.SIGTERM}
+DEATH_SIGNALS = {"interrupted": signal.SIGINT, "terminated": signal.SIGTERM}
 
 
-def _die_by(signum: int) -> None:
+def die_by(signum: int) -> None:
     """End the way Python does on an unhandled Ctrl-C or SIGTERM: killed by that signal, so the
     parent sees the same status as without the tracer (130 or 143 in a shell)."""
     sys.stdout.flush()
     sys.stderr.flush()
-    signal.signal(signum, signal.SIG_DFL)
+    if signum != signal.SIGKILL:  # it has no handler to reset (a traced run killed outright)
+        signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)

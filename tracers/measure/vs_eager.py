@@ -20,7 +20,6 @@ _TAIL = 600  # characters of the eager run's own output kept when it failed
 def run_eager(script: str, args: list[str], module: bool, device: str) -> TimedRun:
     """The eager run's timings. Its output is not shown (the script's output is the traced run's); a run that
     failed or was stopped is returned with its status and the end of its output as the note."""
-    hand_back_cached_memory()
     env = {key: value for key, value in os.environ.items() if key != CHILD_ENV}  # not one of the traced run's children
     env.update(COMPILE_OFF)
     with tempfile.TemporaryDirectory(prefix="tracers-eager-") as scratch:
@@ -51,14 +50,3 @@ def with_eager(runtime: dict | None, eager: TimedRun) -> dict | None:
         return None
     return SpeedRecord(record.compiled, eager, record.profiles, record.profile_note).as_json()
 
-
-def hand_back_cached_memory() -> None:
-    """The GPU memory this process's caching allocator keeps but no tensor uses, handed back before the eager run:
-    that run is another process on the same GPU, and a traced run's cache (its peak, kept reserved) could leave it
-    too little. Live tensors stay where they are; where CUDA was never used, torch does nothing."""
-    cuda = getattr(sys.modules.get("torch"), "cuda", None)
-    try:
-        if cuda is not None:
-            cuda.empty_cache()
-    except Exception:  # noqa: BLE001 - a failed device: the eager run meets it and says so itself
-        pass

@@ -94,11 +94,18 @@ def _save(trace: Trace, report: Report | None, out: Path, run: str, started: flo
         release_name(out, name)
     if report is None:  # no page asked for
         return Saved(name, path, None, tuple(notes))
+    page, note = page_or_note(report, path, site)
+    return Saved(name, path, page, (*notes, note) if note else tuple(notes))
+
+
+def page_or_note(report: Report, trace_file: Path, site: str | None) -> tuple[Path | None, str | None]:
+    """The page beside ``trace_file``, or why there is none (also added to the trace's warnings): the trace is
+    written already, and a page that cannot be is no reason to lose it."""
     try:
-        return Saved(name, path, write_page(report, path, site=site), tuple(notes))
+        return write_page(report, trace_file, site=site), None
     except ReportUnavailable as error:
-        notes.append(f"no HTML page: {error}")
+        note = f"no HTML page: {error}"
     except OSError as error:
-        notes.append(f"no HTML page: cannot write it: {error.strerror or error}")
-    info.warnings.append(notes[-1])
-    return Saved(name, path, None, tuple(notes))
+        note = f"no HTML page: cannot write it: {error.strerror or error}"
+    report.trace.info.warnings.append(note)
+    return None, note

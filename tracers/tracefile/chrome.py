@@ -61,8 +61,9 @@ def _plain(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def to_chrome(trace: Trace) -> dict[str, Any]:
-    pid = os.getpid()
+def to_chrome(trace: Trace, pid: int | None = None) -> dict[str, Any]:
+    """The trace as Chrome Trace Events, its process ``pid`` (default: this one's, the process that recorded it)."""
+    pid = os.getpid() if pid is None else pid
     origin = min([s.start_ns for s in trace.spans] + [a.ts_ns for a in trace.artifacts]
                  + [d.start_ns for d in trace.deep_events], default=0)
 
@@ -107,12 +108,12 @@ def to_chrome(trace: Trace) -> dict[str, Any]:
     }
 
 
-def write_atomic(trace: Trace, path: Path, keep_paths: bool = False) -> Path:
+def write_atomic(trace: Trace, path: Path, keep_paths: bool = False, pid: int | None = None) -> Path:
     """Write to a temporary file beside ``path`` and rename it, so readers never see half a file.
 
     Unless ``keep_paths``, this machine's path prefixes become placeholders (tracers/tracefile/scrub.py), so a
     trace can be shared or committed without them."""
-    data = json.dumps(to_chrome(trace), separators=(",", ":"), default=str)
+    data = json.dumps(to_chrome(trace, pid), separators=(",", ":"), default=str)
     if not keep_paths:
         data = scrub(data)
     return write_text_atomic(path, data)

@@ -1,0 +1,91 @@
+"""``trace --vs-eager`` in two processes: the eager run starts only once the traced process has gone; the trace, the
+summary and the exit status are the traced run's, and signals reach it as they would reach the script alone."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tracers.commands.parsing import option_strings
+from tracers.commands.trace import _trace_parser
+from tracers.tracefile.speed import SpeedRecord
+
+from tests.conftest import ROOT, SCRIPTS, run_python, run_trace
+
+pytestmark = pytest.mark.torch
+
+SCRIPT = SCRIPTS / "eager_after.py"
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("eager-after")
+    marks = folder / "marks.txt"
+    return run_trace(SCRIPT, folder, "--vs-eager", script_args=(str(marks),)), marks
+
+
+def test_the_eager_run_starts_once_the_traced_process_has_gone(traced):
+    run, marks = traced
+    _, _, state = marks.read_text().split()
+    assert state == "gone", run.stderr
+    assert run.returncode == 0 and run.stdout == "done\n"  # the traced run's output alone, as the script's
+    record = SpeedRecord.from_json(run.trace().info.runtime)
+    assert record is not None and record.eager is not None and record.eager.status == "ok"
+    assert [function.calls for function in record.eager.functions] == [20]
+
+
+def test_the_trace_keeps_the_traced_process_and_the_summary_says_both_runs(traced):
+    run, marks = traced
+    traced_pid = int(marks.read_text().split()[0])
+    events = json.loads(run.trace_path.read_text(encoding="utf-8"))["traceEvents"]
+    assert {event["pid"] for event in events} == {traced_pid}  # written again by the tracer, still the traced run's
+    stderr = run.stderr
+    assert stderr.count("running the script again with compile off") == 1
+    assert stderr.index("running the script again") < stderr.index("torch.compile trace")
+    assert "Speed by your code" in stderr and "Traceback" not in stderr
+    assert f"Written {run.trace_path}" in stderr and f"Written {run.trace_path.with_suffix('.html')}" in stderr
+    assert run.trace_path.with_suffix(".html").stat().st_size > 0
+
+
+def test_a_signal_inside_the_traced_run_ends_both_processes_by_it(tmp_path):
+    run = run_trace(SCRIPTS / "interrupted.py", tmp_path, "--vs-eager", script_args=("SIGTERM",))
+    assert run.returncode == -signal.SIGTERM and run.stdout == "before compile\n"
+    assert run.stderr.count(f"the partial trace was written to {run.trace_path}") == 1
+    assert "compile off" not in run.stderr and "Traceback" not in run.stderr
+    assert run.trace().info.status == "terminated"
+
+
+def test_sigterm_to_the_tracer_reaches_the_traced_run(tmp_path):
+    marks = tmp_path / "marks.txt"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    tracer = subprocess.Popen([sys.executable, "-m", "tracers", "trace", "--vs-eager", "--out", str(tmp_path),
+                               str(SCRIPT), str(marks), "wait"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert tracer.stdout.readline() == "ready\n"  # the traced run is in the script's sleep
+        tracer.send_signal(signal.SIGTERM)  # to the tracer alone, as a scheduler sends it
+        stdout, stderr = tracer.communicate(timeout=120)
+    finally:
+        tracer.kill()
+    assert tracer.returncode == -signal.SIGTERM and stdout == ""
+    assert "the partial trace was written to" in stderr and "compile off" not in stderr
+    assert len(marks.read_text().split()) == 1  # no eager run
+
+
+def test_a_traced_run_killed_outright_is_said_in_one_line(tmp_path):
+    run = run_trace(SCRIPT, tmp_path, "--vs-eager", script_args=(str(tmp_path / "marks.txt"), "SIGKILL"))
+    plain = run_python([str(SCRIPT), str(tmp_path / "plain.txt"), "SIGKILL"])
+    assert run.returncode == plain.returncode == -signal.SIGKILL
+    assert run.stderr.strip().splitlines()[-1] == "trace: the traced run was killed by SIGKILL: no trace was written"
+    assert "Traceback" not in run.stderr
+
+
+def test_the_hand_off_option_is_hidden_and_never_suggested():
+    parser, trace = _trace_parser()
+    assert "--hand-off" not in option_strings(parser)
+    assert "--hand-off" not in trace.format_help()

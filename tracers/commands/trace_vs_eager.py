@@ -1,0 +1,130 @@
+"""``trace --vs-eager``: the traced run in a process of its own, the eager run only once that process has gone.
+
+The eager run is the script again with compile off, timed as a fresh process. Started from inside the traced
+process, it shared the machine with what that process still held (on a GPU: its CUDA context, its cached and live
+memory, its compile workers), and read slower than the loop alone in most rounds on an H200 (benchmarks/RESULTS.md).
+So this process, holding neither torch nor CUDA, runs the traced run as its child (``trace --hand-off FILE``, the
+same command line otherwise), then the eager run, then sets the eager timings into the saved trace and prints the
+summary and writes the page as the traced run would have. The exit status is the traced run's: the script's."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tracers.analysis.report_model import build_report
+from tracers.capture.launcher import leads_output
+from tracers.capture.options import TraceOptions
+from tracers.measure.vs_eager import run_eager, with_eager
+from tracers.report.save import page_or_note
+from tracers.tracefile.atomic import write_text_atomic
+from tracers.tracefile.chrome import TraceFileError, load, write_atomic
+
+from .browser import show
+from .say import say
+from .trace_run import HandOff, die_by, ignore_sigint, print_summary
+
+# Signals a scheduler or a shell sends the process it started (this one) and not its children: passed on, so the
+# traced run stops as it would have alone. Ctrl-C reaches every process of the terminal's group by itself.
+_PASSED_ON = (signal.SIGTERM, signal.SIGHUP)
+
+
+@dataclass(frozen=True)
+class Handed:
+    """What the traced run hands over instead of its summary: its saved trace, the files it wrote, the line on its
+    child processes, and its process id (the trace's, kept when the trace is written again)."""
+
+    trace: str
+    written: list[str]
+    elsewhere: str | None
+    pid: int
+
+    @staticmethod
+    def read(path: Path) -> Handed | None:
+        """None where the traced run handed nothing over (it ended by a signal or ``os._exit``, or never began)."""
+        try:
+            return Handed(**json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            return None
+
+
+def hand_off_to(path: Path) -> HandOff:
+    """The traced run's side: what it saved, written to ``path`` for the process that started it."""
+
+    def hand_off(trace: Path, written: list[str], elsewhere: str | None) -> None:
+        handed = Handed(str(trace), written, elsewhere, os.getpid())
+        write_text_atomic(path, json.dumps(handed.__dict__))
+
+    return hand_off
+
+
+def run_with_eager(options: TraceOptions, argv: list[str]) -> int:
+    """The traced run (``argv``: ``trace``'s command line), then the eager run, then the summary; the traced run's
+    exit status, or its death by the same signal."""
+    with tempfile.TemporaryDirectory(prefix="tracers-vs-eager-") as scratch:
+        hand_off = Path(scratch, "handed.json")
+        status = _traced_run([*argv[:1], "--hand-off", str(hand_off), *argv[1:]])
+        handed = Handed.read(hand_off)
+    if status < 0:  # killed: by Ctrl-C or SIGTERM its partial trace is saved and said; by anything else, nothing is
+        if -status not in (signal.SIGINT, signal.SIGTERM):
+            say("trace", f"the traced run was killed by {signal.Signals(-status).name}: no trace was written")
+        die_by(-status)
+    if handed is not None:
+        previous = ignore_sigint()  # Ctrl-C stops the eager run alone; its trace and summary still come
+        try:
+            _add_eager(handed, options)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+    return status
+
+
+def _traced_run(trace_argv: list[str]) -> int:
+    """``python -m tracers`` with ``trace_argv`` in a child process, on this terminal; its return code."""
+    command = [sys.executable, *subprocess._args_from_interpreter_flags(), "-m", "tracers", *trace_argv]
+    previous = ignore_sigint()  # the child has Ctrl-C too, and says what it stopped
+    try:
+        child = subprocess.Popen(command)
+        passed = {signum: signal.signal(signum, lambda signum, _: child.send_signal(signum)) for signum in _PASSED_ON}
+        try:
+            return child.wait()
+        finally:
+            for signum, handler in passed.items():
+                signal.signal(signum, handler)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _add_eager(handed: Handed, options: TraceOptions) -> None:
+    """The eager run, its timings set beside the compiled ones in the saved trace; the summary and the page."""
+    summary = not options.quiet and leads_output()
+    if summary:
+        print("trace: --vs-eager: running the script again with compile off…", file=sys.stderr, flush=True)
+    eager = run_eager(options.script, options.args, options.module, options.device)
+    path = Path(handed.trace)
+    try:
+        trace = load(path)
+    except TraceFileError as error:
+        say("trace", f"{error}: the eager run's timings are not in it")
+        return
+    trace.info.runtime = with_eager(trace.info.runtime, eager)
+    try:
+        write_atomic(trace, path, keep_paths=options.keep_paths, pid=handed.pid)
+    except OSError as error:  # the trace as the traced run wrote it stays, without the eager side
+        say("trace", f"cannot write the eager run's timings into {path}: {error.strerror or error}")
+    report = build_report(trace) if options.page or summary else None
+    page, note = page_or_note(report, path, options.site) if options.page else (None, None)
+    if note:
+        say("trace", note)
+    print_summary(report if summary else None, [*handed.written, *([str(page)] if page else [])], handed.elsewhere,
+                  options)
+    sys.stderr.flush()
+    if options.open_page and page is not None:
+        show(page)  # no browser: one line says so; the exit status stays the script's
