@@ -12,6 +12,7 @@ BENCHMARKS = [
     [str(HERE / "calls_served.py")],
     [str(HERE / "speed.py")],
     [str(HERE / "timer_cost.py")],
+    [str(HERE / "vs_eager_apart.py")],
     [str(HERE / "page_scale.py")],
     [str(HERE / "deep_mode.py")],
     [str(HERE / "by_code.py")],

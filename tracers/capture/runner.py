@@ -141,7 +141,7 @@ def run_program(program: Program, args: list[str]) -> Outcome:
         print_script_traceback(error)
         return outcome_of(error)
     finally:
-        if previous_term is not None:
+        if previous_term is not None and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:  # not terminated
             signal.signal(signal.SIGTERM, previous_term)
         sys.argv = saved_argv
         if saved_path0 is not None and sys.path:
@@ -202,6 +202,9 @@ def _install_sigterm() -> object | None:
         return None
 
     def raise_terminated(signum: int, frame: object) -> None:
+        # Once is enough: a second SIGTERM (a process group's and one passed on to it, trace_vs_eager.py) must not
+        # cut the unwinding or the trace short; the process ends by SIGTERM all the same (die_by).
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise Terminated()
 
     try:

@@ -87,19 +87,27 @@ def run_with_eager(options: TraceOptions, argv: list[str]) -> int:
 
 def _traced_run(trace_argv: list[str]) -> int:
     """``python -m tracers`` with ``trace_argv`` in a child process, on this terminal; its return code."""
+    # The interpreter's own flags (-X, -W, -O) as this process got them, the way multiprocessing passes them on.
     command = [sys.executable, *subprocess._args_from_interpreter_flags(), "-m", "tracers", *trace_argv]
-    previous = ignore_sigint()  # the child has Ctrl-C too, and says what it stopped
+    child: subprocess.Popen | None = None
+    pending: list[int] = []
+
+    def pass_on(signum: int, _: object) -> None:
+        if child is None:
+            pending.append(signum)  # before the child is there: passed on as soon as it is
+        else:
+            child.send_signal(signum)
+
+    previous = {signum: signal.signal(signum, pass_on) for signum in _PASSED_ON}
+    previous[signal.SIGINT] = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the child has Ctrl-C too, and says so
     try:
         child = subprocess.Popen(command)
-        passed = {signum: signal.signal(signum, lambda signum, _: child.send_signal(signum)) for signum in _PASSED_ON}
-        try:
-            return child.wait()
-        finally:
-            for signum, handler in passed.items():
-                signal.signal(signum, handler)
+        for signum in pending:
+            child.send_signal(signum)
+        return child.wait()
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _add_eager(handed: Handed, options: TraceOptions) -> None:

@@ -49,4 +49,3 @@ def with_eager(runtime: dict | None, eager: TimedRun) -> dict | None:
     if record is None:
         return None
     return SpeedRecord(record.compiled, eager, record.profiles, record.profile_note).as_json()
-

@@ -13,6 +13,7 @@ import pytest
 
 from tracers.commands.parsing import option_strings
 from tracers.commands.trace import _trace_parser
+from tracers.tracefile.chrome import load
 from tracers.tracefile.speed import SpeedRecord
 
 from tests.conftest import ROOT, SCRIPTS, run_python, run_trace
@@ -60,21 +61,29 @@ def test_a_signal_inside_the_traced_run_ends_both_processes_by_it(tmp_path):
     assert run.trace().info.status == "terminated"
 
 
-def test_sigterm_to_the_tracer_reaches_the_traced_run(tmp_path):
+@pytest.mark.parametrize("to_group", [False, True], ids=["the-tracer", "its-process-group"])
+def test_sigterm_reaches_the_traced_run_once(tmp_path, to_group):
+    """To the tracer alone, as a scheduler sends it: passed on. To the whole group, as ``timeout`` sends it: the
+    traced run gets it twice (the group's and the one passed on), and the second must not cut its trace short."""
     marks = tmp_path / "marks.txt"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
     tracer = subprocess.Popen([sys.executable, "-m", "tracers", "trace", "--vs-eager", "--out", str(tmp_path),
                                str(SCRIPT), str(marks), "wait"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert tracer.stdout.readline() == "ready\n"  # the traced run is in the script's sleep
-        tracer.send_signal(signal.SIGTERM)  # to the tracer alone, as a scheduler sends it
+        if to_group:
+            os.killpg(tracer.pid, signal.SIGTERM)
+        else:
+            tracer.send_signal(signal.SIGTERM)
         stdout, stderr = tracer.communicate(timeout=120)
     finally:
         tracer.kill()
     assert tracer.returncode == -signal.SIGTERM and stdout == ""
-    assert "the partial trace was written to" in stderr and "compile off" not in stderr
+    assert stderr.count("the partial trace was written to") == 1, stderr
+    assert "compile off" not in stderr and "Traceback" not in stderr
     assert len(marks.read_text().split()) == 1  # no eager run
+    assert load(next(tmp_path.glob("eager_after-*.json"))).info.status == "terminated"
 
 
 def test_a_traced_run_killed_outright_is_said_in_one_line(tmp_path):
