@@ -22,9 +22,9 @@ from tracers.analysis.report_model import build_report
 from tracers.capture.launcher import leads_output
 from tracers.capture.options import TraceOptions
 from tracers.measure.vs_eager import run_eager, with_eager
-from tracers.report.save import page_or_note
+from tracers.report.save import save_over
 from tracers.tracefile.atomic import write_text_atomic
-from tracers.tracefile.chrome import TraceFileError, load, write_atomic
+from tracers.tracefile.chrome import TraceFileError, load
 
 from .browser import show
 from .say import say
@@ -123,13 +123,10 @@ def _add_eager(handed: Handed, options: TraceOptions) -> None:
         say("trace", f"{error}: the eager run's timings are not in it")
         return
     trace.info.runtime = with_eager(trace.info.runtime, eager)
-    try:
-        write_atomic(trace, path, keep_paths=options.keep_paths, pid=handed.pid)
-    except OSError as error:  # the trace as the traced run wrote it stays, without the eager side
-        say("trace", f"cannot write the eager run's timings into {path}: {error.strerror or error}")
     report = build_report(trace) if options.page or summary else None
-    page, note = page_or_note(report, path, options.site) if options.page else (None, None)
-    if note:
+    page, notes = save_over(trace, report if options.page else None, path, options.site, options.keep_paths,
+                            handed.pid)
+    for note in notes:
         say("trace", note)
     print_summary(report if summary else None, [*handed.written, *([str(page)] if page else [])], handed.elsewhere,
                   options)

@@ -94,11 +94,26 @@ def _save(trace: Trace, report: Report | None, out: Path, run: str, started: flo
         release_name(out, name)
     if report is None:  # no page asked for
         return Saved(name, path, None, tuple(notes))
-    page, note = page_or_note(report, path, site)
+    page, note = _page_or_note(report, path, site)
     return Saved(name, path, page, (*notes, note) if note else tuple(notes))
 
 
-def page_or_note(report: Report, trace_file: Path, site: str | None) -> tuple[Path | None, str | None]:
+def save_over(trace: Trace, report: Report | None, path: Path, site: str | None, keep_paths: bool,
+              pid: int) -> tuple[Path | None, tuple[str, ...]]:
+    """``trace`` written again where its run saved it (its name was claimed then), with what came after the run
+    (``--vs-eager``'s eager timings), still as process ``pid``, the one that recorded it; with ``report``, its page.
+    Returns the page and what the user must be told (a trace that cannot be written again stays as first saved)."""
+    notes: list[str] = []
+    try:
+        write_atomic(trace, path, keep_paths=keep_paths, pid=pid)
+    except OSError as error:
+        notes.append(f"cannot write {path} again: {error.strerror or error}; it stays as first saved")
+        trace.info.warnings.append(notes[-1])
+    page, note = _page_or_note(report, path, site) if report is not None else (None, None)
+    return page, (*notes, note) if note else tuple(notes)
+
+
+def _page_or_note(report: Report, trace_file: Path, site: str | None) -> tuple[Path | None, str | None]:
     """The page beside ``trace_file``, or why there is none (also added to the trace's warnings): the trace is
     written already, and a page that cannot be is no reason to lose it."""
     try:
