@@ -104,7 +104,7 @@ def main(argv: list[str]) -> int:
         print_error(f"note: {words} came after {options.script}, so the script gets {them}; for the tracer, put "
                     f"{them} before the script: {prog()} trace {words} {options.script} ...")
     from .trace_run import run_trace
-    from .trace_vs_eager import hand_off_to, run_with_eager
+    from .trace_vs_eager import check_one_process, hand_off_to, run_with_eager
 
     try:
         session = SessionOptions.from_namespace(options)
@@ -115,7 +115,8 @@ def main(argv: list[str]) -> int:
         )
         if options.hand_off is not None:
             return run_trace(chosen, hand_off_to(Path(options.hand_off)))
-        if chosen.vs_eager and chosen.nproc is None:
+        if chosen.vs_eager:
+            check_one_process(chosen)
             return run_with_eager(chosen, argv)
         return run_trace(chosen)
     except UsageError as error:

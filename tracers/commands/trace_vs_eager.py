@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tracers.analysis.report_model import build_report
-from tracers.capture.launcher import leads_output
+from tracers.capture.launcher import RankEnvironmentError, detect, leads_output
 from tracers.capture.options import TraceOptions
 from tracers.measure.vs_eager import run_eager, with_eager
 from tracers.report.save import save_over
 from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.chrome import TraceFileError, load
+from tracers.vocabulary.usage import UsageError
 
 from .browser import show
 from .say import say
@@ -62,6 +63,18 @@ def hand_off_to(path: Path) -> HandOff:
         write_text_atomic(path, json.dumps(handed.__dict__))
 
     return hand_off
+
+
+def check_one_process(options: TraceOptions) -> None:
+    """``--vs-eager`` beside several ranks is refused, in one line: its eager run is the script again as one fresh
+    process, and ranks run again one by one would each wait for the others in their process group."""
+    try:
+        ranks = detect()
+    except RankEnvironmentError:
+        ranks = None  # trace_run.py says what is wrong with the launcher's variables
+    if options.nproc is not None or (ranks is not None and ranks.world_size > 1):
+        raise UsageError("--vs-eager runs the script again as one process with compile off, which a run of several "
+                         "ranks cannot be: trace the ranks without it, or time the loop on one process")
 
 
 def run_with_eager(options: TraceOptions, argv: list[str]) -> int:

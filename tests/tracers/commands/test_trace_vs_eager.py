@@ -98,3 +98,15 @@ def test_the_hand_off_option_is_hidden_and_never_suggested():
     parser, trace = _trace_parser()
     assert "--hand-off" not in option_strings(parser)
     assert "--hand-off" not in trace.format_help()
+
+
+@pytest.mark.parametrize("options,env", [(("--nproc", "2"), {}), ((), {"RANK": "1", "WORLD_SIZE": "2"})],
+                         ids=["--nproc", "under-a-launcher"])
+def test_vs_eager_beside_several_ranks_is_refused_in_one_line(tmp_path, options, env):
+    marks = tmp_path / "marks.txt"
+    run = run_trace(SCRIPT, tmp_path / "out", "--vs-eager", *options, script_args=(str(marks),), env=env)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip() == ("trace: --vs-eager runs the script again as one process with compile off, which a "
+                                  "run of several ranks cannot be: trace the ranks without it, or time the loop on "
+                                  "one process")
+    assert not marks.exists() and not (tmp_path / "out").exists()  # nothing run, nothing written
