@@ -1,7 +1,9 @@
 """Run twice by ``trace --vs-eager``: the traced run writes its process id into MARKS; the eager run (compile off)
 appends whether that process is still alive. Then, with a second argument, it ends as that argument says: ``wait``
-prints "ready" and sleeps (for a signal), ``SIGKILL`` kills itself."""
+prints "ready" and sleeps (for a signal), ``SIGKILL`` kills itself, ``SIGKILL-at-exit`` and ``SIGTERM-at-exit`` end it
+by that signal once Python is exiting (after the tracer has saved its trace)."""
 
+import atexit
 import os
 import signal
 import sys
@@ -31,4 +33,6 @@ if ending == "wait":
     time.sleep(120)
 elif ending == "SIGKILL":
     os.kill(os.getpid(), signal.SIGKILL)
+elif ending and ending.endswith("-at-exit"):
+    atexit.register(os.kill, os.getpid(), getattr(signal, ending.removesuffix("-at-exit")))
 print("done")

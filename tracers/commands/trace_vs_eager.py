@@ -84,18 +84,30 @@ def run_with_eager(options: TraceOptions, argv: list[str]) -> int:
         hand_off = Path(scratch, "handed.json")
         status = _traced_run([*argv[:1], "--hand-off", str(hand_off), *argv[1:]])
         handed = Handed.read(hand_off)
-    if status < 0:  # killed: by Ctrl-C or SIGTERM its partial trace is saved and said; by anything else, nothing is
-        if -status not in (signal.SIGINT, signal.SIGTERM):
-            say("trace", f"the traced run was killed by {signal.Signals(-status).name}: no trace was written")
-        die_by(-status)
-    if handed is not None:
+    killed = -status if status < 0 else None
+    stopped = killed in (signal.SIGINT, signal.SIGTERM)  # Ctrl-C or a scheduler: no eager run after that
+    if handed is None and killed is not None and not stopped:  # by Ctrl-C or SIGTERM the run said what it saved
+        say("trace", f"the traced run was killed by {_signal_name(killed)}: no trace was written")
+    elif handed is not None and stopped:  # it had saved its trace and was ending when the signal came
+        say("trace", f"stopped by {_signal_name(killed)} before the eager run: the trace is {handed.trace}, without "
+                     "its page")
+    elif handed is not None:  # ended by itself (or crashed while ending, after its trace was saved)
         previous = ignore_sigint()  # Ctrl-C stops the eager run alone; its trace and summary still come
         try:
             _add_eager(handed, options)
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
+    if killed is not None:
+        die_by(killed)
     return status
+
+
+def _signal_name(signum: int) -> str:
+    try:
+        return signal.Signals(signum).name
+    except ValueError:  # a real-time signal: Python names only the first and the last
+        return f"signal {signum}"
 
 
 def _traced_run(trace_argv: list[str]) -> int:

@@ -94,6 +94,25 @@ def test_a_traced_run_killed_outright_is_said_in_one_line(tmp_path):
     assert "Traceback" not in run.stderr
 
 
+def test_a_traced_run_killed_after_saving_its_trace_still_gets_its_eager_run_and_summary(tmp_path):
+    marks = tmp_path / "marks.txt"
+    run = run_trace(SCRIPT, tmp_path, "--vs-eager", script_args=(str(marks), "SIGKILL-at-exit"))
+    assert run.returncode == -signal.SIGKILL and run.stdout == "done\n"  # as the script alone ends
+    assert marks.read_text().split()[2] == "gone" and "Speed by your code" in run.stderr
+    record = SpeedRecord.from_json(run.trace().info.runtime)
+    assert record is not None and record.eager is not None and record.eager.status == "ok"
+
+
+def test_a_traced_run_stopped_after_saving_its_trace_says_where_it_is_and_runs_nothing_more(tmp_path):
+    marks = tmp_path / "marks.txt"
+    run = run_trace(SCRIPT, tmp_path, "--vs-eager", script_args=(str(marks), "SIGTERM-at-exit"))
+    plain = run_python([str(SCRIPT), str(tmp_path / "plain.txt"), "SIGTERM-at-exit"])
+    assert run.returncode == plain.returncode == -signal.SIGTERM and run.stdout == plain.stdout == "done\n"
+    assert run.stderr.strip().splitlines()[-1] == (f"trace: stopped by SIGTERM before the eager run: the trace is "
+                                                   f"{run.trace_path}, without its page")
+    assert len(marks.read_text().split()) == 1 and run.trace().info.status == "ok"  # no eager run; the trace whole
+
+
 def test_the_hand_off_option_is_hidden_and_never_suggested():
     parser, trace = _trace_parser()
     assert "--hand-off" not in option_strings(parser)
