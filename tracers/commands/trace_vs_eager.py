@@ -140,7 +140,7 @@ def _add_eager(handed: Handed, options: TraceOptions) -> None:
     summary = not options.quiet and leads_output()
     if summary:
         print("trace: --vs-eager: running the script again with compile off…", file=sys.stderr, flush=True)
-    eager = run_eager(options.script, options.args, options.module, options.device)
+    eager = run_eager(options.script, options.args, options.module, options.device, options.keep_paths)
     path = Path(handed.trace)
     try:
         trace = load(path)

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 
 from tracers.capture.child_handoff import ENV as CHILD_ENV
+from tracers.tracefile.scrub import scrub
 from tracers.tracefile.speed import EAGER, SpeedRecord, TimedRun
 
 from .eager_run import COMPILE_OFF
@@ -17,9 +18,11 @@ from .eager_run import COMPILE_OFF
 _TAIL = 600  # characters of the eager run's own output kept when it failed
 
 
-def run_eager(script: str, args: list[str], module: bool, device: str) -> TimedRun:
+def run_eager(script: str, args: list[str], module: bool, device: str, keep_paths: bool) -> TimedRun:
     """The eager run's timings. Its output is not shown (the script's output is the traced run's); a run that
-    failed or was stopped is returned with its status and the end of its output as the note."""
+    failed or was stopped is returned with its status and the end of its output as the note. Its paths are as the
+    saved trace has the compiled run's (``keep_paths``: as they are; else tracefile/scrub.py's placeholders), so that
+    each compiled object meets its eager twin by its site."""
     env = {key: value for key, value in os.environ.items() if key != CHILD_ENV}  # not one of the traced run's children
     env.update(COMPILE_OFF)
     with tempfile.TemporaryDirectory(prefix="tracers-eager-") as scratch:
@@ -36,7 +39,8 @@ def run_eager(script: str, args: list[str], module: bool, device: str) -> TimedR
         if not out.exists():
             return TimedRun(EAGER, (), status="failed", exit_code=code,
                             note=f"the eager run wrote no timings (exit {code}): {output[-_TAIL:].strip()}")
-        run = TimedRun.from_json(json.loads(out.read_text(encoding="utf-8")))
+        timings = out.read_text(encoding="utf-8")
+        run = TimedRun.from_json(json.loads(timings if keep_paths else scrub(timings)))
     if run.status not in ("ok", "exit"):
         run = TimedRun(EAGER, run.functions, run.timer, run.status, run.exit_code,
                        f"{run.note or run.status}: {output[-_TAIL:].strip()}")

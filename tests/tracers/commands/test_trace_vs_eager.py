@@ -49,6 +49,7 @@ def test_the_trace_keeps_the_traced_process_and_the_summary_says_both_runs(trace
     assert stderr.count("running the script again with compile off") == 1
     assert stderr.index("running the script again") < stderr.index("torch.compile trace")
     assert "Speed by your code" in stderr and "Traceback" not in stderr
+    assert " only in the " not in stderr  # the compiled run's object met its eager twin (both paths as saved)
     assert f"Written {run.trace_path}" in stderr and f"Written {run.trace_path.with_suffix('.html')}" in stderr
     assert run.trace_path.with_suffix(".html").stat().st_size > 0
 
