@@ -25,6 +25,7 @@ from tracers.measure.vs_eager import run_eager, with_eager
 from tracers.report.save import save_over
 from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.chrome import TraceFileError, load
+from tracers.vocabulary.signals import killed_by, signal_name
 from tracers.vocabulary.usage import UsageError
 
 from .browser import show
@@ -87,9 +88,9 @@ def run_with_eager(options: TraceOptions, argv: list[str]) -> int:
     killed = -status if status < 0 else None
     stopped = killed in (signal.SIGINT, signal.SIGTERM)  # Ctrl-C or a scheduler: no eager run after that
     if handed is None and killed is not None and not stopped:  # by Ctrl-C or SIGTERM the run said what it saved
-        say("trace", f"the traced run was killed by {_signal_name(killed)}: no trace was written")
+        say("trace", f"the traced run was {killed_by(killed)}: no trace was written")
     elif handed is not None and stopped:  # it had saved its trace and was ending when the signal came
-        say("trace", f"stopped by {_signal_name(killed)} before the eager run: the trace is {handed.trace}, without "
+        say("trace", f"stopped by {signal_name(killed)} before the eager run: the trace is {handed.trace}, without "
                      "its page")
     elif handed is not None:  # ended by itself (or crashed while ending, after its trace was saved)
         previous = ignore_sigint()  # Ctrl-C stops the eager run alone; its trace and summary still come
@@ -101,13 +102,6 @@ def run_with_eager(options: TraceOptions, argv: list[str]) -> int:
     if killed is not None:
         die_by(killed)
     return status
-
-
-def _signal_name(signum: int) -> str:
-    try:
-        return signal.Signals(signum).name
-    except ValueError:  # a real-time signal: Python names only the first and the last
-        return f"signal {signum}"
 
 
 def _traced_run(trace_argv: list[str]) -> int:

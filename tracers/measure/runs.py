@@ -12,6 +12,8 @@ import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from tracers.vocabulary.signals import killed_by
+
 from .measurement import EAGER, Run, Settings, run_from_dict
 from .worker import RunSpec
 
@@ -112,7 +114,7 @@ def _with_process_error(run: Run, returncode: int | None, stderr: str, timeout_s
     if returncode is None:
         message = f"stopped after {timeout_s:g} s (--run-timeout)"
     elif returncode < 0:
-        message = f"killed by signal {-returncode}" + (" (out of memory?)" if returncode == -9 else "")
+        message = killed_by(-returncode)
     else:
         message = f"exit {returncode}"
     last = last_line(stderr)
