@@ -3,7 +3,11 @@
 import collections
 import dataclasses
 
+import pytest
+
 from tracers.capture.recorder import _wrapped_callable
+
+pytestmark = pytest.mark.pure
 
 
 def _passing_on(target):  # noqa: ANN001, ANN202 - a wrapper as libraries write them: (*args, **kwargs) passed on
