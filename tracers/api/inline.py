@@ -23,7 +23,8 @@ def inline_html(report: Report, title: str) -> str:
 
     def target_url(target: str) -> str | None:
         found = trace.info.target_sources.get(target)
-        return source_url(found[0], found[1], found[2], trace.info.torch_git_sha) if found else None
+        return (source_url(found[0], found[1], found[2], trace.info.torch_git_sha, trace.info.torch_version)
+                or None) if found else None
 
     # Links to torch's source on GitHub and to a walkthrough built for this torch are plain anchors: nothing is
     # fetched when the block is shown.

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from tracers.ranks.merge import MergeError, find_rank_files, load_run
 from tracers.ranks.output import write_run
+from tracers.tracefile.names import inside
+from tracers.vocabulary.printable import printable_value
 
 from .browser import show
 from .say import say
@@ -40,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
     except MergeError as error:
         say("merge", error)
         return 2
-    target = Path(args.out) if args.out else files[0].parent / merged.file_name
+    target = Path(args.out) if args.out else inside(files[0].parent, merged.file_name)
     status = write_run(merged, target, args.page, args.quiet)
     page = target.with_suffix(".html")
     if status or not args.page or not page.exists():
         return status
-    print(page)  # stdout: the page alone, as report prints it, for scripts
+    print(printable_value(page))  # stdout: the page alone, as report prints it, for scripts
     return show(page) if args.open else 0

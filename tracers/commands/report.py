@@ -13,9 +13,10 @@ from tracers.terminal.summary import render_report, style_for
 from tracers.torchlogs import frames
 from tracers.torchlogs.load import LoadedLogs, LogError, load_logs, looks_like_log
 from tracers.tracefile.chrome import TraceFileError, load, write_atomic
-from tracers.tracefile.names import logs_merged_file_name
+from tracers.tracefile.names import inside, logs_merged_file_name
 from tracers.tracefile.validation import Dropped
 from tracers.vocabulary.exported import export_line, export_of
+from tracers.vocabulary.printable import printable_value
 
 from .browser import show
 from .inputs import not_a_trace
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     _read_warning(path, dropped)
     if summary is not None:
         print(summary, file=sys.stderr)
-    print(page)
+    print(printable_value(page))
     return _maybe_open(page, args.open)
 
 
@@ -126,14 +127,14 @@ def report_logs(path: Path, out_dir: Path | None, open_page: bool = False, site:
             if export:
                 say("report", f"{log.source}: {export_line(export)}")
         run = merged_run(loaded, name)
-        target = directory / logs_merged_file_name(name)
+        target = inside(directory, logs_merged_file_name(name))
         status = write_run(run, target, page=True, quiet=False, site=site)
         page = target.with_suffix(".html")
         if status == 0 and page.exists():
-            print(page)
+            print(printable_value(page))
             return _maybe_open(page, open_page)
         return status
-    target = directory / f"{_stem(Path(loaded.logs[0].source))}.json"
+    target = inside(directory, f"{_stem(Path(loaded.logs[0].source))}.json")
     if _same_file(target, path) or _same_file(target.with_suffix(".html"), path):
         say("report", f"{path}: its trace or page would be written over this log; --out DIR writes them elsewhere")
         return 2
@@ -173,7 +174,7 @@ def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool)
         return 2
     print(render_report(report, style_for(sys.stderr), written), file=sys.stderr)
     if page is not None:
-        print(page)
+        print(printable_value(page))
         return _maybe_open(page, open_page)
     return 0
 

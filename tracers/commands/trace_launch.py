@@ -14,7 +14,7 @@ from tracers.capture.options import TraceOptions, check_program
 from tracers.capture.runner import ScriptError
 from tracers.ranks.merge import MergeError, load_run
 from tracers.ranks.output import write_run
-from tracers.tracefile.names import parse
+from tracers.tracefile.names import inside, parse
 from tracers.vocabulary.usage import UsageError, check_writable
 
 from .browser import show
@@ -114,7 +114,7 @@ def merge_run(directory: Path, name: str, cache: str, nproc: int, since: float, 
     except MergeError as error:
         say("trace", f"cannot merge the ranks' traces: {error}")
         return 1
-    target = directory / run.file_name
+    target = inside(directory, run.file_name)
     status = write_run(run, target, options.page, options.quiet, options.site)
     if status == 0 and options.open_page and target.with_suffix(".html").exists():
         show(target.with_suffix(".html"))  # no browser: one line says so; the exit status stays the ranks'

@@ -27,7 +27,7 @@ from tracers.report.links import chapter_site, page_urls
 from tracers.report.save import save_report, save_trace
 from tracers.terminal.summary import render_report, style_for
 from tracers.tracefile.events import rank_of
-from tracers.tracefile.names import TraceName, claim_name, release_name
+from tracers.tracefile.names import TraceName, claim_name, inside, release_name
 from tracers.vocabulary.usage import check_writable
 
 
@@ -199,7 +199,7 @@ def _write_processes(merged, options: TraceOptions, run: _Run) -> None:  # noqa:
     out = Path(options.out)
     name = claim_name(out, merged.trace_name, run.started)
     merged = dataclasses.replace(merged, name=name.run)
-    write_run(merged, out / name.file_name, options.page, options.quiet or not leads_output(), options.site)
+    write_run(merged, inside(out, name.file_name), options.page, options.quiet or not leads_output(), options.site)
     release_name(out, name)
 
 

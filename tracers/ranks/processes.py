@@ -11,7 +11,7 @@ from pathlib import Path
 from tracers.capture.child_handoff import ChildSpec
 from tracers.tracefile.chrome import TraceFileError, load, write_atomic
 from tracers.tracefile.events import Trace
-from tracers.tracefile.names import TraceName, child_file, child_pid, claim_name, release_name
+from tracers.tracefile.names import TraceName, child_file, child_pid, claim_name, inside, release_name
 
 from .clock import SAME_HOST, Alignment
 from .merge import MergedRun, RankTrace
@@ -100,7 +100,7 @@ def gather(spec: ChildSpec, main: Trace, run_name: str, out: Path) -> Gathered |
             name = claim_name(out, TraceName(run_name, child.trace.info.device, main.info.cache_mode,
                                              child.rank if as_rank else None, None if as_rank else child.pid),
                               spec.started)
-            path = out / name.file_name
+            path = inside(out, name.file_name)
             try:
                 write_atomic(child.trace, path, keep_paths=True)  # scrubbed already, in the child
                 written.append(path)

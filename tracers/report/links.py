@@ -61,7 +61,7 @@ def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None) 
         if not found:
             return None
         path, start, end = found
-        return source_url(path, start, end, trace.info.torch_git_sha)
+        return source_url(path, start, end, trace.info.torch_git_sha, trace.info.torch_version) or None
 
     download = os.path.relpath(trace_file.resolve(), page_dir.resolve())
     return Links(chapter_url=chapter_url, source_url=target_url, download_url=Path(download).as_posix(),

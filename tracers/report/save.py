@@ -10,7 +10,7 @@ from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.chrome import write_atomic
 from tracers.tracefile.events import Trace, rank_of
-from tracers.tracefile.names import TraceName, claim_name, release_name
+from tracers.tracefile.names import TraceName, claim_name, inside, release_name
 
 from .links import links_for
 
@@ -85,7 +85,7 @@ def _save(trace: Trace, report: Report | None, out: Path, run: str, started: flo
         notes.append(f"{wanted.file_name} belongs to another run that is still running or was written after this "
                      f"one started: this run's files are named {name.run}-…")
         info.warnings.append(notes[-1])
-    path = out / name.file_name
+    path = inside(out, name.file_name)
     try:
         write_atomic(trace, path, keep_paths=keep_paths)
     except OSError as error:  # e.g. the disk filled up during the run

@@ -38,16 +38,46 @@ class TraceName:
 
     @property
     def file_name(self) -> str:
+        """One file name, never a path: every part read from a trace or a log is a known word or made safe."""
         if self.rank is not None:
-            suffix = f"-rank{self.rank}"
+            suffix = f"-rank{int(self.rank) % 10 ** 12}"  # a rank or pid of more digits is no process's
         elif self.pid is not None:
-            suffix = f"-pid{self.pid}"
+            suffix = f"-pid{int(self.pid) % 10 ** 12}"
         else:
-            suffix = f"-{self.merged}" if self.merged else ""
-        return f"{self.run}-{self.device}-{self.cache}{suffix}.json"
+            suffix = f"-{self.merged}" if self.merged in MERGED_KINDS else ""
+        return (f"{safe_part(self.run)}-{safe_part(self.device, WORD_BYTES)}-{safe_part(self.cache, WORD_BYTES)}"
+                f"{suffix}.json")
 
     def renamed(self, run: str) -> TraceName:
         return dataclasses.replace(self, run=run)
+
+
+# A part of a file name taken from input (a trace's device or cache mode, a run or directory name) keeps only these:
+# no separator, no drive, no control character, so the name it makes is one entry of the folder it is written in.
+_UNSAFE_PART = re.compile(r"[^\w .+=@-]")  # letters and digits of any script kept
+# Bytes of each part, so that a whole name, its claim file's included, stays within a file system's 255.
+RUN_BYTES, WORD_BYTES = 140, 32
+
+
+def safe_part(text: str, limit: int = RUN_BYTES) -> str:
+    """``text`` as one part of a file name: any other character is ``_``, no leading dot (no ``..``, no hidden
+    file), at most ``limit`` bytes of UTF-8; never empty."""
+    part = _UNSAFE_PART.sub("_", str(text)).encode()[:limit].decode(errors="ignore").strip(" ").lstrip(".")
+    return part or "_"
+
+
+class OutsideFolder(ValueError):
+    """A path built from input that would not land directly in the folder chosen for it."""
+
+
+def inside(directory: Path, file_name: str) -> Path:
+    """``directory / file_name``, checked to be an entry of ``directory`` itself (not above it, not below it):
+    every write of a name built from input goes through here. Raises OutsideFolder otherwise."""
+    # One plain entry: no separator, not . or .. (a link of that name is replaced by the atomic rename, never
+    # written through, so the entry itself is what must be checked).
+    if file_name in ("", ".", "..") or "/" in file_name or "\0" in file_name or Path(file_name).name != file_name:
+        raise OutsideFolder(f"{file_name!r} is not a file name inside {directory}")
+    return directory / file_name
 
 
 def parse(file_name: str) -> TraceName | None:
@@ -67,7 +97,7 @@ def run_name(script: str, module: bool = False) -> str:
 
 def logs_merged_file_name(name: str) -> str:
     """The merge of a directory of TORCH_TRACE logs: named after the directory, with no device or cache of ours."""
-    return f"{name}-{MERGED_KINDS[0]}.json"
+    return f"{safe_part(name)}-{MERGED_KINDS[0]}.json"
 
 
 def is_rank_file(path: Path) -> bool:
