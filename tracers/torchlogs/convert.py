@@ -11,8 +11,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tracers.vocabulary.releases import TOOL_VERSION
-from tracers.tracefile.torch_records import RecordTranslator, compile_id_of, record_name
-from tracers.tracefile.validation import depth_within, is_int, is_number
+from tracers.tracefile.torch_records import RecordTranslator, bad_compile_id, compile_id_of, record_name
+from tracers.tracefile.validation import artifact_details, depth_within, is_int, is_number
 from tracers.tracefile.compile_identity import CompileIdentity, plausible, sort_key, torch_id
 from tracers.tracefile.events import FORMAT_VERSION, MAX_NESTING, MAX_RANKS, Artifact, RunInfo, Span, Trace
 
@@ -51,6 +51,9 @@ OUT_OF_ORDER = "record out of time order (the log read in time order)"
 # logging a compile's records again under new compile numbers), read once; the new numbers are kept to be said
 REPEATED = "repeated record (written again with the same time: read once)"
 TOO_DEEP = f"record of a region nested more than {MAX_NESTING} deep"
+# the same check a trace file's artifacts get (tracefile/validation.py), so a log read alone or among ranks is read alike
+WRONG_TYPE = "record with a field of the wrong type (the field left out)"
+BAD_COMPILE_ID = "record with a compile id that is not torch's (read without it)"
 _UNKNOWN = "unknown"
 _NOT_LOGGED = "name not in the log"
 _THREAD_NAME = "torch (from its log)"
@@ -127,7 +130,9 @@ class LogConverter:
                 self.problems.note(BAD_RANK, f"{self.source}:{record.line}")
         if name == "chromium_event":
             return
-        if compile_id_of(metadata) is None:
+        if bad_compile_id(metadata):  # compile_id_of gives None: the record is read as one outside any compile
+            self.problems.note(BAD_COMPILE_ID, f"{self.source}:{record.line}")
+        elif compile_id_of(metadata) is None:
             self.export.note(name, metadata)
         if name == "torch_version" and record.payload:
             version = loads(record.payload)
@@ -144,6 +149,10 @@ class LogConverter:
             return
         if not depth_within(found.details):
             raise ValueError("metadata nested deeper than a record of torch's")
+        details, wrong = artifact_details(found.details)
+        if wrong:
+            self.problems.note(WRONG_TYPE, f"{self.source}:{record.line}")
+            found = replace(found, details=details)
         span = self._open[-1] if self._open else None
         torch_id = found.torch_compile_id if plausible(found.torch_compile_id) else None
         compile_id = self.identity.qualify(torch_id, span.stage if span else None)
@@ -218,7 +227,9 @@ class LogConverter:
             return
         raw = (event.get("args") or {}).get("compile_id")
         raw = None if raw in (None, "None") else str(raw)
-        raw = raw if plausible(raw) else None
+        if raw is not None and not plausible(raw):  # the region is kept, outside any compile of its own
+            self.problems.note(BAD_COMPILE_ID, f"{self.source}:{self._line}")
+            raw = None
         if region in _FRAME_STARTS:
             self._maybe_reset(raw)
         parent = self._open[-1] if self._open else None

@@ -18,13 +18,16 @@ _STARTING_STAGES = frozenset({"frame", "bytecode", "guards", "graph", "compiled_
 _QUALIFIED = re.compile(r"^r(\d{1,18}):(.*)$")  # more digits than that: not one of ours (int() would refuse them)
 
 
-# What a compile id read from a file may be: torch's ids are short ASCII (``!1/0/0``, ``r2:3/1``); anything else
-# (thousands of digits, other scripts' digits that str.isdigit() accepts and int() may not) is damage.
-_PLAUSIBLE = re.compile(r"[\x21-\x7e]{1,64}")
+# What a compile id read from a file may be: torch's CompileId as str() writes it (torch/_guards.py: ``0/0``,
+# ``!1`` and ``!1/0/0`` under compiled autograd; a restart's attempt as ``_1``), with the resets before it (``r2:``).
+# Anything else (``True/0`` from a frame id of true, ``0/0/0``, thousands of digits, other scripts' digits that
+# str.isdigit() accepts and int() may not) is damage, and would stand as a compile of its own.
+_NUMBER = r"[0-9]{1,18}"
+_PLAUSIBLE = re.compile(rf"(?:r{_NUMBER}:)?(?:!{_NUMBER}(?:/{_NUMBER}/{_NUMBER})?|{_NUMBER}/{_NUMBER})(?:_{_NUMBER})?")
 
 
 def plausible(value: object) -> bool:
-    """Whether ``value`` can be a compile id (a short ASCII string), as read from a trace or a log."""
+    """Whether ``value`` can be a compile id (torch's notation, reset count allowed), as read from a trace or a log."""
     return isinstance(value, str) and _PLAUSIBLE.fullmatch(value) is not None
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .events import HINT_NAMES
+from .validation import is_int
 
 # Keys torch adds to every record's metadata; the remaining key names the record.
 _CONTEXT_KEYS = {
@@ -111,8 +112,26 @@ def keeps(name: str) -> bool:
     return name == "str" or name in KEPT or name.endswith(_BYTECODE_SUFFIXES)
 
 
+# torch numbers frames, their compiles and compiled autograd's graphs from 0 (CompileId in torch/_guards.py); a
+# bool, a list, a string, a negative or a number past 64 bits there is damage, and would make a phantom compile
+# (``True/0``) of the record. Such a record is read as one without a compile id (convert.py counts it).
+_ID_FIELDS = ("frame_id", "frame_compile_id", "compiled_autograd_id")
+
+
+def _id_number(value: Any) -> bool:
+    return is_int(value) and value >= 0
+
+
+def bad_compile_id(metadata: dict[str, Any]) -> bool:
+    """Whether a record carries a compile id field that is not a whole number from 0."""
+    return any(metadata.get(key) is not None and not _id_number(metadata[key]) for key in _ID_FIELDS)
+
+
 def compile_id_of(metadata: dict[str, Any]) -> str | None:
-    """The compile id in torch's own notation (``0/0``, ``!1/0/0`` under compiled autograd)."""
+    """The compile id in torch's own notation (``0/0``, ``!1/0/0`` under compiled autograd); None where the record
+    has none, or where one of its fields is not torch's (bad_compile_id)."""
+    if bad_compile_id(metadata):
+        return None
     frame, frame_compile = metadata.get("frame_id"), metadata.get("frame_compile_id")
     autograd = metadata.get("compiled_autograd_id")
     frame_part = f"{frame}/{frame_compile}" if frame is not None and frame_compile is not None else None

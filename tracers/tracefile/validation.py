@@ -175,10 +175,16 @@ def artifact(item: Any, origin: int, dropped: Dropped) -> Artifact | None:
     if not ok:
         dropped["artifacts with a bad field"] += 1
         return None
-    values["metadata"], bad = _record_fields(values["metadata"], _METADATA_SHAPES)
+    values["metadata"], bad = artifact_details(values["metadata"])
     if bad:
         dropped["artifact details of the wrong type (left out)"] += bad
     return Artifact(**values)
+
+
+def artifact_details(metadata: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """An artifact's metadata less its known keys of the wrong shape, and how many went: the one check for every
+    artifact, read from a trace file or made from a TORCH_TRACE log's records (torchlogs/convert.py)."""
+    return _record_fields(metadata, _METADATA_SHAPES)
 
 
 def executed_lines(raw: Any, dropped: Dropped) -> dict[str, dict[int, int]]:
