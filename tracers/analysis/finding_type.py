@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from tracers.tracefile import compile_identity
 from tracers.vocabulary.durations import duration_s
 
+from .claims import Claim
 from .frames import SourceLine
 from .one_time import OneTime
 from .trace_facts import CompileFacts
@@ -68,6 +69,7 @@ class Finding:
     parts: tuple[str, ...] = ()  # the events it groups, one line each, in the user's names
     cost_counts: str = ""  # what the cost counts, in a few words
     detail: str = ""  # torch's own text (guards, reasons), for a fold on the page
+    claims: tuple[Claim, ...] = ()  # what its text claims of the run and was checked (claims.py): read again by tests
 
     @property
     def where(self) -> str | None:

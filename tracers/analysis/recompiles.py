@@ -16,6 +16,8 @@ from .frames import (SourceLine, block_caller, caller_paths, caller_places, comp
                      is_users_file, passed_by_user, short, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
+from .claims import Claim, say
+from .run_evidence import RunEvidence, gather
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
 
@@ -48,8 +50,8 @@ _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats 
               "forward (count outside the compiled call), or keep it in a tensor buffer (register_buffer) updated in "
               "place, and work on it with tensor ops (torch.clamp, not min()).")
 _NOT_YOURS = ("The guard is in `{frame}` ({file}), which your line calls, not in your code: state it reads changed "
-              "after the version before was compiled. Once is expected when such state fills on the first call (an "
-              "optimizer's first step creates its state); if it repeats, see torch's guard below.")
+              "after the version before was compiled.{once} If it repeats, see torch's guard below.")
+_OPTIMIZER_ONCE = " Once is expected here: an optimizer's first step creates its state."
 _NOT_YOURS_TYPE = ("`{name}` reached `{frame}` ({file}, which your line calls) as another type than when the version "
                    "before was compiled: each type compiles its own version, once. Expected where your calls switch "
                    "what the model passes down (an option such as use_cache); keep such options the same between "
@@ -72,12 +74,21 @@ _SPECIALISED = ("Each new value of `{name}` compiled a new version, and the next
                 "and pass the result in. To index with it, a one-element tensor (`torch.tensor([t])`) keeps the indexing in the "
                 "graph; a torch function that takes it as a Python number (`F.dropout`'s `p`) cannot take a tensor: there, "
                 "keep it fixed or write that step with tensor ops.")
-_ONCE = ("It changed for one call only (the new version served 1 call), as a shorter last batch does: drop it "
-         "(DataLoader(..., drop_last=True)), pad it to the usual size, or mark the dimension dynamic before the first "
-         "call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version serves both.")
-_ONCE_OTHER = ("It changed for one call only (the new version served 1 call): pad it to the usual size, or mark the "
-               "dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version "
-               "serves both.")
+_ONCE = ("It changed for one call only (the new version served 1 call, and nothing changed after it), as a shorter "
+         "last batch does: drop it (DataLoader(..., drop_last=True)), pad it to the usual size, or mark the dimension "
+         "dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version serves both.")
+_ONCE_OTHER = ("It changed for one call only (the new version served 1 call, and nothing changed after it): pad it to "
+               "the usual size, or mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, "
+               "dim)) so that one version serves both.")
+_STATIC = ("{subject} changed on {pattern}, and every new version was compiled for the new value: {cause}, so no "
+           "version is dynamic and each change compiles again{limit}.")
+_STATIC_FIX = {
+    "argument": "Leave `dynamic=False` out of torch.compile at {line} (the default, dynamic=None, compiles the second "
+                "size as dynamic and serves every later size with that one version), or pass dynamic=True.",
+    "config": "Leave torch._dynamo.config.automatic_dynamic_shapes at its default (True): the second size then "
+              "compiles as dynamic and serves every later size; or mark the dimension dynamic before the first call "
+              "(torch._dynamo.mark_dynamic(tensor, dim)).",
+}
 _LAST_BATCH = ("The shorter last batch of each pass over the data is what recompiles: the calls each version served "
                "fit {passes} passes of {batches} batches of {full} (dimension 0) then one of {short}. Drop it "
                "(DataLoader(..., drop_last=True)) or pad it to {full} and mask the padding out, and {gone}. Marking "
@@ -87,7 +98,11 @@ _LAST_BATCH = ("The shorter last batch of each pass over the data is what recomp
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep what every rank passes the same (shapes, dtypes, requires_grad).")
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
-            "dynamic), and that version served every later call. To skip the first, static version: {how}. A dynamic first compile can take longer than the static one and the recompile together: measure before changing it.")
+            "dynamic), and that version served every later call. To skip the first, static version: {how}. A dynamic "
+            "first compile can take longer than the static one and the recompile together: measure before changing it.")
+_DYNAMIC_NOT_ALL = ("After the first change Dynamo compiled it as dynamic (automatic dynamic), but later calls still "
+                    "failed that version's guards ({later}): the dynamic version does not cover them; see the guards "
+                    "those compiles failed.")
 
 _DYNAMIC_HOW = {"size": "torch._dynamo.mark_dynamic(tensor, dim) before the first call, or torch.compile(..., "
                         "dynamic=True)",
@@ -120,13 +135,15 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
         key = (f"burst {bursts[compile_id]}", "", failure.kind) if compile_id in bursts else \
             (frame, failure.subject, failure.kind)
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
+    groups = _one_per_pattern(groups)
+    evidence = gather(trace, failures)
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
     limit_of = _limits_to_groups(groups, limits)
     # looked up per finding, each built once: searching every compile or artifact per finding grew with their product
     guards, versions = _last_guards(trace), _versions(compiles)
-    out = [_finding(trace, key, group, compiles, limit_of.get(key), ledger, guards, versions) for key, group in
-           sorted(groups.items(), key=lambda item: -len(item[1].failures))]
+    out = [_finding(trace, key, group, compiles, limit_of.get(key), ledger, guards, versions, evidence)
+           for key, group in sorted(groups.items(), key=lambda item: -len(item[1].failures))]
     claimed = {limit.compile_id for limit in limit_of.values()}
     for compile_id, limit in limits.items():  # a limit hit with no recompile reasons recorded for it
         if compile_id not in claimed:
@@ -138,6 +155,23 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
                 explanation=first_match(EXPLANATION, limit.fail_reason or ""),
                 hint=first_match(HINT, limit.fail_reason or ""), explained=LIMIT))
     return out
+
+
+def _one_per_pattern(groups: dict[tuple[str, str, str], _Group]) -> dict[tuple[str, str, str], _Group]:
+    """Bursts that are one pattern said once: the calls that brought them changed the same value of the same frame
+    first (a size growing on every call of a decoding loop is one cause, however many calls it recompiles on)."""
+    merged: dict[tuple[str, str, str], _Group] = {}
+    home: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+    for key, group in groups.items():
+        first = group.failures[0][1]
+        signature = (group.frame, first.subject, first.kind)
+        if not key[0].startswith("burst ") or signature not in home:
+            if key[0].startswith("burst "):
+                home[signature] = key
+            merged[key] = group
+            continue
+        merged[home[signature]].failures.extend(group.failures)
+    return merged
 
 
 def _limits_to_groups(groups: dict[tuple[str, str, str], _Group],
@@ -155,8 +189,11 @@ def _limits_to_groups(groups: dict[tuple[str, str, str], _Group],
 
 
 def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: dict[str, CompileFacts],
-             limit: CompileFacts | None, ledger: Ledger, guards: dict[str, str], versions: Counter[str | None]) -> Finding:
-    """``guards``: each compile's last guards text (``_last_guards``); ``versions``: each code's (``_versions``)."""
+             limit: CompileFacts | None, ledger: Ledger, guards: dict[str, str], versions: Counter[str | None],
+             evidence: RunEvidence) -> Finding:
+    """``guards``: each compile's last guards text (``_last_guards``); ``versions``: each code's (``_versions``);
+    ``evidence``: what the claims said are checked against (claims.py)."""
+    said: list[Claim] = []
     frame, kind = group.frame, key[2]
     ids = unique_ids(compile_id for compile_id, _ in group.failures)
     first = group.failures[0][1]
@@ -187,14 +224,29 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     user, library = _lines(trace, guard_failure, ids[0])
     batch = _last_batches(group, compiles) if kind == "size" else None
     # the new version ran once: a one-off size (a frame without a graph of its own counts no calls: its resumed code's)
-    served_once = (last is not None and last.calls == 1) or (batch is not None and batch.passes == 1)
+    # the new version served one call and nothing changed after it (a size changing on every call serves one each)
+    served_once = (last is not None and bool(say(Claim("served-once", (last.compile_id, subject), "yes"), evidence,
+                                                 said))) or (batch is not None and batch.passes == 1)
     cost_counts = "the recompiles' whole compiles, backward included"
+    static = _static_cause(evidence, own, first_frame) if not dynamic and kind in ("size", "value", "length") else None
     if dynamic:
         served = f"; version {last.compile_id} served {last.calls} call{'s' if last.calls != 1 else ''}" \
             if last.calls else ""
         what += f", then Dynamo compiled it as dynamic{served}"
-        advice = _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"]))
+        later = ", ".join(evidence.failed_against(last.compile_id)) or "the recompile limit refused a later call"
+        advice = say(Claim("served-later-calls", (last.compile_id, subject),
+                           _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"])),
+                           _DYNAMIC_NOT_ALL.format(later=later)), evidence, said)
         explained = SHAPES
+    elif static is not None:
+        cause, fix = static
+        pattern = _pattern(evidence, own, len(compiled), limit is not None)
+        values = _values(group)
+        what += f" ({pattern}{f': {values}' if values else ''})"
+        advice = _STATIC.format(subject=first.said[0].upper() + first.said[1:].removesuffix(" changed"),
+                                pattern=pattern, cause=cause, limit="") + " " + fix
+        explained = SHAPES
+        served_once = False
     elif specialised:
         what += ", and Dynamo specialised it on each value"
         advice = _ATTRIBUTE.format(name=subject) if subject.startswith("self.") else \
@@ -227,7 +279,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             advice = _PER_LAYER.format(name=subject, limit=_DEFAULT_LIMIT, how=how.format(name=subject))
     elif kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None:
         # The guard is in code the user calls (a library's), not theirs: said so, and not told to rewrite it.
-        advice = (_NOT_YOURS_TYPE if kind == "type" else _NOT_YOURS).format(frame=frame, name=subject,
+        # the function the guard's line is in (the compiled frame may be a wrapper that calls it)
+        guard_frame = library.function or frame
+        once = say(Claim("in-optimizer", (library.path,), _OPTIMIZER_ONCE), evidence, said)
+        advice = (_NOT_YOURS_TYPE if kind == "type" else _NOT_YOURS).format(frame=guard_frame, name=subject, once=once,
                                                                              file=library.short.split(":")[0])
     eager, explanation, hint = None, None, first.torch_hint
     cost = sum(ledger.whole(compile_id) for compile_id in ids)
@@ -236,7 +291,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         ids = unique_ids((*ids, limit.compile_id))
         eager = trace.info.calls_eager.get(limit.compile_id)
         cap = _LIMIT_VALUE.search(limit.fail_reason or "")
-        refused = f"the recompile limit{f' ({cap.group(1)})' if cap else ''} refused a new version"
+        set_here = say(Claim("default-limit", (limit.compile_id,), "",
+                             f", set by this run: torch's default is {_DEFAULT_LIMIT}"), evidence, said) if cap else ""
+        refused = f"the recompile limit{f' ({cap.group(1)}{set_here})' if cap else ''} refused a new version"
         what = f"{what}; then {refused}: calls no version accepts run eager" if compiled else \
             f"`{frame}`: {changed}, and {refused}: calls no version accepts run eager"
         explanation = first_match(EXPLANATION, limit.fail_reason or "")
@@ -247,16 +304,58 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     if limit is None and versions >= _NEAR_LIMIT:
         # Each version is a cache entry of the one code object, whichever instance or call made it (a model's layers
         # compiled one by one share it): past the limit, calls that fit no version run eager, silently.
-        parts += (f"{versions} versions of {frame_words(short(first_frame or frame))} exist now, of the "
-                  f"{_DEFAULT_LIMIT} torch keeps by default (torch._dynamo.config.recompile_limit): past that, calls "
-                  "no version accepts run eager",)
+        allowed, recorded = evidence.recompile_limit(own[-1] if own else ids[-1])
+        kept = say(Claim("default-limit", (own[-1] if own else ids[-1],), f"of the {_DEFAULT_LIMIT} torch keeps by default",
+                         f"of the {allowed} this run allows"), evidence, said) if recorded or allowed == _DEFAULT_LIMIT \
+            else f"of the {_DEFAULT_LIMIT} torch keeps by default"
+        parts += (f"{versions} versions of {frame_words(short(first_frame or frame))} exist now, {kept} "
+                  "(torch._dynamo.config.recompile_limit): past that, calls no version accepts run eager",)
     return Finding(
         kind="recompile-limit" if limit is not None else "recompile", what=what, events=len(group.failures),
         compile_ids=ids, cost_s=cost, user_line=user, library_line=library,
         graphs_added=sum(compiles[compile_id].graphs for compile_id in ids if compile_id in compiles),
         eager_calls=eager, eager_note=trace.info.calls_note if limit is not None else None,
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
-        cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]))
+        cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]),
+        claims=tuple(said))
+
+
+def _static_cause(evidence: RunEvidence, own: list[str], frame: str | None) -> tuple[str, str] | None:
+    """(why each change compiled a static version, the fix) where the run's config had automatic dynamic shapes off
+    for the frame's recompiles: ``torch.compile(..., dynamic=False)`` where the user's call passed it, else the
+    setting; None where the config was not recorded or had them on."""
+    if not own or any(evidence.setting(compile_id, "automatic_dynamic_shapes") is not False for compile_id in own):
+        return None
+    call = evidence.call_for(frame)
+    if call is not None and call.says("dynamic") is False:
+        return (f"torch.compile(..., dynamic=False) at {call.short} turns automatic dynamic shapes off",
+                _STATIC_FIX["argument"].format(line=call.short))
+    return ("torch._dynamo.config.automatic_dynamic_shapes was False for these compiles", _STATIC_FIX["config"])
+
+
+def _pattern(evidence: RunEvidence, own: list[str], recompiles: int, limited: bool) -> str:
+    """How often it changed, in the run's words: ``every call until the recompile limit`` where every version the
+    frame compiled served one call, else ``N calls``."""
+    frame = own[0].rpartition("/")[0] if own else ""
+    versions = [version for version in evidence.versions.get(frame, []) if version not in evidence.refused]
+    every = len(versions) > 1 and all(evidence.served.get(version) == 1 for version in versions)
+    if every:
+        return "every call" + (" until the recompile limit" if limited else "")
+    return f"{recompiles + 1} different values over the calls" if recompiles else "one change"
+
+
+def _values(group: _Group) -> str:
+    """The values a size or value went through, in order (``3, 4, 5, 6, 7``), where torch's reasons give them."""
+    values: list[str] = []
+    for _, failure in group.failures:
+        found = re.search(r"(\S+) before, now (\S+)", failure.change)
+        if not found:
+            return ""
+        before, now = found.groups()
+        if not values:
+            values.append(before)
+        values.append(now)
+    return ", ".join(values[:8]) + (" …" if len(values) > 8 else "")
 
 
 @dataclass(frozen=True)

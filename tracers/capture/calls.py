@@ -13,7 +13,7 @@ from tracers.tracefile.events import Trace
 from . import eager_calls
 from .dynamo_shield import shield
 from .eager_calls import EntryCalls
-from .recorder import Recorder
+from .recorder import TAKES_KEYWORDS, Recorder
 
 COMPILE = "torch:compile"  # the stages table's target for torch.compile itself
 TARGET = "torch._dynamo.convert_frame:ConvertFrame.__call__"  # Dynamo's frame callback: (self, frame, ...)
@@ -163,16 +163,34 @@ class CallCounter:
         return {**counted, **self._entries.eager(self._served_by)}
 
 
-def _compile_called(recorder: Recorder, _args: tuple[Any, ...]) -> None:
-    """File where the user's code called torch.compile: a finding that nothing compiled names that line."""
+def _compile_called(recorder: Recorder, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """File where the user's code called torch.compile, and the arguments a finding's cause or fix names
+    (``dynamic=False`` keeps every size static; a finding that nothing compiled names the line)."""
     frame = sys._getframe(1)
     while frame is not None and (frame.f_code.co_filename.startswith(_SKIP) or "/torch/" in frame.f_code.co_filename):
         frame = frame.f_back
     if frame is not None:
         line = frame.f_lineno
         code = linecache.getline(frame.f_code.co_filename, line).strip()
+        passed = {key: kwargs[key] for key in COMPILE_ARGUMENTS
+                  if key in kwargs and (kwargs[key] is None or isinstance(kwargs[key], (bool, str)))}
         recorder.add_artifact("compile-call", "torch.compile", None, {
-            "filename": frame.f_code.co_filename, "line": line, "name": frame.f_code.co_name, "loc": code}, None, 0)
+            "filename": frame.f_code.co_filename, "line": line, "name": frame.f_code.co_name, "loc": code,
+            "arguments": passed, **_compiled_code(args[0] if args else None)}, None, 0)
+
+
+def _compiled_code(target: Any) -> dict[str, Any]:
+    """Where the code torch.compile was given starts (a module's forward's), so a compile's frame finds its call."""
+    function = getattr(type(target), "forward", None) if hasattr(target, "_call_impl") else target
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    if code is None:
+        return {}
+    return {"compiled": {"filename": code.co_filename, "line": code.co_firstlineno,
+                         "name": getattr(function, "__qualname__", code.co_name)}}
+
+
+setattr(_compile_called, TAKES_KEYWORDS, True)
+COMPILE_ARGUMENTS = ("dynamic", "fullgraph", "mode", "backend")  # torch.compile's own, kept where plain values
 
 
 _SKIP = str(Path(__file__).resolve().parent.parent)  # the tracer's own frames: the hook that calls the observer

@@ -42,7 +42,7 @@ def make_wrapper(original: Callable[..., Any], target: Target, recorder: Recorde
     def traced(*args: Any, **kwargs: Any) -> Any:
         if not recorder.active:  # a copy captured during tracing outlived it: call straight through
             return original(*args, **kwargs)
-        span = recorder.enter(target, args)
+        span = recorder.enter(target, args, kwargs)
         try:
             result = original(*args, **kwargs)
         except BaseException as error:

@@ -16,6 +16,9 @@ Listener = Callable[[str, Span], None]
 # Called with a hooked call's positional arguments and its result, to file what it decided.
 ResultObserver = Callable[["Recorder", tuple[Any, ...], Any], None]
 ArgumentObserver = Callable[["Recorder", tuple[Any, ...]], None]
+# An argument observer that also reads the call's keyword arguments (torch.compile's dynamic=, fullgraph=) says so
+# with this attribute set; it is then called with them as a third argument.
+TAKES_KEYWORDS = "__tracers_keywords__"
 
 
 def describe_frame(args: tuple[Any, ...]) -> str | None:
@@ -114,7 +117,7 @@ class Recorder:
         """A span still running (an observer reads which step encloses the call it observes)."""
         return self._open.get(span_id)
 
-    def enter(self, target: Target, args: tuple[Any, ...]) -> Span:
+    def enter(self, target: Target, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None) -> Span:
         stack = self._stack()
         parent = stack[-1] if stack else None
         thread = threading.current_thread()
@@ -138,7 +141,10 @@ class Recorder:
         observer = self.argument_observers.get(target.name)
         if observer is not None:
             try:
-                observer(self, args)
+                if getattr(observer, TAKES_KEYWORDS, False):
+                    observer(self, args, kwargs or {})  # type: ignore[call-arg]
+                else:
+                    observer(self, args)
             except Exception:  # noqa: BLE001 - a torch release we do not know must not break the traced program
                 pass
         return span

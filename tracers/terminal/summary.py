@@ -141,8 +141,8 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
     if compiled or not export:  # an export log's counts of torch.compile's graphs would all be 0, and say nothing
         lines.append("")
         lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "
-                     f"{report.totals.graph_breaks}   {style.bold('Recompiles')} {len(facts.recompiles)}   "
-                     f"{style.bold('Cache')} " + _cache_line(facts))
+                     f"{_breaks_said(facts, report.totals.graph_breaks)}   {style.bold('Recompiles')} "
+                     f"{len(facts.recompiles)}   {style.bold('Cache')} " + _cache_line(facts))
     for graph_break in facts.graph_breaks:
         skipped = " (not resumable: the whole frame ran eagerly)" if graph_break.frame_skipped else ""
         place = report.break_places[graph_break.location]
@@ -189,6 +189,17 @@ def written_lines(written: list[str] | None, style: Style) -> list[str]:
         hint = "open it in https://ui.perfetto.dev" if path.endswith(".json") else "open it in a browser"
         lines.append(f"Written {path}  {style.dim(f'({hint})')}")
     return lines
+
+
+def _breaks_said(facts: TraceFacts, counted: int) -> str:
+    """The breaks listed below, and torch's count beside them where it differs: torch's graph_break count leaves out
+    a break after which Dynamo gives the whole frame up (it runs eager: no graph to break)."""
+    rows = len(facts.graph_breaks)
+    if rows == counted:
+        return str(rows)
+    skipped = sum(1 for graph_break in facts.graph_breaks if graph_break.frame_skipped)
+    why = f": its count leaves out the {skipped} that sent a whole frame to eager" if rows - counted == skipped else ""
+    return f"{rows} (torch counts {counted}{why})"
 
 
 def _totals_check_lines(check: dict | None, style: Style) -> list[str]:

@@ -98,6 +98,30 @@ _METRIC_FIELDS = (
     "structured_logging_overhead_s",  # what torch spent producing the records this tracer reads
 )
 
+# The settings of torch._dynamo.config a finding's cause or fix depends on, as torch ran the compile (its
+# compilation_metrics carries the whole config as JSON, ``dynamo_config``: kilobytes, so only these are kept).
+# ``torch.compile(..., dynamic=False)`` shows here as automatic_dynamic_shapes off for its compiles.
+CONFIG_KEY = "config"
+CONFIG_SETTINGS = ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit", "automatic_dynamic_shapes",
+                   "assume_static_by_default", "capture_scalar_outputs", "capture_dynamic_output_shape_ops",
+                   "skip_nnmodule_hook_guards", "specialize_int", "specialize_float", "force_parameter_static_shapes",
+                   "inline_inbuilt_nn_modules", "suppress_errors")
+
+
+def compile_config(text: Any) -> dict[str, Any]:
+    """The kept settings of a compile's ``dynamo_config`` JSON: each a bool or a whole number, else left out."""
+    if not isinstance(text, str) or len(text) > 1 << 20:
+        return {}
+    try:
+        config = json.loads(text)
+    except ValueError:
+        return {}
+    if not isinstance(config, dict):
+        return {}
+    return {key: config[key] for key in CONFIG_SETTINGS
+            if isinstance(config.get(key), (bool, int)) and -1 << 62 < int(config[key]) < 1 << 62}
+
+
 CODE_KINDS = frozenset({"code"})
 
 # Original and rewritten bytecode of a frame: name suffixes, since the name starts with the frame's.
@@ -238,7 +262,10 @@ class RecordTranslator:
         elif kind == "recompile" and payload:
             details["reasons"] = _json_list(payload)
         elif kind == "metrics":
+            config = compile_config(details.get("dynamo_config"))
             details = {key: details[key] for key in _METRIC_FIELDS if details.get(key) not in (None, [], "", {})}
+            if config:
+                details[CONFIG_KEY] = config
         elif kind == "frame":
             stack = metadata.get("stack") or details.get("stack") or []
             details["user_frame"] = self._user_frame(stack)

@@ -67,7 +67,7 @@ def test_a_recompile_sweep_is_one_finding_with_the_limit_it_hit(runs):
     assert finding.events == trace.info.totals_check["torch"]["recompiles"] == 3  # torch's count: 0/1, 0/2, 0/3
     assert finding.compile_ids == ("0/1", "0/2", "0/3")
     assert "a different object was passed as `act` (Dynamo guards on its identity)" in finding.what
-    assert "recompile limit (3) refused" in finding.what
+    assert "recompile limit (3, set by this run: torch's default is 8) refused" in finding.what
     assert finding.graphs_added == 2 and finding.explained == LIMIT
     assert "recompile_limit" in finding.hint  # torch's hint, beside our advice on identity guards
     assert "`act`" in finding.advice

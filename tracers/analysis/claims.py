@@ -1,0 +1,84 @@
+"""A finding's claims: each a typed statement about the run with a check over the run's own evidence; a claim is said
+only where its check holds, else its fallback (what the evidence does support) is said instead."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .run_evidence import DEFAULT_RECOMPILE_LIMIT, RunEvidence
+
+
+@dataclass(frozen=True)
+class Claim:
+    """``kind`` names the check (CHECKS); ``about`` its arguments (compile ids, a name, a number); ``text`` what is
+    said when it holds, ``fallback`` what is said when it does not ("" for nothing)."""
+
+    kind: str
+    about: tuple[str, ...]
+    text: str
+    fallback: str = ""
+
+
+def _served_once(evidence: RunEvidence, version: str, subject: str = "") -> bool:
+    """The version served one call, and nothing changed again after it: no later version of the frame failed on the
+    same value (a size that changes on every call makes each version serve one call too)."""
+    if evidence.served.get(version) != 1:
+        return False
+    return not any(evidence.failures.get(later) is not None and evidence.failures[later].subject == subject
+                   for later in evidence.later_versions(version))
+
+
+def _served_later_calls(evidence: RunEvidence, version: str, subject: str = "") -> bool:
+    """No later compile failed against the version, and the limit refused none of the frame's later calls."""
+    return not evidence.failed_against(version) and \
+        not any(later in evidence.refused for later in evidence.later_versions(version))
+
+
+def _limit_is(evidence: RunEvidence, version: str, limit: str) -> bool:
+    """The run's recompile limit for that frame is the one said."""
+    return str(evidence.recompile_limit(version)[0]) == limit
+
+
+def _default_limit(evidence: RunEvidence, version: str) -> bool:
+    """The run kept torch's default recompile limit (or recorded none, as traces before the config was kept)."""
+    return evidence.recompile_limit(version)[0] == DEFAULT_RECOMPILE_LIMIT
+
+
+def _in_optimizer(_evidence: RunEvidence, path: str) -> bool:
+    """The guard's code is torch.optim's (a step's state is created on its first call)."""
+    return "torch/optim/" in path.replace("\\", "/") or path.startswith("optim/")
+
+
+def _automatic_dynamic(evidence: RunEvidence, version: str) -> bool:
+    """The compile ran with automatic dynamic shapes on (or the trace recorded no config)."""
+    return evidence.setting(version, "automatic_dynamic_shapes") is not False
+
+
+CHECKS: dict[str, Callable[..., bool]] = {
+    "served-once": _served_once,
+    "served-later-calls": _served_later_calls,
+    "limit-is": _limit_is,
+    "default-limit": _default_limit,
+    "in-optimizer": _in_optimizer,
+    "automatic-dynamic": _automatic_dynamic,
+}
+
+
+def holds(claim: Claim, evidence: RunEvidence) -> bool:
+    return CHECKS[claim.kind](evidence, *claim.about)
+
+
+def say(claim: Claim, evidence: RunEvidence, said: list[Claim] | None = None) -> str:
+    """The claim's text where its check holds, else its fallback; ``said`` collects the claims whose text was said
+    (a finding keeps them: the checker reads them again over the trace)."""
+    if holds(claim, evidence):
+        if said is not None:
+            said.append(claim)
+        return claim.text
+    return claim.fallback
+
+
+def contradictions(claims: tuple[Claim, ...], evidence: RunEvidence) -> list[str]:
+    """The said claims the run's evidence refutes: none, wherever the findings were made (trace, report, merge)."""
+    return [f"{claim.kind}{claim.about}: {claim.text}" for claim in claims if not holds(claim, evidence)]

@@ -1,0 +1,115 @@
+"""What a run's own trace says that a finding's claims are checked against: the config torch compiled each frame
+with, the user's torch.compile calls and their arguments, each frame's versions in order, and the calls each served."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from tracers.tracefile import compile_identity
+from tracers.tracefile.events import Trace
+from tracers.tracefile.torch_records import CONFIG_KEY
+
+from .guard_failures import GuardFailure
+
+DEFAULT_RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default in every supported release
+_FRAME = re.compile(r"\(([^():]+):(\d+)\)$")  # ``Tiny.forward (decode.py:13)``: the file and first line
+
+
+@dataclass(frozen=True)
+class CompileCall:
+    """One torch.compile call of the run: the user's line, what it compiled, the arguments it was given."""
+
+    file: str
+    line: int
+    code: str  # the line's text
+    arguments: dict[str, Any]
+    compiled_file: str = ""  # where the compiled function (a module's forward) starts
+    compiled_line: int = 0
+    compiled_name: str = ""
+
+    @property
+    def short(self) -> str:
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.line}"
+
+    def says(self, argument: str) -> Any:
+        return self.arguments.get(argument)
+
+
+@dataclass
+class RunEvidence:
+    """The run's own record, indexed for the claim checks (claims.py)."""
+
+    config: dict[str, dict[str, Any]] = field(default_factory=dict)  # compile id -> torch._dynamo.config then
+    calls: list[CompileCall] = field(default_factory=list)
+    versions: dict[str, list[str]] = field(default_factory=dict)  # frame number -> its compile ids, in order
+    served: dict[str, int] = field(default_factory=dict)  # compile id -> calls its graph served
+    failures: dict[str, GuardFailure] = field(default_factory=dict)  # compile id -> its first failed guard
+    refused: set[str] = field(default_factory=set)  # compile ids the recompile limit refused
+
+    def setting(self, compile_id: str, name: str) -> Any:
+        """A setting as the compile ran with it; None where the trace does not record it (an older trace)."""
+        return self.config.get(compile_id, {}).get(name)
+
+    def recompile_limit(self, compile_id: str) -> tuple[int, bool]:
+        """(the limit the compile ran under, whether the trace recorded it: else torch's default)."""
+        for name in ("recompile_limit", "cache_size_limit"):
+            value = self.setting(compile_id, name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value, True
+        return DEFAULT_RECOMPILE_LIMIT, False
+
+    def later_versions(self, compile_id: str) -> list[str]:
+        """The frame's versions compiled after this one."""
+        frame, _, _ = compile_id.rpartition("/")
+        order = self.versions.get(frame, [])
+        return order[order.index(compile_id) + 1:] if compile_id in order else []
+
+    def failed_against(self, compile_id: str) -> list[str]:
+        """The later compiles whose failed guard was this version's: calls it did not serve."""
+        return [later for later, failure in self.failures.items() if failure.version == compile_id]
+
+    def call_for(self, frame: str | None) -> CompileCall | None:
+        """The torch.compile call that compiled ``frame`` (``Tiny.forward (decode.py:13)``), when one says so; the
+        run's only call where there is one and it names no code."""
+        found = _FRAME.search(frame or "")
+        if found:
+            name, line = found.group(1), int(found.group(2))
+            for call in self.calls:
+                if call.compiled_line == line and call.compiled_file.rsplit("/", 1)[-1] == name:
+                    return call
+        unnamed = [call for call in self.calls if not call.compiled_file]
+        return unnamed[0] if len(self.calls) == 1 and unnamed else None
+
+
+def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
+    """The evidence of ``trace``; ``failures``: each recompile's first failed guard (as the findings read them)."""
+    evidence = RunEvidence(failures=dict(failures), served=dict(trace.info.calls_served or {}))
+    frames: dict[str, set[str]] = defaultdict(set)
+    for artifact in trace.artifacts:
+        meta = artifact.metadata if isinstance(artifact.metadata, dict) else {}
+        if artifact.compile_id and "/" in artifact.compile_id:
+            frames[artifact.compile_id.rpartition("/")[0]].add(artifact.compile_id)
+        if artifact.kind == "metrics" and artifact.compile_id and isinstance(meta.get(CONFIG_KEY), dict):
+            evidence.config[artifact.compile_id] = meta[CONFIG_KEY]
+            reason = meta.get("fail_reason")
+            if isinstance(reason, str) and re.search(r"recompile[_ ]limit|cache[_ ]size[_ ]limit", reason, re.I):
+                evidence.refused.add(artifact.compile_id)
+        elif artifact.kind == "compile-call":
+            evidence.calls.append(_compile_call(meta))
+    evidence.versions = {frame: sorted(ids, key=compile_identity.sort_key) for frame, ids in frames.items()}
+    return evidence
+
+
+def _compile_call(meta: dict[str, Any]) -> CompileCall:
+    compiled = meta.get("compiled") if isinstance(meta.get("compiled"), dict) else {}
+    arguments = meta.get("arguments") if isinstance(meta.get("arguments"), dict) else {}
+    line = meta.get("line")
+    return CompileCall(str(meta.get("filename") or ""), line if isinstance(line, int) else 0, str(meta.get("loc") or ""),
+                       {str(key): value for key, value in arguments.items()
+                        if value is None or isinstance(value, (bool, str))},
+                       str(compiled.get("filename") or ""),
+                       compiled.get("line") if isinstance(compiled.get("line"), int) else 0,
+                       str(compiled.get("name") or ""))
