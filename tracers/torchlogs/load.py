@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -40,6 +41,7 @@ class LoadedLog:
     missing_kinds: tuple[str, ...]
     record_rank: int | None = None  # the records' own rank field, reported where it disagrees with the name
     runs: tuple[LoadedLog, ...] = ()  # every run the file holds, in order, where it holds several (runs.py)
+    run_count: int = 1  # how many runs its file holds: the one read was picked among them already
 
     @property
     def rank_conflict(self) -> str | None:
@@ -60,7 +62,7 @@ class RankChoice:
 
     def describe(self) -> str:
         if not self.used:
-            return f"rank {self.rank} has {len(self.others)} logs, {self.why}: none read"
+            return f"rank {self.rank} has {_count(len(self.others), 'log')}, {self.why}: none read"
         return (f"rank {self.rank} has {len(self.others) + 1} logs: read {self.used} ({self.why}), "
                 f"left out {', '.join(self.others)}")
 
@@ -188,8 +190,9 @@ def _converted(name: str, problems: Problems, keep_code: bool, roots: tuple[Path
 
 def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
               roots: tuple[Path, ...] | None = None) -> LoadedLogs:
-    """A log file, or every log in a directory; raises LogError when nothing in it can be read. ``run``: of a
-    rank with several logs, the run-th by when it starts (1: the earliest); default the latest."""
+    """A log file, or every log in a directory; raises LogError when nothing in it can be read, or when ``run``
+    asks for more runs than any of it holds. ``run``: of a file's several runs, or of a rank with several logs, the
+    run-th by when it starts (1: the earliest); default the latest."""
     if not _exists(path):
         try:  # a loop of symbolic links, or a directory on the way that cannot be searched, says so
             open_input(path, "log").close()
@@ -210,23 +213,36 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
         files, foreign = (LogFile(path, rank_in_name(path.name)),), ()
     roots = source_roots() if roots is None else roots
     readable, unreadable, stopped, several = [], [], [], []
+    file_runs = 1  # the most runs one file holds (logs concatenated)
+    past_runs = False  # a file left out for holding fewer runs than --run asked
     for log_file in files:
         loaded = load_log(log_file.path, keep_code, roots)
         if loaded.runs:
+            file_runs = max(file_runs, len(loaded.runs))
             loaded, said = _run_of_file(loaded, run)
             several.append(said)
+            if loaded is None:  # it has no run of that number: said, and nothing of it read
+                past_runs = True
+                continue
         if loaded.trace.info.from_log and loaded.trace.info.from_log["records"]:
             readable.append((log_file, loaded))
         else:
             unreadable.append(log_file.path.name)
             if STOPPED in loaded.problems.first:  # what it read held no record: where reading stopped, and why
                 stopped.append(loaded.problems.first[STOPPED])
+    if not readable and past_runs:
+        raise LogError(_no_such_run(path, run or 0, readable, file_runs))
     if not readable:
         what = "no TORCH_TRACE log (dedicated_log_torch_trace_*.log)" if not files else "no readable TORCH_TRACE record"
         extra = f"; {_count(len(foreign), 'other file')} in it" if foreign else ""
         raise LogError(f"{path}: {what}{extra}" + "".join(f"; {line}" for line in stopped[:2]))
     readable, copies = _without_copies(readable)
     kept, choices = _one_per_rank(readable, run)
+    read = {id(log) for log in kept}
+    several += [f"{log.source} holds 1 run, it has no run {run}: none read" for _, log in readable
+                if log.rank is None and id(log) not in read]
+    if not kept:  # --run asked for a run no log holds (readable logs exist, so run is set)
+        raise LogError(_no_such_run(path, run or 0, readable, file_runs))
     logs = tuple(_numbered(kept))
     left_out = tuple(name for choice in choices for name in choice.others)
     loaded = LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies), tuple(several))
@@ -238,20 +254,31 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
     return loaded
 
 
-def _run_of_file(loaded: LoadedLog, run: int | None) -> tuple[LoadedLog, str]:
-    """Of a file's runs, the latest, or the ``run``-th where it has that many; and the line that says so."""
+def _run_of_file(loaded: LoadedLog, run: int | None) -> tuple[LoadedLog | None, str]:
+    """Of a file's runs, the latest, or the ``run``-th; None where it has fewer; and the line that says so."""
     runs = loaded.runs
-    index = run - 1 if run is not None and run <= len(runs) else len(runs) - 1
     described = ", ".join(f"{i} of pid {(log.trace.info.from_log or {}).get('pid') or '?'}"
                           + (f" from {log.trace.info.started_at}" if log.trace.info.started_at else "")
                           for i, log in enumerate(runs, 1))
-    why = f"run {run}, as --run asked" if index == (run or 0) - 1 else "the latest"
-    said = (f"{loaded.source} holds {len(runs)} runs, told apart by the process that wrote them ({described}): "
-            f"read run {index + 1} ({why}); --run 1 … {len(runs)} picks another")
+    head = f"{loaded.source} holds {len(runs)} runs, told apart by the process that wrote them ({described})"
+    if run is not None and run > len(runs):
+        return None, f"{head}: it has no run {run}, none read; --run 1 … {len(runs)} picks one"
+    index = len(runs) - 1 if run is None else run - 1
+    why = "the latest" if run is None else f"run {run}, as --run asked"
+    said = f"{head}: read run {index + 1} ({why}); --run 1 … {len(runs)} picks another"
     chosen = runs[index]
     if chosen.trace.info.from_log is not None:  # the trace file says it too: the page and the JSON outlive the terminal
         chosen.trace.info.from_log["run_in_file"] = said
-    return replace(chosen, runs=()), said
+    return replace(chosen, runs=(), run_count=len(runs)), said
+
+
+def _no_such_run(path: Path, run: int, readable: list[tuple[LogFile, LoadedLog]], file_runs: int) -> str:
+    """The one line for a ``--run`` past every run the input holds: how many it does hold, and how to pick one."""
+    per_rank = Counter(loaded.rank for _, loaded in readable if loaded.rank is not None)  # a rank's logs: its runs
+    most = max([*per_rank.values(), file_runs], default=1)
+    held = f"{'at most ' if _is_dir(path) else ''}{most} runs: --run 1 … {most} picks one" if most > 1 \
+        else "1 run: leave --run out"
+    return f"{path}: --run {run} asks for a run it does not hold; it holds {held}"
 
 
 def _without_copies(readable: list[tuple[LogFile, LoadedLog]]) -> tuple[list[tuple[LogFile, LoadedLog]],
@@ -299,6 +326,9 @@ def _one_per_rank(readable: list[tuple[LogFile, LoadedLog]],
     kept, choices = [], []
     for rank in sorted(by_rank):
         logs = sorted(by_rank[rank], key=lambda item: item[:2])
+        if len(logs) == 1 and logs[0][2].run_count > 1:  # the run was picked among its file's already
+            kept.append(logs[0][2])
+            continue
         if run is None:
             index, why = len(logs) - 1, "the latest"
         elif run <= len(logs):
@@ -311,6 +341,8 @@ def _one_per_rank(readable: list[tuple[LogFile, LoadedLog]],
         if len(logs) > 1:
             choices.append(RankChoice(rank, logs[index][1], tuple(item[1] for i, item in enumerate(logs)
                                                                    if i != index), why))
+    # a log without a rank is a process of its own, one run unless its file holds several (picked among already)
+    unranked = [log for log in unranked if run is None or run == 1 or log.run_count > 1]
     return kept + unranked, choices
 
 

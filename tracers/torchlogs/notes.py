@@ -47,7 +47,8 @@ def _which_logs(loaded: LoadedLogs) -> Iterator[str]:
     """Which logs were read, and which left out or ignored, and why."""
     yield from (choice.describe() for choice in loaded.choices)
     if loaded.choices:
-        runs = max(len(choice.others) + 1 for choice in loaded.choices)
+        # a rank left without a log (it has fewer than --run asked) lists all of them as others
+        runs = max(len(choice.others) + bool(choice.used) for choice in loaded.choices)
         yield f"--run 1 … {runs} picks another run, by when each log starts"
     yield from loaded.several_runs
     yield from (f"{copy} is a copy of {original} (left out)" for copy, original in loaded.copies)
