@@ -55,7 +55,13 @@ def _automatic_dynamic(evidence: RunEvidence, version: str) -> bool:
     return evidence.setting(version, "automatic_dynamic_shapes") is not False
 
 
+def _hook_guards_skipped(evidence: RunEvidence, version: str) -> bool:
+    """The compile ran with torch's guards on module hooks skipped (recorded as on)."""
+    return evidence.setting(version, "skip_nnmodule_hook_guards") is True
+
+
 CHECKS: dict[str, Callable[..., bool]] = {
+    "hook-guards-skipped": _hook_guards_skipped,
     "served-once": _served_once,
     "served-later-calls": _served_later_calls,
     "limit-is": _limit_is,

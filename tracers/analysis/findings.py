@@ -12,7 +12,10 @@ from .breaks import group_breaks, merge_stack_recompiles, resume_firsts
 from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
 from .guard_failures import parse_failure
-from .recompiles import recompile_findings
+from .hint_checks import checked_hints
+from .ignored_hooks import ignored_hooks
+from .recompiles import named_failures, recompile_findings
+from .run_evidence import gather
 from .run_time_facts import cudagraph_findings
 from .speed_findings import RUNTIME_KINDS, speed_findings
 from .trace_facts import TraceFacts, analyze
@@ -35,18 +38,21 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     merged = merge_stack_recompiles(groups, failures, compiles)
     # Whole compiles first, to the cause of their existence (a recompile; the code after a break), then the waste
     # inside compiles no finding explains yet (a restart, a compile that produced no graph).
-    found = recompile_findings(trace, facts, compiles, failures, merged, ledger)
+    evidence = gather(trace, named_failures(trace, failures))
+    found = recompile_findings(trace, facts, compiles, evidence.failures, merged, ledger, evidence)
     resumed = resume_firsts(compiles)
     for group in groups:
         group.claim_created(resumed, ledger)
     for group in groups:
         group.claim_waste(compiles, ledger)
-    breaks = [group.finding(trace, compiles) for group in groups]
+    breaks = checked_hints([group.finding(trace, compiles) for group in groups])
     found += breaks + compile_failures(facts, ledger) + thrown_away(compiles, ledger) + \
         cache_misses(trace, compiles, ledger) + cudagraph_findings(trace, facts)
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
     problems += speed_findings(trace)  # --vs-eager's: they cost no compile time of their own
-    every = nothing_compiled(trace, facts, compiles, breaks) + problems + ddp_splits(trace) + \
+    # compiled code that silently ignores what the user changed comes first: it costs no compile, only correctness
+    every = nothing_compiled(trace, facts, compiles, breaks) + ignored_hooks(trace, evidence) + problems + \
+        ddp_splits(trace) + \
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
     names = _hint_names(trace)  # once: per finding, it read every artifact again (findings x artifacts)
     return [_checked_hint(finding, names) for finding in every]
@@ -72,6 +78,8 @@ def headline(found: list[Finding], facts: TraceFacts) -> str:
     if len(speed) == len(problems):  # --vs-eager's alone: they are about run time, and cost no compile
         return f"{count}, on speed at run time"
     cost = sum(finding.cost_s for finding in problems)
+    if cost < 0.0005 and not speed:  # what compiled code does wrong costs no compile time: no share to say
+        return f"{count}: none of {'them' if len(problems) != 1 else 'it'} about compile time"
     whole = compile_seconds(facts)
     share = f" ({cost / whole:.0%})" if whole else ""
     said = (f"{count}: {duration_s(cost)}{share} of the run's {duration_s(whole)} of compile went to "

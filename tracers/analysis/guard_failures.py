@@ -96,6 +96,9 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
         kind = _TENSOR_KINDS.get(what, "other")
         where = f"dimension {index}: " if index is not None else ""
         change = f"{where}{expected} before, now {actual}" if expected and actual else ""
+        source = parse_source(name)
+        if source is not None and naming(source).stack is not None:  # a tensor the code before a break handed on
+            return stack_value_words(line.code if line else "", line.line if line else None), kind, change, name
         return _said(name), kind, change, name
     for pattern, kind in ((_OBJ_ID, "identity"), (_TYPE_ID, "type")):
         found = pattern.search(guard)

@@ -17,7 +17,7 @@ from .frames import (SourceLine, block_caller, caller_paths, caller_places, comp
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
 from .claims import Claim, say
-from .run_evidence import RunEvidence, gather
+from .run_evidence import RunEvidence
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
 
@@ -118,12 +118,18 @@ class _Group:
 _PROPAGATES = frozenset({"size", "dtype", "device", "requires_grad"})
 
 
+def named_failures(trace: Trace, failures: dict[str, GuardFailure]) -> dict[str, GuardFailure]:
+    """Each recompile's failure in the names the user's call wrote (``_named``)."""
+    return {compile_id: _named(trace, compile_id, failure) for compile_id, failure in failures.items()}
+
+
 def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, CompileFacts],
-                       failures: dict[str, GuardFailure], merged: set[str], ledger: Ledger) -> list[Finding]:
+                       failures: dict[str, GuardFailure], merged: set[str], ledger: Ledger,
+                       evidence: RunEvidence) -> list[Finding]:
     """One finding per frame and cause, and one per call whose size change recompiled several functions; the
-    recompiles a break's line caused are left to that break (``merged``)."""
+    recompiles a break's line caused are left to that break (``merged``). ``failures``: named (``named_failures``);
+    ``evidence``: the run's, that the claims are checked against."""
     groups: dict[tuple[str, str, str], _Group] = {}
-    failures = {compile_id: _named(trace, compile_id, failure) for compile_id, failure in failures.items()}
     bursts = _bursts(trace, failures, merged, compiles)
     for compile_id, failure in _in_time_order(trace, failures):
         if compile_id in merged:
@@ -136,7 +142,6 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
             (frame, failure.subject, failure.kind)
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
     groups = _one_per_pattern(groups)
-    evidence = gather(trace, failures)
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
     limit_of = _limits_to_groups(groups, limits)

@@ -23,6 +23,7 @@ from .deep import DeepMode, DeepTracer
 from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
 from .kernel_origins import KernelOrigins
+from .late_hooks import LateHooks
 from .lines import ExecutedLines, LineCounter, watch_for
 from .rank_watch import RankWatch
 from .recorder import Listener, Recorder
@@ -58,6 +59,7 @@ class TraceSession:
         self.recorder.listeners.append(self._before_reset)
         self.recorder.listeners.extend(listeners)
         self.calls = CallCounter(self.recorder)
+        self.late_hooks = LateHooks(self.recorder)  # hooks added after a module's compile, which it never runs
         self.kernel_origins = KernelOrigins(self.recorder)  # each kernel's FX nodes and user lines
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
@@ -90,6 +92,7 @@ class TraceSession:
             ResultObserver("the autotuning results", autotune.install, self.recorder),
             ResultObserver("the CUDA-graph skips", cudagraph_skips.install, self.recorder),
             self.calls,
+            self.late_hooks,
             self.transformed,
             self.ir,
             StructuredTrace(self.collector),

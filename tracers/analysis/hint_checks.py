@@ -1,0 +1,78 @@
+"""torch's hints on graph breaks as evidence, not advice: each checked against the rest of the run before it is
+passed on as the fix (a setting the same function's later breaks defeat, torch.optim's own breaks, a logging
+setting that silences the logger)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from .finding_type import Finding
+
+_CAPTURE = re.compile(r"capture_(?:dynamic_output_shape_ops|scalar_outputs)")
+_DATA_DEPENDENT = re.compile(r"\.(?:tolist|item)\(\)|data[- ]dependent|nonzero|unbacked", re.I)
+_LOGGING_HINT = re.compile(r"ignore_log(?:ger_methods|ging_functions)|logging function|logger method", re.I)
+_LOG_CALL = re.compile(r"([A-Za-z_][\w.]*\.(?:warning_once|info_once|warning|warn|info|debug|error|exception|critical|"
+                       r"log))\s*\(")
+_OPTIM = ("torch/optim/", "optim/lr_scheduler.py", "optim/optimizer.py")
+
+_OPTIM_ADVICE = ("This break is in torch.optim's own code ({where}), reached from your line: it is not yours to "
+                 "change, and torch's hint (do not call it in compiled code) would take the step out of the compiled "
+                 "function. The code around it still compiles as graphs of its own; nothing to fix unless the step's "
+                 "time matters.")
+_CAPTURE_NOTE = ("torch's hint ({setting}) is not passed on as the fix: the same function goes on to {other} at "
+                 "{where}, another data-dependent step that the setting alone does not cover (applied alone, Dynamo "
+                 "traces on into that line). Check it before relying on it (trace --check-fixes).")
+_CAPTURE_ADVICE = ("This line and {where} both work on values that depend on the data: compute them outside the "
+                   "compiled function and pass the results in, or keep the data-dependent part in tensor ops.")
+_LOGGING_ADVICE = ("The break is the logging call `{method}`. Adding that function to "
+                   "torch._dynamo.config.ignore_logging_functions (a set of the functions themselves) removes the break, "
+                   "and also every message it prints while the code runs compiled: the program's output changes. "
+                   "Keep it if the messages matter; else add it, or log outside the compiled function.")
+_LOGGING_UNNAMED = ("torch's hint (ignore_logging_functions) removes the break by dropping the logging call from "
+                    "compiled code: its messages are then not printed while the code runs compiled.")
+
+
+def checked_hints(found: list[Finding]) -> list[Finding]:
+    """The break findings with torch's hints checked against the run's other breaks and their places."""
+    breaks = [finding for finding in found if finding.kind in ("graph-break", "frame-skipped")]
+    return [_checked(finding, breaks) if finding in breaks else finding for finding in found]
+
+
+def _checked(finding: Finding, breaks: list[Finding]) -> Finding:
+    hint = finding.hint or ""
+    library = finding.library_line
+    if library is not None and any(part in library.path.replace("\\", "/") for part in _OPTIM):
+        return dataclasses.replace(finding, advice=_OPTIM_ADVICE.format(where=library.short),
+                                   hint_note="torch.optim breaks the graph here by design")
+    capture = _CAPTURE.search(hint)
+    if capture and finding.user_line is not None:
+        later = _later_data_dependent(finding, breaks)
+        if later is not None:
+            other, where = later
+            return dataclasses.replace(
+                finding, advice=_CAPTURE_ADVICE.format(where=where),
+                hint_note=_CAPTURE_NOTE.format(setting=f"torch._dynamo.config.{capture.group()} = True", other=other,
+                                               where=where))
+    if _LOGGING_HINT.search(hint) or _LOGGING_HINT.search(finding.explanation or ""):
+        code = " ".join(line.code for line in (finding.user_line, library) if line is not None and line.code)
+        method = _LOG_CALL.search(code)
+        if method:
+            return dataclasses.replace(finding, advice=_LOGGING_ADVICE.format(method=method.group(1)))
+        return dataclasses.replace(finding, hint_note=((finding.hint_note + "; ") if finding.hint_note else "")
+                                   + _LOGGING_UNNAMED)
+    return finding
+
+
+def _later_data_dependent(finding: Finding, breaks: list[Finding]) -> tuple[str, str] | None:
+    """(what, where) of another data-dependent break after this one's line, in the same file of the user's."""
+    here = finding.user_line
+    for other in breaks:
+        line = other.user_line
+        if other is finding or line is None or line.path != here.path or line.line <= here.line:
+            continue
+        said = f"{other.what} {line.code}"
+        if _DATA_DEPENDENT.search(said):
+            step = re.search(r"\.(tolist|item)\(\)", said)
+            return (f"`.{step.group(1)}()`" if step else "a data-dependent call"), line.short
+    return None
