@@ -85,6 +85,22 @@ def say(claim: Claim, evidence: RunEvidence, said: list[Claim] | None = None) ->
     return claim.fallback
 
 
+# Sentences a finding may say only with the claim that backs them said too: the text is the claim's, never free.
+BACKED_BY = {
+    "for one call only": "served-once",
+    "served every later call": "served-later-calls",
+    "torch keeps by default": "default-limit",
+    "an optimizer's first step": "in-optimizer",
+    "torch skipped guards on module hooks": "hook-guards-skipped",
+}
+
+
 def contradictions(claims: tuple[Claim, ...], evidence: RunEvidence) -> list[str]:
     """The said claims the run's evidence refutes: none, wherever the findings were made (trace, report, merge)."""
     return [f"{claim.kind}{claim.about}: {claim.text}" for claim in claims if not holds(claim, evidence)]
+
+
+def unbacked(text: str, claims: tuple[Claim, ...]) -> list[str]:
+    """The sentences of BACKED_BY in ``text`` said without their claim among ``claims``."""
+    kinds = {claim.kind for claim in claims}
+    return [sentence for sentence, kind in BACKED_BY.items() if sentence in text and kind not in kinds]

@@ -11,11 +11,11 @@ from tracers.vocabulary.durations import duration_s
 from .breaks import group_breaks, merge_stack_recompiles, resume_firsts
 from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
-from .guard_failures import parse_failure
+from .guard_failures import GuardFailure, parse_failure
 from .hint_checks import checked_hints
 from .ignored_hooks import ignored_hooks
 from .recompiles import named_failures, recompile_findings
-from .run_evidence import gather
+from .run_evidence import RunEvidence, gather
 from .run_time_facts import cudagraph_findings
 from .speed_findings import RUNTIME_KINDS, speed_findings
 from .trace_facts import TraceFacts, analyze
@@ -32,8 +32,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     compiles = {compile_facts.compile_id: compile_facts for compile_facts in facts.compiles}
     setup = one_time(trace)
     ledger = Ledger(compiles, setup)
-    failures = {recompile.compile_id: parse_failure(recompile.reasons[0])
-                for recompile in facts.recompiles if recompile.compile_id and recompile.reasons}
+    failures = _failures(facts)
     groups = group_breaks(trace, compiles)
     merged = merge_stack_recompiles(groups, failures, compiles)
     # Whole compiles first, to the cause of their existence (a recompile; the code after a break), then the waste
@@ -56,6 +55,17 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
     names = _hint_names(trace)  # once: per finding, it read every artifact again (findings x artifacts)
     return [_checked_hint(finding, names) for finding in every]
+
+
+def _failures(facts: TraceFacts) -> dict[str, GuardFailure]:
+    return {recompile.compile_id: parse_failure(recompile.reasons[0])
+            for recompile in facts.recompiles if recompile.compile_id and recompile.reasons}
+
+
+def run_evidence(trace: Trace, facts: TraceFacts | None = None) -> RunEvidence:
+    """The evidence the findings' claims were checked against, for the checker (claim_check.py)."""
+    facts = facts if facts is not None else analyze(trace)
+    return gather(trace, named_failures(trace, _failures(facts)))
 
 
 def compile_seconds(facts: TraceFacts) -> float:
