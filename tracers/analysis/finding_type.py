@@ -43,6 +43,41 @@ KERNEL_SELECTION = Explained("chapters/15-cuda-graphs", "CUDA graphs and compile
 
 
 @dataclass(frozen=True)
+class Remedy:
+    """A fix the tracer can apply by itself in a run of its own (``trace --check-fixes``), the user's code untouched:
+    a setting of torch's config, an argument of the user's torch.compile call, or a logging function to ignore."""
+
+    kind: str  # "setting", "compile-argument" (at ``file:line``; ``value`` None with ``drop``: left out) or
+    #            "ignore-logging" (``name``: the call's function as the code at ``file`` names it, e.g. logger.info)
+    name: str  # torch._dynamo.config.skip_nnmodule_hook_guards, dynamic, logger.warning_once
+    value: bool | int | str | None = None
+    file: str = ""
+    line: int = 0
+    drop: bool = False
+    # The fix is meant to change what the program does (a hook that now runs): its output changing is the fix working.
+    changes_output: bool = False
+
+    @property
+    def key(self) -> str:
+        """The same fix in a trace and in its check: what the check is filed under."""
+        return f"{self.kind}:{self.name}={'drop' if self.drop else self.value!r}@{self.file.rsplit('/', 1)[-1]}:{self.line}"
+
+    @property
+    def said(self) -> str:
+        where = f"{self.file.rsplit('/', 1)[-1]}:{self.line}"
+        if self.kind == "compile-argument":
+            return f"`{self.name}` left out of torch.compile at {where}" if self.drop else \
+                f"torch.compile(..., {self.name}={self.value!r}) at {where}"
+        if self.kind == "ignore-logging":
+            return f"`{self.name}` added to torch._dynamo.config.ignore_logging_functions"
+        return f"{self.name} = {self.value!r}"
+
+    def as_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "name": self.name, "value": self.value, "file": self.file, "line": self.line,
+                "drop": self.drop, "changes_output": self.changes_output}
+
+
+@dataclass(frozen=True)
 class Finding:
     """One root cause: what happened, where in the user's code, how many events it groups, what it cost, the fix."""
 
@@ -70,6 +105,7 @@ class Finding:
     cost_counts: str = ""  # what the cost counts, in a few words
     detail: str = ""  # torch's own text (guards, reasons), for a fold on the page
     claims: tuple[Claim, ...] = ()  # what its text claims of the run and was checked (claims.py): read again by tests
+    remedies: tuple[Remedy, ...] = ()  # the fixes the tracer can apply itself, best first (trace --check-fixes)
 
     @property
     def where(self) -> str | None:

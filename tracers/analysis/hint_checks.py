@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .finding_type import Finding
+from .finding_type import Finding, Remedy
 
 _CAPTURE = re.compile(r"capture_(?:dynamic_output_shape_ops|scalar_outputs)")
 _DATA_DEPENDENT = re.compile(r"\.(?:tolist|item)\(\)|data[- ]dependent|nonzero|unbacked", re.I)
@@ -33,10 +33,38 @@ _LOGGING_UNNAMED = ("torch's hint (ignore_logging_functions) removes the break b
                     "compiled code: its messages are then not printed while the code runs compiled.")
 
 
+_SETTING = re.compile(r"`?(torch\._(?:dynamo|inductor)\.config\.\w+)\s*=\s*(True|False|\d+)`?")
+
+
 def checked_hints(found: list[Finding]) -> list[Finding]:
-    """The break findings with torch's hints checked against the run's other breaks and their places."""
+    """The break findings with torch's hints checked against the run's other breaks and their places, and a setting a
+    hint names as the fix the tracer can apply to check it (trace --check-fixes)."""
     breaks = [finding for finding in found if finding.kind in ("graph-break", "frame-skipped")]
-    return [_checked(finding, breaks) if finding in breaks else finding for finding in found]
+    return [_with_remedy(_checked(finding, breaks)) if finding in breaks else finding for finding in found]
+
+
+def _with_remedy(finding: Finding) -> Finding:
+    """torch's hint as a remedy where it names a setting and a value (``capture_scalar_outputs = True``); the logging
+    function ours names."""
+    remedies = list(finding.remedies)
+    setting = _SETTING.search(finding.hint or "")
+    if setting:
+        value = {"True": True, "False": False}.get(setting.group(2), setting.group(2))
+        remedies.append(Remedy("setting", setting.group(1), int(value) if isinstance(value, str) else value))
+    method = _logging_call(finding)
+    if method is not None:
+        line = finding.library_line or finding.user_line
+        remedies.append(Remedy("ignore-logging", method, None, line.path if line else "", line.line if line else 0))
+    return dataclasses.replace(finding, remedies=tuple(remedies)) if remedies != list(finding.remedies) else finding
+
+
+def _logging_call(finding: Finding) -> str | None:
+    """The logging call a logging break's line makes (``logger.warning_once``), where torch says it is one."""
+    if not (_LOGGING_HINT.search(finding.hint or "") or _LOGGING_HINT.search(finding.explanation or "")):
+        return None
+    code = " ".join(line.code for line in (finding.library_line, finding.user_line) if line is not None and line.code)
+    method = _LOG_CALL.search(code)
+    return method.group(1) if method else None
 
 
 def _checked(finding: Finding, breaks: list[Finding]) -> Finding:
@@ -55,10 +83,9 @@ def _checked(finding: Finding, breaks: list[Finding]) -> Finding:
                 hint_note=_CAPTURE_NOTE.format(setting=f"torch._dynamo.config.{capture.group()} = True", other=other,
                                                where=where))
     if _LOGGING_HINT.search(hint) or _LOGGING_HINT.search(finding.explanation or ""):
-        code = " ".join(line.code for line in (finding.user_line, library) if line is not None and line.code)
-        method = _LOG_CALL.search(code)
+        method = _logging_call(finding)
         if method:
-            return dataclasses.replace(finding, advice=_LOGGING_ADVICE.format(method=method.group(1)))
+            return dataclasses.replace(finding, advice=_LOGGING_ADVICE.format(method=method))
         return dataclasses.replace(finding, hint_note=((finding.hint_note + "; ") if finding.hint_note else "")
                                    + _LOGGING_UNNAMED)
     return finding

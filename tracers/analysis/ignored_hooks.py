@@ -6,7 +6,7 @@ from __future__ import annotations
 from tracers.tracefile.events import Trace
 
 from .claims import Claim, say
-from .finding_type import RECOMPILES, Finding
+from .finding_type import RECOMPILES, Finding, Remedy
 from .run_evidence import RunEvidence
 
 ARTIFACT = "late_hooks"  # capture/late_hooks.py's record
@@ -43,5 +43,7 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
                  f"({compile_id}): the compiled code does not run {'them' if count != 1 else 'it'}, and nothing says so",
             events=count, compile_ids=(compile_id,), cost_s=0.0,
             parts=(*said, f"{why}: every compiled call after the hook was added ran without it"),
-            advice=_FIX, explained=RECOMPILES, claims=tuple(claims)))
+            advice=_FIX, explained=RECOMPILES, claims=tuple(claims),
+            remedies=(Remedy("setting", "torch._dynamo.config.skip_nnmodule_hook_guards", False,
+                             changes_output=True),)))
     return found

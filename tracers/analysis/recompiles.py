@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace, rank_of
 
-from .finding_type import EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, first_match, unique_ids
+from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, Remedy, first_match,
+                           unique_ids)
 from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library,
                      is_users_file, passed_by_user, short, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
@@ -199,6 +200,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     """``guards``: each compile's last guards text (``_last_guards``); ``versions``: each code's (``_versions``);
     ``evidence``: what the claims said are checked against (claims.py)."""
     said: list[Claim] = []
+    remedies: tuple[Remedy, ...] = ()
     frame, kind = group.frame, key[2]
     ids = unique_ids(compile_id for compile_id, _ in group.failures)
     first = group.failures[0][1]
@@ -244,7 +246,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                            _DYNAMIC_NOT_ALL.format(later=later)), evidence, said)
         explained = SHAPES
     elif static is not None:
-        cause, fix = static
+        cause, fix, remedies = static
         pattern = _pattern(evidence, own, len(compiled), limit is not None)
         values = _values(group)
         what += f" ({pattern}{f': {values}' if values else ''})"
@@ -322,11 +324,12 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         eager_calls=eager, eager_note=trace.info.calls_note if limit is not None else None,
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]),
-        claims=tuple(said))
+        claims=tuple(said), remedies=remedies)
 
 
-def _static_cause(evidence: RunEvidence, own: list[str], frame: str | None) -> tuple[str, str] | None:
-    """(why each change compiled a static version, the fix) where the run's config had automatic dynamic shapes off
+def _static_cause(evidence: RunEvidence, own: list[str],
+                  frame: str | None) -> tuple[str, str, tuple[Remedy, ...]] | None:
+    """(why each change compiled a static version, the fix, the fix as the tracer applies it) where the run's config had automatic dynamic shapes off
     for the frame's recompiles: ``torch.compile(..., dynamic=False)`` where the user's call passed it, else the
     setting; None where the config was not recorded or had them on."""
     if not own or any(evidence.setting(compile_id, "automatic_dynamic_shapes") is not False for compile_id in own):
@@ -334,8 +337,11 @@ def _static_cause(evidence: RunEvidence, own: list[str], frame: str | None) -> t
     call = evidence.call_for(frame)
     if call is not None and call.says("dynamic") is False:
         return (f"torch.compile(..., dynamic=False) at {call.short} turns automatic dynamic shapes off",
-                _STATIC_FIX["argument"].format(line=call.short))
-    return ("torch._dynamo.config.automatic_dynamic_shapes was False for these compiles", _STATIC_FIX["config"])
+                _STATIC_FIX["argument"].format(line=call.short),
+                (Remedy("compile-argument", "dynamic", None, call.file, call.line, drop=True),
+                 Remedy("compile-argument", "dynamic", True, call.file, call.line)))
+    return ("torch._dynamo.config.automatic_dynamic_shapes was False for these compiles", _STATIC_FIX["config"],
+            (Remedy("setting", "torch._dynamo.config.automatic_dynamic_shapes", True),))
 
 
 def _pattern(evidence: RunEvidence, own: list[str], recompiles: int, limited: bool) -> str:

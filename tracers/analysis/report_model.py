@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from tracers.tracefile.events import Trace
@@ -17,7 +17,8 @@ from . import kernels as kernels_module
 from . import speed as speed_module
 from . import trace_facts as trace_facts_module
 from .by_code import ByCode
-from .finding_type import Finding
+from .finding_type import Finding, Remedy
+from .fix_checks import VERDICTS, FixCheck, checks_of
 from .frames import SourceLine
 from .guard_failures import GuardFailure
 from .kernels import KernelMap
@@ -43,6 +44,15 @@ class Report:
     guard_failures: Mapping[str, GuardFailure]
     # Each graph break's location read as a source line (None: not a ``file:line`` torch gave).
     break_places: Mapping[str, SourceLine | None]
+    # --check-fixes: each fix checked, by its Remedy's key (empty: the run checked none)
+    fix_checks: Mapping[str, FixCheck] = field(default_factory=lambda: MappingProxyType({}))
+
+    def checks_for(self, finding: Finding) -> list[tuple[Remedy, FixCheck | None]] | None:
+        """The finding's remedies with their checks, the best verdict first; None where the run checked no fix."""
+        if not self.fix_checks:
+            return None
+        paired = [(remedy, self.fix_checks.get(remedy.key)) for remedy in finding.remedies]
+        return sorted(paired, key=lambda pair: VERDICTS.index(pair[1].verdict) if pair[1] else len(VERDICTS))
 
     @property
     def compiled(self) -> bool:
@@ -67,6 +77,7 @@ def build_report(trace: Trace, facts: TraceFacts | None = None) -> Report:
                                          for reason in _guard_reasons(trace, facts)}),
         break_places=MappingProxyType({graph_break.location: frames_module.parse_location(graph_break.location)
                                        for graph_break in facts.graph_breaks}),
+        fix_checks=MappingProxyType(checks_of(trace)),
     )
 
 

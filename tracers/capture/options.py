@@ -31,15 +31,17 @@ class SessionOptions:
     inductor_ir: bool = False  # keep Inductor's IR before and after fusion
     vs_eager: bool = False  # time each compiled function's calls, to set beside a run with compile off
     profile: bool = False  # a torch.profiler pass over steady-state calls: kernel time by the user's line
+    apply_fix: str | None = None  # a run of --check-fixes' own: the one fix to apply (a Remedy's JSON)
 
     @classmethod
     def from_flags(cls, *, device: str = "cpu", cache: str = "cold", keep_code: bool = True, deep: bool = False,
                    deep_min_us: float = 100.0, lines: bool = False, lines_lock: str | None = None,
-                   inductor_ir: bool = False, vs_eager: bool = False, profile: bool = False) -> SessionOptions:
+                   inductor_ir: bool = False, vs_eager: bool = False, profile: bool = False,
+                   apply_fix: str | None = None) -> SessionOptions:
         """From the flags as users give them (``add_session_arguments``, ``tracers.trace()``)."""
         return cls(device=device, cache=cache, keep_code=keep_code, deep_min_us=deep_min_us if deep else None,
                    lines=(lines_lock or "") if lines or lines_lock else None, inductor_ir=inductor_ir,
-                   vs_eager=vs_eager, profile=profile)
+                   vs_eager=vs_eager, profile=profile, apply_fix=apply_fix)
 
     @classmethod
     def from_namespace(cls, flags: Any) -> SessionOptions:
@@ -47,7 +49,7 @@ class SessionOptions:
         return cls.from_flags(device=flags.device, cache=flags.cache, keep_code=flags.keep_code, deep=flags.deep,
                               deep_min_us=flags.deep_min_us, lines=flags.lines, lines_lock=flags.lines_lock,
                               inductor_ir=flags.inductor_ir, vs_eager=getattr(flags, "vs_eager", False),
-                              profile=getattr(flags, "profile", False))
+                              profile=getattr(flags, "profile", False), apply_fix=getattr(flags, "apply_fix", None))
 
     def check(self) -> None:
         """One line for the first bad value, before anything is set up."""
@@ -158,13 +160,28 @@ def prepared_session(options: SessionOptions, command: list[str], listeners: Ite
         session = TraceSession(keep_code=options.keep_code, device=options.device, cache_mode=options.cache,
                                command=command, listeners=listeners, deep=_deep_tracer(options.deep_min_us),
                                lines=lines, inductor_ir=options.inductor_ir,
-                               timing=_timing(options))
+                               timing=_timing(options), fix=_fix(options.apply_fix))
         if lines_warning:
             session.info.warnings.append(lines_warning)
         try:
             yield session
         finally:
             session.stop()  # safe when already stopped: every patch is undone however the block ends
+
+
+def _fix(text: str | None) -> dict[str, Any] | None:
+    """``--apply-fix``'s JSON (a Remedy's, analysis/finding_type.py); a bad one is a usage error, said in one line."""
+    if text is None:
+        return None
+    import json
+
+    try:
+        fix = json.loads(text)
+    except ValueError:
+        fix = None
+    if not isinstance(fix, dict) or not isinstance(fix.get("kind"), str) or not isinstance(fix.get("name"), str):
+        raise UsageError(f"--apply-fix takes a fix as JSON (kind, name, value …), not {text[:80]!r}")
+    return fix
 
 
 @dataclass(frozen=True)
@@ -188,6 +205,8 @@ class TraceOptions:
     keep_paths: bool = False  # write this machine's absolute paths as they are
     nproc: int | None = None  # launch the script on this many local ranks (torchrun) and merge their traces
     tree: bool = False  # print the whole stage tree, however long
+    apply_fix: str | None = None  # a run of --check-fixes' own: the one fix to apply (a Remedy's JSON)
+    check_fixes: bool = False  # run the script again once per fix the tracer can apply, and say what each did
 
     @property
     def run_name(self) -> str:
@@ -198,7 +217,7 @@ class TraceOptions:
     def session(self) -> SessionOptions:
         return SessionOptions(device=self.device, cache=self.cache, keep_code=self.keep_code,
                               deep_min_us=self.deep_min_us, lines=self.lines, inductor_ir=self.inductor_ir,
-                              vs_eager=self.vs_eager, profile=self.profile)
+                              vs_eager=self.vs_eager, profile=self.profile, apply_fix=self.apply_fix)
 
 
 def check_program(options: TraceOptions) -> Program:

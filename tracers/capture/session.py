@@ -20,6 +20,7 @@ from .calls import CallCounter
 from .collector import Collector, Recording, ResultObserver, StructuredTrace
 from .decompiled import TransformedCodeCollector
 from .deep import DeepMode, DeepTracer
+from .fix_applied import FixApplied
 from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
 from .kernel_origins import KernelOrigins
@@ -50,7 +51,7 @@ class TraceSession:
                  device: str = "cpu", cache_mode: str = "warm", command: list[str] | None = None,
                  listeners: Iterable[Listener] = (), deep: DeepTracer | None = None,
                  lines: LineCounter | None = None, inductor_ir: bool = False, run_id: str | None = None,
-                 timing: CallTiming | None = None):
+                 timing: CallTiming | None = None, fix: dict[str, Any] | None = None):
         self.recorder = Recorder(compile_id=_current_compile_id)
         self.info = _run_info(device, cache_mode, command or [])
         self._trace = Trace(self.info, self.recorder.spans, self.recorder.artifacts)  # the collectors add the rest
@@ -60,6 +61,7 @@ class TraceSession:
         self.recorder.listeners.extend(listeners)
         self.calls = CallCounter(self.recorder)
         self.late_hooks = LateHooks(self.recorder)  # hooks added after a module's compile, which it never runs
+        self.fix = FixApplied(self.recorder, fix) if fix is not None else None  # --check-fixes' own runs
         self.kernel_origins = KernelOrigins(self.recorder)  # each kernel's FX nodes and user lines
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
         self.collector = ArtifactCollector(self.recorder, keep_code=keep_code)
@@ -86,6 +88,7 @@ class TraceSession:
         first and neither time nor count the others' undoing (a settrace hook over depyf's decompiling would cost
         seconds)."""
         ordered = [
+            self.fix,  # first: torch.compile wrapped before the hooks wrap it, the setting made before anything runs
             self.torch_counter,
             self.rank_watch,
             self.kernel_origins,

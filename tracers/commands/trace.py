@@ -38,8 +38,16 @@ def add_arguments(trace: argparse.ArgumentParser) -> None:
     trace.add_argument("--nproc", type=int, metavar="N",
                        help="run the script on N local ranks through torchrun's launcher (one trace per rank), "
                             "then merge them into one timeline and print the multi-rank summary")
-    # The traced run of --vs-eager, started by trace_vs_eager.py: it hands its trace to that file's writer.
+    trace.add_argument("--check-fixes", action="store_true",
+                       help="after the traced run, run the script again once per fix the tracer can apply by itself "
+                            "(a torch setting, an argument of your torch.compile call), each in a fresh process, and "
+                            "say beside each fix what it did: counts before -> after, exit status, output. The script "
+                            "runs 1 + (number of fixes) times, so it must be one that can run again")
+    # The traced run of --vs-eager or --check-fixes, started by trace_vs_eager.py or trace_fix_checks.py: it hands
+    # its trace to that file's writer.
     trace.add_argument("--hand-off", dest="hand_off", metavar="FILE", help=argparse.SUPPRESS)
+    # A run of --check-fixes' own: the one fix it runs with (a Remedy's JSON, analysis/finding_type.py).
+    trace.add_argument("--apply-fix", dest="apply_fix", metavar="JSON", help=argparse.SUPPRESS)
     trace.add_argument("-m", dest="module", metavar="MODULE",
                        help="run MODULE as python -m does (it and ARGS come last), instead of a SCRIPT")
     trace.add_argument("script", metavar="SCRIPT", nargs="?", help="the Python script to run")
@@ -111,10 +119,17 @@ def main(argv: list[str]) -> int:
         chosen = TraceOptions(
             script=options.script, args=options.args, module=module is not None, **asdict(session),
             out=options.out, quiet=options.quiet, open_page=options.open, site=options.site, page=options.page,
-            keep_paths=options.keep_paths, nproc=options.nproc, tree=options.tree,
+            keep_paths=options.keep_paths, nproc=options.nproc, tree=options.tree, check_fixes=options.check_fixes,
         )
         if options.hand_off is not None:
             return run_trace(chosen, hand_off_to(Path(options.hand_off)))
+        if chosen.check_fixes:
+            from .trace_fix_checks import check_alone, run_with_fix_checks
+
+            check_alone(chosen)
+            ours = list(argv)
+            ours.remove("--check-fixes")  # the first: it came before the script, or the script would have it
+            return run_with_fix_checks(chosen, [*ours, *(["-m", module, *module_args] if module is not None else [])])
         if chosen.vs_eager:
             check_one_process(chosen)
             return run_with_eager(chosen, argv)

@@ -23,12 +23,13 @@ def render_findings(found: list[Finding], facts: TraceFacts, bold: Callable[[str
 
 def report_findings(report: Report, bold: Callable[[str], str] = str, dim: Callable[[str], str] = str,
                     page_url: PageUrl | None = None, width: int = 100) -> list[str]:
-    """One trace's findings as :func:`findings_lines` says them."""
-    return findings_lines(report.findings, report.headline, bold, dim, page_url, width)
+    """One trace's findings as :func:`findings_lines` says them, with the fixes --check-fixes checked."""
+    return findings_lines(report.findings, report.headline, bold, dim, page_url, width, report.checks_for)
 
 
 def findings_lines(found: tuple[Finding, ...] | list[Finding], headline: str, bold: Callable[[str], str] = str,
-                   dim: Callable[[str], str] = str, page_url: PageUrl | None = None, width: int = 100) -> list[str]:
+                   dim: Callable[[str], str] = str, page_url: PageUrl | None = None, width: int = 100,
+                   checks_for: Callable[[Finding], list] | None = None) -> list[str]:
     """``Findings`` and, for each, what happened, where, what it cost, the fix and where the walkthrough explains it."""
     lines = [bold("Findings") + dim(f"  ({headline})" if _problems(found) else "")]
     if not _problems(found):
@@ -49,6 +50,11 @@ def findings_lines(found: tuple[Finding, ...] | list[Finding], headline: str, bo
             lines.extend(_detail("·", part, width))
         lines.extend(_detail("events", finding.events_text, width))
         lines.extend(_detail("fix", finding.fix, width))
+        checked = checks_for(finding) if checks_for else None
+        for remedy, check in checked or ():
+            lines.extend(_detail("check", f"{remedy.said}: {check.said if check else 'not checked'}", width))
+        if checked == [] and finding.fix:
+            lines.extend(_detail("check", "not checked: a change to your code, which the tracer does not make", width))
         lines.extend(_detail("torch", _torch_says(finding), width))
         lines.extend(_detail("note", finding.hint_note, width))
         lines.extend(_detail("why", _explained(finding, page_url), width))

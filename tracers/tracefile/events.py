@@ -121,6 +121,11 @@ class RunInfo:
     runtime: dict[str, Any] | None = None
     # A child process of a traced run (spawn, forkserver, subprocess): pid, parent_pid, run_id, spawn_index.
     process: dict[str, Any] | None = None
+    # A run of --check-fixes' own: the one fix it ran with (a Remedy's JSON, analysis/finding_type.py) and how many
+    # times it took (settings made, torch.compile calls changed).
+    applied_fix: dict[str, Any] | None = None
+    # --check-fixes: each fix checked by running the script again with it (analysis/fix_checks.py: FixCheck.as_json()).
+    fix_checks: list[dict[str, Any]] | None = None
 
 
 @dataclass(slots=True)

@@ -1,0 +1,140 @@
+"""trace --check-fixes (issue 53): each fix the tracer can apply run in a fresh process of its own, and said beside
+its fix: a decoding loop's dynamic=False, torch's nonzero hint that crashes at a later .tolist(), a logging setting
+that silences the logger, a hook guard that makes a late hook run; the re-run's failures (crash, timeout, changed
+output, Ctrl-C) said as such; report shows the checks made and runs nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracers.analysis.finding_type import Finding, Remedy
+from tracers.analysis.fix_checks import Counts, FixCheck, output_change, verdict
+from tracers.commands import trace_fix_checks
+from tracers.tracefile.chrome import load
+
+from tests.conftest import ROOT, run_python
+
+PROGRAMS = ROOT / "tests" / "programs" / "fix_checks"
+
+
+@pytest.fixture(scope="module")
+def checked(tmp_path_factory) -> dict:
+    """Each program traced once with --check-fixes (the script runs 1 + fixes times, aot_eager)."""
+    out = tmp_path_factory.mktemp("check-fixes")
+    runs = {}
+    for name in ("decode_static", "select_logged", "late_hook"):
+        result = run_python(["-m", "tracers", "trace", "--check-fixes", "--no-page", "--out", str(out),
+                             str(PROGRAMS / f"{name}.py")])
+        runs[name] = (result, load(out / f"{name}-cpu-cold.json"), out / f"{name}-cpu-cold.json")
+    return runs
+
+
+def _checks(trace) -> dict[str, dict]:
+    return {check["fix"]["name"] + ("" if not check["fix"].get("drop") else ":drop"): check
+            for check in trace.info.fix_checks}
+
+
+@pytest.mark.torch
+def test_dynamic_false_is_checked_with_its_recompiles_before_and_after(checked):
+    result, trace, _ = checked["decode_static"]
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ids [[")  # the script's own output passes through, once
+    dropped = _checks(trace)["dynamic:drop"]
+    assert dropped["verdict"] == "works" and dropped["gone"]
+    assert dropped["before"]["recompiles"] == 4 and dropped["after"]["recompiles"] < 4
+    assert dropped["before"]["eager_calls"] == 3 and dropped["after"]["eager_calls"] == 0
+    assert "checking fix 1 of 2: `dynamic` left out of torch.compile at decode_static.py:21" in result.stderr
+    assert "check  `dynamic` left out of torch.compile at decode_static.py:21: works: " in result.stderr
+
+
+@pytest.mark.torch
+def test_a_hint_that_crashes_is_said_as_worse_with_its_line_and_a_silenced_logger_as_changed_output(checked):
+    result, trace, _ = checked["select_logged"]
+    assert result.returncode == 0, result.stderr
+    checks = _checks(trace)
+    crash = checks["torch._dynamo.config.capture_dynamic_output_shape_ops"]
+    assert crash["verdict"] == "worse" and crash["exit_code"] == 1 and "(at select_logged.py:16)" in crash["error"]
+    logged = checks["logger.info"]
+    assert logged["verdict"] == "changed the output" and logged["output"]["lost"] == 2
+    assert logged["output"]["first"].startswith("INFO picked")
+    assert "running the script once more without any fix" not in result.stderr  # seeded: no control run
+
+
+@pytest.mark.torch
+def test_the_hook_guard_fix_works_and_its_output_change_is_what_it_means(checked):
+    result, trace, _ = checked["late_hook"]
+    (check,) = trace.info.fix_checks
+    assert check["fix"]["name"] == "torch._dynamo.config.skip_nnmodule_hook_guards"
+    assert check["verdict"] == "works" and check["output"]["lost"] == 1  # "stats {}" is gone: the hook ran
+
+
+@pytest.mark.torch
+def test_report_of_a_checked_trace_shows_the_checks_and_runs_nothing(checked, tmp_path):
+    result = run_python(["-m", "tracers", "report", str(checked["decode_static"][2]), "--out", str(tmp_path / "page")])
+    assert result.returncode == 0, result.stderr
+    assert "check  `dynamic` left out of torch.compile at decode_static.py:21: works" in result.stderr
+    assert not result.stdout.count("ids [[")  # report runs nothing
+    page = next((tmp_path / "page").glob("*.html")).read_text()
+    assert "wt-check-good" in page and "left out of torch.compile" in page
+
+
+BEFORE = Counts(graphs=4, graph_breaks=0, recompiles=4, eager_calls=3, compile_s=1.0)
+
+
+@pytest.mark.pure
+def test_the_verdicts_put_a_crash_a_timeout_and_a_changed_output_first():
+    same = output_change(["a 1"], ["a 1"])
+    after = Counts(2, 0, 1, 0, 0.5)
+    assert verdict(BEFORE, after, 0, 1, same, True, True) == "worse"
+    assert verdict(BEFORE, None, 0, None, same, False, False) == "timed out"
+    assert verdict(BEFORE, after, 0, 0, output_change(["a 1", "b"], ["a 1"]), True, True) == "changed the output"
+    assert verdict(BEFORE, after, 0, 0, output_change(["a 1", "b"], ["a 1"]), True, True, changes_output=True) \
+        == "works"
+    assert verdict(BEFORE, after, 0, 0, same, False, True) == "helps"
+    assert verdict(BEFORE, BEFORE, 0, 0, same, False, True) == "does nothing"
+    assert verdict(BEFORE, BEFORE, 0, 0, same, False, False) == "not applied"
+
+
+@pytest.mark.pure
+def test_numbers_that_vary_between_runs_do_not_count_as_a_changed_output():
+    first, control, fixed = ["loss 0.123", "done"], ["loss 0.456", "done"], ["loss 0.789", "done"]
+    assert output_change(first, fixed).lost == 1
+    change = output_change(first, fixed, control)
+    assert change.same and change.numbers_vary
+    assert output_change(first, ["loss 0.7"], control).lost == 1  # a line lost is lost, numbers or not
+
+
+@pytest.mark.pure
+def test_a_check_reads_back_from_a_trace_and_refuses_a_wrong_shape():
+    check = FixCheck({"kind": "setting"}, "k", "works", before={"recompiles": 4}, after={"recompiles": 0})
+    assert FixCheck.from_json(check.as_json()) == check
+    assert FixCheck.from_json({"key": "k", "verdict": "great"}) is None
+    assert FixCheck.from_json({"key": "k", "verdict": "works", "before": {"recompiles": "x"}}).before == {}
+    assert "recompiles 4 → 0" in check.said
+
+
+@pytest.mark.pure
+def test_ctrl_c_during_the_fixes_keeps_the_checks_made_so_far(monkeypatch, tmp_path):
+    """The second fix's run is interrupted: the first's check is kept, the trace is written, nothing raises."""
+    trace_path = ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "late_hook-cpu-cold.json"
+    copied = tmp_path / "late_hook-cpu-cold.json"
+    copied.write_bytes(trace_path.read_bytes())
+    finding = Finding("recompile", "x", 1, ("0/1",), 0.0,
+                      remedies=(Remedy("setting", "torch._dynamo.config.capture_scalar_outputs", True),
+                                Remedy("setting", "torch._dynamo.config.specialize_int", True)))
+    monkeypatch.setattr(trace_fix_checks, "fixes_to_check",
+                        lambda found: [(finding, remedy) for remedy in finding.remedies])
+    calls = []
+
+    def fake_run(argv, timeout, echo=True):
+        calls.append(argv)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return trace_fix_checks._Ran(0, [], [])
+
+    monkeypatch.setattr(trace_fix_checks, "_run_captured", fake_run)
+    handed = trace_fix_checks.Handed(str(copied), [str(copied)], None, 1)
+    options = trace_fix_checks.TraceOptions(script="late_hook.py", args=[], page=False, quiet=True)
+    trace_fix_checks._check_all(handed, options, trace_fix_checks._Ran(0, [], []), 60.0, tmp_path)
+    checks = load(copied).info.fix_checks
+    assert len(calls) == 2 and len(checks) == 1 and checks[0]["verdict"] == "not applied"
