@@ -33,10 +33,11 @@ class Terminated(BaseException):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a run ended: status is ok, exit, error, interrupted or terminated."""
+    """How a run ended: status is ok, exit, error, interrupted, terminated, or exec (the process became another
+    program, whose exit status no trace can know: None)."""
 
     status: str
-    exit_code: int
+    exit_code: int | None
     error: str | None = None  # one line for the trace metadata
     exception: BaseException | None = None
 
@@ -113,7 +114,9 @@ def run_program(program: Program, args: list[str]) -> Outcome:
 
     As Python does: a script's directory, or for ``-m`` the current directory, comes first on
     ``sys.path``; ``sys.argv[0]`` is the file that runs (runpy sets it for a module)."""
-    saved_argv, saved_path0 = sys.argv[:], sys.path[0] if sys.path else None
+    # the whole path is given back after the run: a script that inserts its own folder first (sys.path.insert(0, …))
+    # would otherwise leave it there, before the stdlib, for the tracer's own imports as it finishes
+    saved_argv, saved_path = sys.argv[:], sys.path[:]
     first_on_path = os.getcwd() if program.path is None else str(program.path.resolve().parent)
     sys.argv = [str(program.path or program.module), *args]
     if sys.path:
@@ -144,8 +147,7 @@ def run_program(program: Program, args: list[str]) -> Outcome:
         if previous_term is not None and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:  # not terminated
             signal.signal(signal.SIGTERM, previous_term)
         sys.argv = saved_argv
-        if saved_path0 is not None and sys.path:
-            sys.path[0] = saved_path0
+        sys.path[:] = saved_path
     return outcome_of(None)
 
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from tracers.capture import late_exit, shadowed
+from tracers.capture.after_script import TRACER_DEPTH, tracer_footing
 from tracers.capture.child_handoff import ChildSpec, children_dir, children_traced, new_run_id
+from tracers.capture.exec_watch import execs_handled
 from tracers.capture.launcher import RankEnvironmentError, detect, leads_output
 from tracers.capture.options import TraceOptions, check_program, check_session, prepared_session
 from tracers.capture.progress import Progress
@@ -24,7 +29,7 @@ from .trace_launch import launch
 from tracers.ranks.output import write_run
 from tracers.ranks.processes import gather
 from tracers.report.links import chapter_site, page_urls
-from tracers.report.save import save_report, save_trace
+from tracers.report.save import save_over, save_report, save_trace
 from tracers.terminal.summary import render_report, style_for
 from tracers.tracefile.events import rank_of
 from tracers.tracefile.names import TraceName, claim_name, inside, release_name
@@ -79,32 +84,75 @@ def run_trace(options: TraceOptions, hand_off: HandOff | None = None) -> int:
                *options.args]
     check_session(options.session)  # before this run claims its name: a bad option must leave nothing behind
     run = _start_run(options)
-    with prepared_session(options.session, command, [progress]) as session, children_traced(run.children):
-        outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
-        quiet_profiler = ProfilerNoiseFiltered(options.session.profile)  # torch's USDT lines off the terminal
-        session.start()
+    traced_pid, depth = os.getpid(), max(sys.getrecursionlimit(), TRACER_DEPTH)  # as they are before the script
+    after = contextlib.ExitStack()  # the tracer's footing once the script is done (after_script.py), to the end
+    with after:
+        with prepared_session(options.session, command, [progress]) as session, children_traced(run.children):
+            outcome = outcome_of(KeyboardInterrupt())  # what stands if Ctrl-C lands in our own code
+            quiet_profiler = ProfilerNoiseFiltered(options.session.profile)  # torch's USDT lines off the terminal
+            session.start()
+            _say_shadowed(program, session)
+            finished = False  # the trace was written before the script ended (an exec that then failed)
 
-        def before_hard_exit(code: int) -> None:
-            """The script called os._exit(code): nothing after it runs, so the trace is written now."""
-            session.info.warnings.append(f"the script ended with os._exit({code}): no cleanup of its own ran")
-            _finish(session, outcome_of(SystemExit(code)), options, progress, run, hard_exit=True, quiet=quiet_profiler)
+            def before_hard_exit(code: int) -> None:
+                """The script called os._exit(code): nothing after it runs, so the trace is written now."""
+                session.info.warnings.append(f"the script ended with os._exit({code}): no cleanup of its own ran")
+                with tracer_footing(depth):
+                    _finish(session, outcome_of(SystemExit(code)), options, progress, run, hard_exit=True,
+                            quiet=quiet_profiler)
 
-        try:
-            quiet_profiler.start()
-            with hard_exits_handled(before_hard_exit):
-                outcome = run_program(program, options.args)
-        finally:
-            status, path = _finish(session, outcome, options, progress, run, quiet=quiet_profiler, hand_off=hand_off)
-        if status is not None:
-            return status
-    deep = session.deep
+            def before_exec(call: str) -> None:
+                """The script execs another program (``call``): this process becomes it, so the trace is written now."""
+                nonlocal finished
+                ending = Outcome("exec", None, f"the script replaced itself with another program ({call}): what that "
+                                               "program did is not traced")
+                with tracer_footing(depth):
+                    _finish(session, ending, options, progress, run, hard_exit=True, quiet=quiet_profiler)
+                finished = True
 
+            try:
+                quiet_profiler.start()
+                with hard_exits_handled(before_hard_exit), execs_handled(before_exec):
+                    outcome = run_program(program, options.args)
+            finally:
+                if os.getpid() != traced_pid:  # a child the script forked, come back here: not the run
+                    _end_forked_child(outcome)
+                after.enter_context(tracer_footing(depth))
+                if finished:
+                    status, path = None, None
+                    say("trace", "the script's exec failed after its trace was written: what ran after it is not in "
+                                 "the trace")
+                else:
+                    status, path = _finish(session, outcome, options, progress, run, quiet=quiet_profiler,
+                                           hand_off=hand_off)
+            if status is not None:
+                return status
+        deep = session.deep
+        if outcome.status in DEATH_SIGNALS:
+            say("trace", f"{outcome.error}; the partial trace was written to {path}")
     if outcome.status in DEATH_SIGNALS:
-        say("trace", f"{outcome.error}; the partial trace was written to {path}")
         die_by(DEATH_SIGNALS[outcome.status])
     if deep is not None and sys.version_info >= (3, 12):
         _exit_before_finalization(outcome.exit_code)
     return outcome.exit_code
+
+
+def _say_shadowed(program, session) -> None:  # noqa: ANN001 - capture's Program and TraceSession
+    """One line, and a warning in the trace, where the script's folder shadows a module loaded before it ran."""
+    folder = program.path.resolve().parent if program.path is not None else Path.cwd()
+    names = shadowed.shadowed(folder)
+    if names:
+        line = shadowed.warning(folder, names)
+        session.info.warnings.append(line)
+        say("trace", f"note: {line}")
+
+
+def _end_forked_child(outcome: Outcome) -> None:
+    """A process the script forked (os.fork) ran the rest of the script and came back here: it ends as Python would
+    end it (its atexit handlers, its exit status) and writes nothing, the trace being its parent's."""
+    if outcome.status in DEATH_SIGNALS:
+        die_by(DEATH_SIGNALS[outcome.status])
+    _exit_before_finalization(outcome.exit_code or 0)
 
 
 def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress, run: _Run,
@@ -128,19 +176,20 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         # Analysed once, for the page and the summary alike; a rank's bare trace (no page, no summary) needs none.
         report = build_report(trace, session.facts) if (options.page and not eager_next) or summary else None
         # Claimed again for the device the run really used; this process already holds the name it started with.
-        if report is not None:
-            saved = save_report(report, out, options.run_name, run.started, page=options.page, site=options.site,
-                                keep_paths=options.keep_paths)
-        else:
-            saved = save_trace(trace, out, options.run_name, run.started, page=False, keep_paths=options.keep_paths)
-        release_name(out, run.name)
+        saved = _save(trace, report, out, options, run)
+        with contextlib.suppress(OSError):  # a folder replaced by a file: no claim there to drop
+            release_name(out, run.name)
+        if saved.trace is None and not _is_dir(out):  # --out went away during the run (a file took its place)
+            saved, out = _saved_elsewhere(trace, report, out, options, run, saved)
         for note in saved.notes:
             say("trace", note)
         if saved.trace is None:
             say("trace", saved.error)
             return (outcome.exit_code if outcome.exit_code else 2), None
+        if not hard_exit and not eager_next:  # an atexit handler's os._exit would end the process otherwise
+            late_exit.watch(outcome.exit_code or 0, lambda code: _ended_later(trace, saved.trace, code, options))
         written = [str(saved.trace)]
-        children = _gather_children(run, trace, options, saved.name.run, hard_exit)
+        children = _gather_children(run, trace, options, saved.name.run, hard_exit, out)
         if children is not None:
             written.extend(map(str, children.written))
         elsewhere = (f"{children.compiled} of its child processes compiled (below)"
@@ -152,7 +201,7 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
                 written.append(str(saved.page))
             print_summary(report if summary else None, written, elsewhere, options)
         if children is not None:
-            _write_processes(children.run, options, run)
+            _write_processes(children.run, options, run, out)
         sys.stderr.flush()
         if options.open_page and saved.page is not None:
             show(saved.page)  # no browser: one line says so; the exit status stays the script's
@@ -160,6 +209,54 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+def _save(trace, report: Report | None, out: Path, options: TraceOptions, run: _Run):  # noqa: ANN001, ANN202
+    """The trace (and with a report, its page) saved into ``out`` under the run's name (report/save.py)."""
+    if report is not None:
+        return save_report(report, out, options.run_name, run.started, page=options.page, site=options.site,
+                           keep_paths=options.keep_paths)
+    return save_trace(trace, out, options.run_name, run.started, page=False, keep_paths=options.keep_paths)
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _saved_elsewhere(trace, report: Report | None, out: Path, options: TraceOptions, run: _Run,  # noqa: ANN001
+                     failed) -> tuple:  # noqa: ANN001 - report/save.py's Saved
+    """The trace saved in a new temporary folder when ``out`` is no folder any more, and the line that says where;
+    or, when that fails too, that the trace was lost (the first failure's Saved, its error saying both)."""
+    gone = f"--out {out} is no longer a folder (something replaced it during the run)"
+    try:
+        elsewhere = Path(tempfile.mkdtemp(prefix=f"tracers-{run.name.run}-"))
+        saved = _save(trace, report, elsewhere, options, run)
+    except OSError as error:
+        return dataclasses.replace(failed, error=f"{gone}, and no temporary folder could hold the trace "
+                                                 f"({error.strerror or error}): the trace was lost"), out
+    if saved.trace is None:
+        return dataclasses.replace(saved, error=f"{gone}; {saved.error}: the trace was lost"), elsewhere
+    return dataclasses.replace(saved, notes=(f"{gone}: the trace went to {elsewhere} instead", *saved.notes)), \
+        elsewhere
+
+
+def _ended_later(trace, path: Path, code: int, options: TraceOptions) -> None:  # noqa: ANN001 - the run's Trace
+    """An atexit handler ended the process with os._exit(code) after the trace was written: the trace (and its page)
+    written again with that status, and one line saying so."""
+    ending = outcome_of(SystemExit(code))
+    info = trace.info
+    info.status, info.exit_code = ending.status, ending.exit_code
+    info.warnings.append(f"after the script returned, an atexit handler ended the process with os._exit({code})")
+    report = build_report(trace) if options.page else None
+    with tracer_footing():
+        _, notes = save_over(trace, report, path, options.site, options.keep_paths, os.getpid())
+        for note in notes:
+            say("trace", note)
+        say("trace", f"an atexit handler ended the process with os._exit({code}); {path} says so")
+        sys.stderr.flush()
 
 
 def print_summary(report: Report | None, written: list[str], elsewhere: str | None, options: TraceOptions) -> None:
@@ -176,7 +273,8 @@ def print_summary(report: Report | None, written: list[str], elsewhere: str | No
               f"python -m tracers merge {options.out}", file=sys.stderr)
 
 
-def _gather_children(run: _Run, trace, options: TraceOptions, name: str, hard_exit: bool):  # noqa: ANN001
+def _gather_children(run: _Run, trace, options: TraceOptions, name: str, hard_exit: bool,  # noqa: ANN001
+                     out: Path):
     """The child processes' traces, named and set beside this one (None when no child was traced).
 
     Python joins the script's non-daemonic multiprocessing children at exit anyway; joining them first lets
@@ -187,16 +285,15 @@ def _gather_children(run: _Run, trace, options: TraceOptions, name: str, hard_ex
             if not child.daemon:
                 child.join()
     try:
-        return gather(run.children, trace, name, Path(options.out))
+        return gather(run.children, trace, name, out)
     except Exception as error:  # noqa: BLE001 - the run's own trace is written: say what went wrong, go on
         print(f"trace: the child processes' traces could not be gathered: {type(error).__name__}: {error} "
               f"(they stay in {run.children.directory})", file=sys.stderr)
         return None
 
 
-def _write_processes(merged, options: TraceOptions, run: _Run) -> None:  # noqa: ANN001 - ranks.merge.MergedRun
+def _write_processes(merged, options: TraceOptions, run: _Run, out: Path) -> None:  # noqa: ANN001 - a MergedRun
     """This process and its children on one timeline, ``<name>-<device>-<cache>-processes.json``, and their summary."""
-    out = Path(options.out)
     name = claim_name(out, merged.trace_name, run.started)
     merged = dataclasses.replace(merged, name=name.run)
     write_run(merged, inside(out, name.file_name), options.page, options.quiet or not leads_output(), options.site)
@@ -222,8 +319,9 @@ def _exit_before_finalization(code: int) -> None:
 
     threading._shutdown()  # type: ignore[attr-defined]  # what the interpreter does first on exit
     atexit._run_exitfuncs()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    with contextlib.suppress(OSError, ValueError):  # a stream the script closed: nothing buffered to lose
+        sys.stdout.flush()
+        sys.stderr.flush()
     os._exit(code)
 
 
@@ -233,8 +331,9 @@ DEATH_SIGNALS = {"interrupted": signal.SIGINT, "terminated": signal.SIGTERM}
 def die_by(signum: int) -> None:
     """End the way Python does on an unhandled Ctrl-C or SIGTERM: killed by that signal, so the
     parent sees the same status as without the tracer (130 or 143 in a shell)."""
-    sys.stdout.flush()
-    sys.stderr.flush()
+    with contextlib.suppress(OSError, ValueError):  # a stream the script closed has nothing of ours to flush
+        sys.stdout.flush()
+        sys.stderr.flush()
     if signum != signal.SIGKILL:  # it has no handler to reset (a traced run killed outright)
         signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)

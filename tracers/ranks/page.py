@@ -14,6 +14,7 @@ from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.events import Span
 from tracers.vocabulary.durations import duration
 from tracers.vocabulary.exported import export_line, export_of
+from tracers.vocabulary.imports import import_failure
 
 from .divergence import Divergence
 from .findings import shared_findings, who
@@ -31,7 +32,7 @@ def _report_modules():  # noqa: ANN202 - the page's modules, imported only when 
     try:
         from tracers.report import fragment, page, templating
     except ImportError as error:
-        raise PageUnavailable(f"the HTML page needs {error.name}: pip install {error.name}") from None
+        raise PageUnavailable(import_failure("the HTML page", error)) from None
     return fragment, page, templating
 
 

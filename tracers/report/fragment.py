@@ -78,7 +78,8 @@ def report_header(report: Report, options: RenderOptions = RenderOptions(), link
     version_text = f"torch {info.torch_version}"
     if not version.is_reference:
         version_text += f" · not the reference {options.reference_torch}"
-    ended = info.status + (f": {info.error}" if info.error else "") if info.status != "ok" else None
+    status = f"exit {info.exit_code}" if info.status == "exit" and info.exit_code is not None else info.status
+    ended = status + (f": {info.error}" if info.error else "") if info.status != "ok" else None  # as the summary says
     view = HeaderView(options.title, "wt-trace-version" + ("" if version.is_reference else " wt-not-reference"),
                       info.torch_git_sha or "unknown", version_text,
                       info.device + (f" ({info.device_name})" if info.device_name else ""), info.cache_mode,

@@ -11,6 +11,7 @@ from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.chrome import write_atomic
 from tracers.tracefile.events import Trace, rank_of
 from tracers.tracefile.names import TraceName, claim_name, inside, release_name
+from tracers.vocabulary.imports import import_failure
 
 from .links import links_for
 
@@ -32,7 +33,7 @@ def write_page(report: Report, trace_file: Path, out_dir: Path | None = None, si
         from .options import PAGE_ARTIFACTS, PAGE_PAYLOAD_CHARS, RenderOptions
         from .page import report_page_pieces
     except ImportError as error:
-        raise ReportUnavailable(f"the HTML page needs {error.name}: pip install {error.name}") from None
+        raise ReportUnavailable(import_failure("the HTML page", error)) from None
     page_dir = out_dir or trace_file.parent
     page_dir.mkdir(parents=True, exist_ok=True)
     page = page_dir / f"{trace_file.stem}.html"

@@ -76,7 +76,10 @@ def _take(path: Path) -> bool:
                 return True
             if holder is not None:
                 return False
-            claim_file.unlink(missing_ok=True)  # left by a run that died
+            try:
+                claim_file.unlink(missing_ok=True)  # left by a run that died
+            except OSError:  # the folder is no folder now (a file took its place during the run): no claim then
+                return True
             continue
         except OSError:
             return True  # a claim is a courtesy to other runs: a folder that refuses it never stops this one
