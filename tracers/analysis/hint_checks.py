@@ -10,7 +10,10 @@ import re
 from .finding_type import Finding, Remedy
 
 _CAPTURE = re.compile(r"capture_(?:dynamic_output_shape_ops|scalar_outputs)")
-_DATA_DEPENDENT = re.compile(r"\.(?:tolist|item)\(\)|data[- ]dependent|nonzero|unbacked", re.I)
+# What each kind of data-dependent step needs Dynamo to capture: a Python number out of a tensor (.item(),
+# .tolist(): capture_scalar_outputs), or a tensor whose size depends on the data (nonzero: ..._shape_ops).
+_NEEDS = ((re.compile(r"\.(?:tolist|item)\(\)|Tensor\.item|Data dependent operator", re.I), "capture_scalar_outputs"),
+          (re.compile(r"nonzero|unique|masked_select|Dynamic shape operator", re.I), "capture_dynamic_output_shape_ops"))
 _LOGGING_HINT = re.compile(r"ignore_log(?:ger_methods|ging_functions)|logging function|logger method", re.I)
 _LOG_CALL = re.compile(r"([A-Za-z_][\w.]*\.(?:warning_once|info_once|warning|warn|info|debug|error|exception|critical|"
                        r"log))\s*\(")
@@ -21,8 +24,8 @@ _OPTIM_ADVICE = ("This break is in torch.optim's own code ({where}), reached fro
                  "function. The code around it still compiles as graphs of its own; nothing to fix unless the step's "
                  "time matters.")
 _CAPTURE_NOTE = ("torch's hint ({setting}) is not passed on as the fix: the same function goes on to {other} at "
-                 "{where}, another data-dependent step that the setting alone does not cover (applied alone, Dynamo "
-                 "traces on into that line). Check it before relying on it (trace --check-fixes).")
+                 "{where}, a data-dependent step of another kind, which that setting does not cover (applied alone, "
+                 "Dynamo traces on into that line). Check it before relying on it (trace --check-fixes).")
 _CAPTURE_ADVICE = ("This line and {where} both work on values that depend on the data: compute them outside the "
                    "compiled function and pass the results in, or keep the data-dependent part in tensor ops.")
 _LOGGING_ADVICE = ("The break is the logging call `{method}`. Adding that function to "
@@ -75,7 +78,7 @@ def _checked(finding: Finding, breaks: list[Finding]) -> Finding:
                                    hint_note="torch.optim breaks the graph here by design")
     capture = _CAPTURE.search(hint)
     if capture and finding.user_line is not None:
-        later = _later_data_dependent(finding, breaks)
+        later = _later_data_dependent(finding, breaks, capture.group())
         if later is not None:
             other, where = later
             return dataclasses.replace(
@@ -91,15 +94,17 @@ def _checked(finding: Finding, breaks: list[Finding]) -> Finding:
     return finding
 
 
-def _later_data_dependent(finding: Finding, breaks: list[Finding]) -> tuple[str, str] | None:
-    """(what, where) of another data-dependent break after this one's line, in the same file of the user's."""
+def _later_data_dependent(finding: Finding, breaks: list[Finding], setting: str) -> tuple[str, str] | None:
+    """(what, where) of a later data-dependent break in the same file of the user's that needs another setting
+    than ``setting`` (the hint's): one the hint alone leaves in place."""
     here = finding.user_line
     for other in breaks:
         line = other.user_line
         if other is finding or line is None or line.path != here.path or line.line <= here.line:
             continue
         said = f"{other.what} {line.code}"
-        if _DATA_DEPENDENT.search(said):
-            step = re.search(r"\.(tolist|item)\(\)", said)
+        needs = next((needed for pattern, needed in _NEEDS if pattern.search(said)), None)
+        if needs is not None and needs != setting:
+            step = re.search(r"\.(tolist|item)\(\)", line.code or "")
             return (f"`.{step.group(1)}()`" if step else "a data-dependent call"), line.short
     return None

@@ -8,6 +8,7 @@ from tracers.tracefile.events import Trace
 from .claims import Claim, say
 from .finding_type import RECOMPILES, Finding, Remedy
 from .run_evidence import RunEvidence
+from .user_names import resume_place
 
 ARTIFACT = "late_hooks"  # capture/late_hooks.py's record
 _FIX = ("Register the hook before the first call of the compiled module: Dynamo traces the hooks a module has when it "
@@ -15,12 +16,20 @@ _FIX = ("Register the hook before the first call of the compiled module: Dynamo 
         "must change after compiling, set torch._dynamo.config.skip_nnmodule_hook_guards = False before the first "
         "compile: Dynamo then guards on the module's hooks and compiles again when one is added.")
 _SKIPPED = ("torch skipped guards on module hooks in this run (torch._dynamo.config.skip_nnmodule_hook_guards, on by "
-            "default), so no guard noticed the new hook and no call recompiled")
+            "default), so no guard noticed the new hooks")
+
+
+def _frame_said(frame: str) -> str:
+    """``Net.forward``, or ``the rest of `Classifier.forward` after line 28`` for a resume function of it."""
+    owner, _, code = frame.rpartition(".")
+    place = resume_place(code)
+    return f"the rest of `{owner}.{place[0]}` after line {place[1]}" if place else f"`{frame}`"
 
 
 def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
-    """One finding per compiled module that gained hooks after its latest compile."""
-    found = []
+    """One finding per set of hooks added to a compiled module after a code of it was last compiled (the codes
+    compiled before them said together)."""
+    late: dict[str, tuple[list[dict], int, list[tuple[str, str]]]] = {}  # the hooks -> (them, count, frames)
     for artifact in trace.artifacts:
         meta = artifact.metadata
         if artifact.name != ARTIFACT or not isinstance(meta.get("hooks"), list):
@@ -28,21 +37,27 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
         hooks = [hook for hook in meta["hooks"] if isinstance(hook, dict)]
         frame, compile_id = str(meta.get("frame") or "the compiled module"), meta.get("compile_id")
         count = meta.get("count") if isinstance(meta.get("count"), int) and meta["count"] >= len(hooks) else len(hooks)
-        if not hooks or not isinstance(compile_id, str):
-            continue
-        owner = frame.rsplit(".", 1)[0]
+        if hooks and isinstance(compile_id, str):
+            entry = late.setdefault(repr(sorted(map(repr, hooks))), (hooks, count, []))
+            entry[2].append((frame, compile_id))
+    found = []
+    for hooks, count, frames in late.values():
+        frame, compile_id = frames[-1]
+        owner = frame.split(".", 1)[0]
         said = [f"{hook.get('kind', 'hook')} `{hook.get('function', '?')}` on "
                 + (f"`{hook['module']}` (in `{owner}`)" if hook.get("module") else f"`{owner}` itself")
                 for hook in hooks]
         claims: list[Claim] = []
-        why = say(Claim("hook-guards-skipped", (compile_id,), _SKIPPED,
-                        "no guard noticed the new hook and no call recompiled"), evidence, claims)
+        why = say(Claim("hook-guards-skipped", (compile_id,), _SKIPPED, "no guard noticed the new hooks"), evidence,
+                  claims)
         found.append(Finding(
             kind="hook-ignored",
-            what=f"{count} module hook{'s' if count != 1 else ''} added after `{frame}` was last compiled "
-                 f"({compile_id}): the compiled code does not run {'them' if count != 1 else 'it'}, and nothing says so",
-            events=count, compile_ids=(compile_id,), cost_s=0.0,
-            parts=(*said, f"{why}: every compiled call after the hook was added ran without it"),
+            what=f"{count} module hook{'s' if count != 1 else ''} added after "
+                 f"{' and '.join(f'{_frame_said(name)} ({cid})' for name, cid in frames)} "
+                 f"{'was' if len(frames) == 1 else 'were'} last compiled: the compiled code does not run "
+                 f"{'them' if count != 1 else 'it'}, and nothing says so",
+            events=count, compile_ids=tuple(cid for _, cid in frames), cost_s=0.0,
+            parts=(*said, f"{why}: every call of that compiled code after they were added ran without them"),
             advice=_FIX, explained=RECOMPILES, claims=tuple(claims),
             remedies=(Remedy("setting", "torch._dynamo.config.skip_nnmodule_hook_guards", False,
                              changes_output=True),)))

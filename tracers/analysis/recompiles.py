@@ -50,13 +50,17 @@ _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats 
               "compiles a new version (and once the recompile limit is reached, calls run eager). Keep it out of "
               "forward (count outside the compiled call), or keep it in a tensor buffer (register_buffer) updated in "
               "place, and work on it with tensor ops (torch.clamp, not min()).")
-_NOT_YOURS = ("The guard is in `{frame}` ({file}), which your line calls, not in your code: state it reads changed "
+_NOT_YOURS = ("The guard is in `{frame}` at {file}, which your line calls, not in your code: state it reads changed "
               "after the version before was compiled.{once} If it repeats, see torch's guard below.")
 _OPTIMIZER_ONCE = " Once is expected here: an optimizer's first step creates its state."
 _NOT_YOURS_TYPE = ("`{name}` reached `{frame}` ({file}, which your line calls) as another type than when the version "
                    "before was compiled: each type compiles its own version, once. Expected where your calls switch "
                    "what the model passes down (an option such as use_cache); keep such options the same between "
                    "calls where the compile time matters.")
+_GLOBAL_COUNTER = ("`{name}` is a global number the compiled function changes itself (`{name} += …`): Dynamo reads "
+                   "it as a constant of each version, so every call's new value compiles a new version (and past the "
+                   "recompile limit, calls run eager). Count outside the compiled function (in the loop that calls "
+                   "it), or keep the count in a tensor updated in place.")
 _PER_LAYER = ("Each layer compiled on its own runs one shared code, and its versions serve whichever layer's call "
               "matches their guards: `{name}` differs from one layer's call to the next, so the layers need a version "
               "each, up to the recompile limit ({limit} by default); past it, the other layers run eager. {how}, or "
@@ -257,6 +261,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     elif specialised:
         what += ", and Dynamo specialised it on each value"
         advice = _ATTRIBUTE.format(name=subject) if subject.startswith("self.") else \
+            _GLOBAL_COUNTER.format(name=subject) if _counts_itself(guard_failure, subject) else \
             _SPECIALISED.format(name=subject, where=(library or user).short if (library or user) else "its use")
     elif kind == "value" and subject.startswith("self."):
         advice = _ATTRIBUTE.format(name=subject)
@@ -290,7 +295,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         guard_frame = library.function or frame
         once = say(Claim("in-optimizer", (library.path,), _OPTIMIZER_ONCE), evidence, said)
         advice = (_NOT_YOURS_TYPE if kind == "type" else _NOT_YOURS).format(frame=guard_frame, name=subject, once=once,
-                                                                             file=library.short.split(":")[0])
+                                                                             file=library.short)
     eager, explanation, hint = None, None, first.torch_hint
     cost = sum(ledger.whole(compile_id) for compile_id in ids)
     if limit is not None:
@@ -325,6 +330,12 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]),
         claims=tuple(said), remedies=remedies)
+
+
+def _counts_itself(failure: GuardFailure, subject: str) -> bool:
+    """The guarded global is one the compiled code changes: its guard's own line assigns it (``n += 1``)."""
+    code = failure.line.code if failure.line is not None else ""
+    return failure.source.startswith("G[") and bool(re.search(rf"(?<![\w.]){re.escape(subject)}\s*[-+*]?=(?!=)", code))
 
 
 def _static_cause(evidence: RunEvidence, own: list[str],

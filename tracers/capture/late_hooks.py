@@ -32,15 +32,18 @@ def _hooks(module: Any) -> dict[tuple[str, str], set[int]]:
 
 
 class LateHooks:
-    """Each nn.Module whose forward Dynamo compiles, with its hooks as of its latest compile; at stop, the hooks it
-    has that its latest compile did not see. A session's collector (capture/collector.py); it patches nothing."""
+    """Each nn.Module whose code Dynamo compiles (its forward, the resume functions after a break in it), with its
+    hooks as of that code's latest compile; at stop, the hooks it has that a code's latest compile did not see (a
+    resume function compiled before the hooks runs without them, however often the forward recompiles). A session's
+    collector (capture/collector.py); it patches nothing."""
 
     what = "the module hooks added after compiling"
 
     def __init__(self, recorder: Recorder):
         self.recorder = recorder
-        # id(module) -> (a weak reference to it, its hooks at its latest compile, that compile's id, its frame name)
-        self._seen: dict[int, tuple[weakref.ref, dict[tuple[str, str], set[int]], str | None, str]] = {}
+        # (id(module), code) -> (a weak reference to the module, its hooks at the code's latest compile, that
+        # compile's id, the code's name)
+        self._seen: dict[tuple[int, Any], tuple[weakref.ref, dict[tuple[str, str], set[int]], str | None, str]] = {}
 
     def start(self) -> Warnings:
         self.recorder.argument_observers[TARGET] = self._compiling
@@ -54,7 +57,8 @@ class LateHooks:
         span = recorder.current_span()
         name = f"{type(module).__qualname__}.{getattr(code, 'co_name', 'forward')}"
         try:
-            self._seen[id(module)] = (weakref.ref(module), _hooks(module), span.compile_id if span else None, name)
+            self._seen[(id(module), code)] = (weakref.ref(module), _hooks(module), span.compile_id if span else None,
+                                              name)
         except TypeError:  # a module that cannot be weakly referenced is not followed
             pass
 
