@@ -194,12 +194,13 @@ def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
     origin = min(starts.values(), default=0)
     events: list[dict[str, Any]] = []
     kept: list[dict[str, Any]] = []
-    for rank_trace in run.ranks:
+    for rank_trace, through in _slots_written(run):
         rank = rank_trace.rank
-        events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0, "args": {"name": rank_trace.label}})
+        label = rank_trace.label if through == rank else f"ranks {rank}–{through} — no trace"
+        events.append({"ph": "M", "name": "process_name", "pid": rank, "tid": 0, "args": {"name": label}})
         events.append({"ph": "M", "name": "process_sort_index", "pid": rank, "tid": 0, "args": {"sort_index": rank}})
         entry: dict[str, Any] = {"rank": rank, "source": rank_trace.source, "problem": rank_trace.problem,
-                                 "process": rank_trace.process}
+                                 "process": rank_trace.process, **({"through": through} if through != rank else {})}
         if rank in singles:
             single = singles[rank]
             shift_us = round((starts[rank] - origin) / 1000, 3)
@@ -226,6 +227,21 @@ def to_merged_chrome(run: MergedRun, markers: tuple[Marker, ...] = (),
             **({"clock_disagreement": run.alignment.disagreement} if run.alignment.disagreement else {}),
             **({"diagnostics": diagnostics} if diagnostics is not None else {})}
     return {"traceEvents": events, "displayTimeUnit": "ms", "otherData": {RANKS_KEY: meta}, "ranks": kept}
+
+
+def _slots_written(run: MergedRun) -> list[tuple[RankTrace, int]]:
+    """Each slot with the last rank it stands for: consecutive ranks without a trace that say the same are one entry
+    (``through``), so the file grows with the traces it holds, not with the highest rank number one of them names."""
+    written: list[tuple[RankTrace, int]] = []
+    for slot in run.ranks:
+        if written:
+            first, through = written[-1]
+            if (slot.trace is None and first.trace is None and slot.process is None and first.process is None
+                    and slot.rank == through + 1 and (slot.source, slot.problem) == (first.source, first.problem)):
+                written[-1] = (first, slot.rank)
+                continue
+        written.append((slot, slot.rank))
+    return written
 
 
 def write_merged(run: MergedRun, path: Path, markers: tuple[Marker, ...] = (),
@@ -272,17 +288,25 @@ def load_merged(path: Path, dropped: Dropped | None = None) -> MergedRun:
             if isinstance(event, dict) and validation.is_int(event.get("pid")):
                 events_by_pid.setdefault(event["pid"], []).append(event)
         ranks: list[RankTrace] = []
+        held: set[int] = set()  # a set: a merge of 131,072 ranks is read in one pass, not compared pairwise
         shifts: dict[int, float] = {}
         origins: dict[int, int] = {}
         for entry in raw["ranks"]:
             rank = entry.get("rank") if isinstance(entry, dict) else None
-            if not (validation.is_int(rank) and 0 <= rank < MAX_RANKS) or any(held.rank == rank for held in ranks):
+            if not (validation.is_int(rank) and 0 <= rank < MAX_RANKS) or rank in held:
                 dropped["ranks out of range or named twice"] += 1
                 continue
             source, problem, process = (_text(entry.get(key)) for key in ("source", "problem", "process"))
             if "info" not in entry:
-                ranks.append(RankTrace(rank, None, source or "", problem, process))
+                through = entry.get("through", rank)  # ranks without a trace that said the same, written once
+                if not (validation.is_int(through) and rank <= through < MAX_RANKS) or process is not None \
+                        or not held.isdisjoint(range(rank, through + 1)):
+                    dropped["ranks out of range or named twice"] += 1
+                    through = rank
+                held.update(range(rank, through + 1))
+                ranks.extend(RankTrace(each, None, source or "", problem, process) for each in range(rank, through + 1))
                 continue
+            held.add(rank)
             mine = events_by_pid.get(rank, []) + events_by_pid.get(_DEEP_PID + rank, [])
             shift, origin = entry.get("shift_us"), entry.get("origin_ns")
             if not validation.is_number(shift):  # its place is lost, not its events: it starts at its first one

@@ -17,6 +17,7 @@ from tracers.vocabulary.exported import export_line, export_of
 from tracers.vocabulary.imports import import_failure
 
 from .divergence import Divergence
+from .endings import endings
 from .findings import shared_findings, who
 from .summary import COUNTS, RankReport
 
@@ -99,7 +100,7 @@ def render_ranks(result: RankReport, links: Links | None = None) -> str:
         name=run.name, count=_count(run), device=run.device, cache=run.cache,
         versions=", ".join(sorted({trace.info.torch_version for _, trace in run.present})),
         clocks=run.alignment.method, from_logs=_from_logs(run),
-        endings=tuple((rank.name, rank.ending) for rank in run.ranks if rank.ending),
+        endings=tuple((ending.who, ending.ending) for ending in endings(run)),
         divergence=result.divergence, findings=_findings(run, result), table=_table(result),
         timeline=templating.safe(_timeline(result, esc)), details=details)
     return templating.render("ranks.html", view=view)

@@ -12,10 +12,12 @@ from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.terminal.style import Style
 from tracers.vocabulary.durations import duration
+from tracers.vocabulary.printable import printable_value as one_line
 from tracers.terminal.summary import written_lines
 from tracers.tracefile.stages import STAGE_BY_ID, STAGE_ORDER
 
 from .divergence import Divergence, compare
+from .endings import endings
 from .findings import compile_lines, findings_lines, names_text
 from .merge import Marker, MergedRun
 from .wording import GROUP_FROM, ranks_text
@@ -158,16 +160,17 @@ def markers(result: RankReport) -> tuple[Marker, ...]:
 
 def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
     run = result.run
+    # the name, device and cache come from file names and the traces' words: one line each, a newline shown escaped
+    name, device, cache = (one_line(text) for text in (run.name, run.device, run.cache))
     if run.kind == "processes":
         ranks = f", {run.world_size} rank(s)" if run.world_size else ""
-        head = style.bold("torch.compile across processes") + f" — {run.name}, {len(run.ranks)} process(es){ranks}"
+        head = style.bold("torch.compile across processes") + f" — {name}, {len(run.ranks)} process(es){ranks}"
     else:
-        head = style.bold("torch.compile across ranks") + f" — {run.name}, {run.world_size} rank(s)"
-    lines = [head + f", {run.device}, cache {run.cache}", style.dim(f"  clocks: {run.alignment.method}")]
-    for rank_trace in run.ranks:
-        if rank_trace.ending is not None:
-            colour = style.red if rank_trace.trace is None or rank_trace.trace.info.status == "error" else style.yellow
-            lines.append("  " + colour(f"{rank_trace.name}: {rank_trace.ending}"))
+        head = style.bold("torch.compile across ranks") + f" — {name}, {run.world_size} rank(s)"
+    lines = [head + f", {device}, cache {cache}", style.dim(f"  clocks: {one_line(run.alignment.method)}")]
+    for ending in endings(run):  # ranks that ended alike said once (a rank number far past the logs found)
+        lines.append("  " + (style.red if ending.severe else style.yellow)(f"{one_line(ending.who)}: "
+                                                                          f"{one_line(ending.ending)}"))
     lines.append("")
     if run.kind == "processes" and not run.world_size:
         lines.append(style.dim("Divergence: these processes are no ranks of one job; nothing to compare"))

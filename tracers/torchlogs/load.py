@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tracers.tracefile.events import MAX_RANKS, Trace
 from tracers.vocabulary.printable import printable_value
-from tracers.vocabulary.reading import ReadError, open_input
+from tracers.vocabulary.reading import LOGS_ENV, ReadError, logs_limit, open_input
 
 from .convert import LogConverter
 from .files import LogFile, find_logs, is_log_name, rank_in_name
@@ -76,6 +76,7 @@ class LoadedLogs:
     choices: tuple[RankChoice, ...] = ()  # which log of such a rank was read, and why
     copies: tuple[tuple[str, str], ...] = ()  # (a log left out, the log it is a copy of): the same records
     several_runs: tuple[str, ...] = ()  # a file holding several runs (logs concatenated): which one was read
+    cut: str | None = None  # a directory of more logs than are read (vocabulary/reading.py: MAX_LOGS): which were
 
     @property
     def ranked(self) -> bool:
@@ -205,12 +206,13 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
         except ReadError as error:
             raise LogError(str(error)) from None
         files, foreign = found.logs, found.foreign
+        files, cut = _within_limit(files)
     else:
         try:  # a FIFO, a device or a socket is refused at once, a file that cannot be read says why
             open_input(path, "log").close()
         except ReadError as error:
             raise LogError(str(error)) from None
-        files, foreign = (LogFile(path, rank_in_name(path.name)),), ()
+        files, foreign, cut = (LogFile(path, rank_in_name(path.name)),), (), None
     roots = source_roots() if roots is None else roots
     readable, unreadable, stopped, several = [], [], [], []
     file_runs = 1  # the most runs one file holds (logs concatenated)
@@ -245,13 +247,25 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
         raise LogError(_no_such_run(path, run or 0, readable, file_runs))
     logs = tuple(_numbered(kept))
     left_out = tuple(name for choice in choices for name in choice.others)
-    loaded = LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies), tuple(several))
+    loaded = LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies), tuple(several), cut)
     notes = loaded.notes()
     if notes:  # the trace files say them too: a page outlives the terminal (a merge's page reads its ranks' traces)
         for log in logs:
             if log.trace.info.from_log is not None:
                 log.trace.info.from_log["reading_notes"] = list(notes)
     return loaded
+
+
+def _within_limit(files: tuple[LogFile, ...]) -> tuple[tuple[LogFile, ...], str | None]:
+    """The first logs of a directory, by rank, up to the bound; and the line that says what was left unread."""
+    limit = logs_limit()
+    if len(files) <= limit:
+        return files, None
+    kept = files[:limit]
+    ranks = [log.rank for log in kept if log.rank is not None]
+    which = f" (ranks {min(ranks)}–{max(ranks)})" if ranks else ""
+    return kept, (f"the directory holds {len(files):,} logs: read the first {limit:,} by rank{which}, the rest left "
+                  f"unread ({LOGS_ENV}={len(files)} reads them all)")
 
 
 def _run_of_file(loaded: LoadedLog, run: int | None) -> tuple[LoadedLog | None, str]:

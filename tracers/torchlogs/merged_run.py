@@ -18,7 +18,7 @@ def merged_run(loaded: LoadedLogs, name: str) -> MergedRun:
     by_rank = {log.rank: log for log in loaded.logs if log.rank is not None}
     world = max(by_rank, default=-1) + 1
     slots = [RankTrace(rank, by_rank[rank].trace, by_rank[rank].source) if rank in by_rank
-             else RankTrace(rank, None, "", "no log for this rank in the directory") for rank in range(world)]
+             else RankTrace(rank, None, "", "no log in the directory") for rank in range(world)]
     unranked = [log for log in loaded.logs if log.rank is None]
     for slot, (log, label) in enumerate(zip(unranked, _process_labels(unranked)), start=world):
         slots.append(RankTrace(slot, log.trace, log.source, None, label))

@@ -45,6 +45,8 @@ def reading_notes(loaded: LoadedLogs) -> tuple[str, ...]:
 
 def _which_logs(loaded: LoadedLogs) -> Iterator[str]:
     """Which logs were read, and which left out or ignored, and why."""
+    if loaded.cut:
+        yield loaded.cut
     yield from (choice.describe() for choice in loaded.choices)
     if loaded.choices:
         # a rank left without a log (it has fewer than --run asked) lists all of them as others
