@@ -6,6 +6,7 @@ from tracers.analysis.code_diff import TOP, CodeDiff
 from tracers.analysis.diff import TraceDiff
 from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
+from tracers.vocabulary.printable import printable_value as one_line
 
 from .speed_diff import render_runtime_diff
 from .style import Style
@@ -13,10 +14,12 @@ from .style import Style
 
 def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", "B")) -> str:
     a, b = names
-    lines = [style.bold("Stage diff"), f"  {a}: {result.a_label}", f"  {b}: {result.b_label}", ""]
+    # what comes from a trace (labels, names, targets, kernels) is one line each: a newline in it would make lines of
+    # its own (style.finish keeps the layout's newlines, escaping the rest)
+    lines = [style.bold("Stage diff"), f"  {a}: {one_line(result.a_label)}", f"  {b}: {one_line(result.b_label)}", ""]
     lines.append(f"  {'stage':<32}{a:>12}{b:>12}   ratio")
     for row in result.stages:
-        title = STAGE_BY_ID[row.stage].title if row.stage in STAGE_BY_ID else row.stage
+        title = STAGE_BY_ID[row.stage].title if row.stage in STAGE_BY_ID else one_line(row.stage)
         a_text = duration(row.a_ns) if row.a_ns is not None else "—"
         b_text = duration(row.b_ns) if row.b_ns is not None else "—"
         if row.a_ns is None:
@@ -36,8 +39,8 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
         lines.append("Compiles:")
         for row in result.compiles:
             marker = style.yellow("  differs") if row.differs else ""
-            lines.append(f"  {row.compile_id:<10}{a}: {row.a.text if row.a else '—'}{marker}")
-            lines.append(f"  {'':<10}{b}: {row.b.text if row.b else '—'}")
+            lines.append(f"  {one_line(row.compile_id):<10}{a}: {one_line(row.a.text) if row.a else '—'}{marker}")
+            lines.append(f"  {'':<10}{b}: {one_line(row.b.text) if row.b else '—'}")
     if result.code is not None:
         lines.extend(render_code_diff(result.code, style, names))
     lines.extend(render_runtime_diff(result.runtime, style, names))
@@ -45,13 +48,13 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
         if only:
             lines.append("")
             lines.append(f"Ran only in {side}:")
-            lines.extend(f"  {target}" for target in only)
+            lines.extend(f"  {one_line(target)}" for target in only)
     if result.kernels_a or result.kernels_b:
         lines.append("")
         lines.append("Generated kernels:")
-        lines.append(f"  {a}: {len(result.kernels_a)}  " + ", ".join(result.kernels_a[:6])
+        lines.append(f"  {a}: {len(result.kernels_a)}  " + ", ".join(map(one_line, result.kernels_a[:6]))
                      + (" …" if len(result.kernels_a) > 6 else ""))
-        lines.append(f"  {b}: {len(result.kernels_b)}  " + ", ".join(result.kernels_b[:6])
+        lines.append(f"  {b}: {len(result.kernels_b)}  " + ", ".join(map(one_line, result.kernels_b[:6]))
                      + (" …" if len(result.kernels_b) > 6 else ""))
     return style.finish("\n".join(lines))  # input text made printable (style.py)
 
@@ -68,7 +71,8 @@ def render_code_diff(result: CodeDiff, style: Style, names: tuple[str, str]) -> 
         a_text = duration(row.a_ns) if row.a_ns is not None else "—"
         b_text = duration(row.b_ns) if row.b_ns is not None else "—"
         marker = style.yellow("  differs") if row.a_calls != row.b_calls else ""
-        code = row.code if len(row.code) <= 58 else row.code[:57] + "…"
+        code = one_line(row.code)
+        code = code if len(code) <= 58 else code[:57] + "…"
         lines.append(f"  {code:<58}{a_text:>10}{b_text:>10}   {row.a_calls}/{row.b_calls}{marker}")
     if len(result.rows) > TOP:
         lines.append(style.dim(f"  … {len(result.rows) - TOP} more functions"))
@@ -80,6 +84,6 @@ def render_code_diff(result: CodeDiff, style: Style, names: tuple[str, str]) -> 
                 lines.append(style.dim(f"  ({side}: no codegen seen, read from the output code's comments, "
                                        "which name no C++ kernel)"))
         for row in result.lines[:TOP]:
-            lines.append(f"  {row.line:<30}{a}: {', '.join(row.a_kernels) or '—'}")
-            lines.append(f"  {'':<30}{b}: {', '.join(row.b_kernels) or '—'}")
+            lines.append(f"  {one_line(row.line):<30}{a}: {', '.join(map(one_line, row.a_kernels)) or '—'}")
+            lines.append(f"  {'':<30}{b}: {', '.join(map(one_line, row.b_kernels)) or '—'}")
     return lines

@@ -88,7 +88,7 @@ def _profile_lines(row: ProfileRow, style: Style, names: tuple[str, str]) -> lis
     a, b = names
     seen = [f"{side}: {profile.calls} calls" if profile else f"{side}: not profiled"
             for side, profile in ((a, row.a), (b, row.b))]
-    lines = ["", style.bold(f"Kernel time by your line: {row.label}") + style.dim(
+    lines = ["", style.bold(f"Kernel time by your line: {_clip(row.label, 200)}") + style.dim(
         f"  (torch.profiler, per call; {', '.join(seen)})")]
     if row.lines:
         lines.append(style.dim(f"  {'line':<52}{a:>10}{b:>10}   {b}/{a}"))
