@@ -21,12 +21,22 @@ class Claim:
 
 
 def _served_once(evidence: RunEvidence, version: str, subject: str = "") -> bool:
-    """The version served one call, and nothing changed again after it: no later version of the frame failed on the
-    same value (a size that changes on every call makes each version serve one call too)."""
+    """The version served one call, and the value changed only that once: no other version of the frame failed on
+    the same value, before or after (a size that changes on every call makes each version serve one call too)."""
     if evidence.served.get(version) != 1:
         return False
-    return not any(evidence.failures.get(later) is not None and evidence.failures[later].subject == subject
-                   for later in evidence.later_versions(version))
+    frame = version.rpartition("/")[0]
+    return not any(failure.subject == subject for other, failure in evidence.failures.items()
+                   if other != version and other.rpartition("/")[0] == frame)
+
+
+def _stays_dynamic(evidence: RunEvidence, version: str, name: str, dim: str = "") -> bool:
+    """torch made no constant of the value in that version (no symbolic_shape_specialization for it)."""
+    return evidence.pinned(version, name, int(dim) if dim.isdigit() else None) is None
+
+
+def _pinned(evidence: RunEvidence, version: str, name: str, dim: str = "") -> bool:
+    return not _stays_dynamic(evidence, version, name, dim)
 
 
 def _served_later_calls(evidence: RunEvidence, version: str, subject: str = "") -> bool:
@@ -61,6 +71,8 @@ def _hook_guards_skipped(evidence: RunEvidence, version: str) -> bool:
 
 
 CHECKS: dict[str, Callable[..., bool]] = {
+    "stays-dynamic": _stays_dynamic,
+    "pinned": _pinned,
     "hook-guards-skipped": _hook_guards_skipped,
     "served-once": _served_once,
     "served-later-calls": _served_later_calls,
@@ -88,6 +100,7 @@ def say(claim: Claim, evidence: RunEvidence, said: list[Claim] | None = None) ->
 # Sentences a finding may say only with the claim that backs them said too: the text is the claim's, never free.
 BACKED_BY = {
     "for one call only": "served-once",
+    "compiled it as dynamic": "stays-dynamic",
     "served every later call": "served-later-calls",
     "torch keeps by default": "default-limit",
     "an optimizer's first step": "in-optimizer",

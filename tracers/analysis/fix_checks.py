@@ -158,10 +158,20 @@ class FixCheck:
         return f"{self.verdict}: " + "; ".join(part for part in parts if part) if parts else self.verdict
 
 
+# A fix that removes the finding but makes compiling this much dearer is no clean win: said as "helps".
+DEARER = 1.25
+
+
+def dearer(before: Counts, after: Counts) -> bool:
+    """The fixed run spent markedly more time compiling (a quarter more, and at least half a second)."""
+    return after.compile_s > before.compile_s * DEARER and after.compile_s - before.compile_s >= 0.5
+
+
 def verdict(before: Counts, after: Counts | None, exit_before: int, exit_after: int | None, output: OutputChange,
             gone: bool, applied: bool, changes_output: bool = False) -> str:
     """The fix's verdict: a failed run or a changed output first (never a fix to follow), then whether it helped;
-    ``changes_output``: the fix is meant to change what the program does (its output changing is no fault)."""
+    ``changes_output``: the output changing is no fault (the fix is meant to change what the program does, or the
+    new output is the program's without compile)."""
     if exit_after is None:
         return "timed out"
     if exit_after != exit_before:
@@ -173,7 +183,7 @@ def verdict(before: Counts, after: Counts | None, exit_before: int, exit_after: 
     fewer = (after.graph_breaks + after.recompiles + after.eager_calls
              < before.graph_breaks + before.recompiles + before.eager_calls)
     if gone:
-        return "works"
+        return "helps" if dearer(before, after) else "works"
     return "helps" if fewer else "does nothing"
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .finding_type import Finding, Remedy
+from .finding_type import Finding, Remedy, unique_ids
 
 _CAPTURE = re.compile(r"capture_(?:dynamic_output_shape_ops|scalar_outputs)")
 # What each kind of data-dependent step needs Dynamo to capture: a Python number out of a tensor (.item(),
@@ -41,9 +41,94 @@ _SETTING = re.compile(r"`?(torch\._(?:dynamo|inductor)\.config\.\w+)\s*=\s*(True
 
 def checked_hints(found: list[Finding]) -> list[Finding]:
     """The break findings with torch's hints checked against the run's other breaks and their places, and a setting a
-    hint names as the fix the tracer can apply to check it (trace --check-fixes)."""
+    hint names as the fix the tracer can apply to check it (trace --check-fixes); a training step's backward and
+    optimizer calls, each a break, said as one finding."""
     breaks = [finding for finding in found if finding.kind in ("graph-break", "frame-skipped")]
-    return [_with_remedy(_checked(finding, breaks)) if finding in breaks else finding for finding in found]
+    checked = [_with_remedy(_checked(finding, breaks)) if finding in breaks else finding for finding in found]
+    return _training_steps(_one_per_line(checked))
+
+
+def _one_per_line(found: list[Finding]) -> list[Finding]:
+    """Breaks of one kind at one place said once: a line that breaks in several frames (a loop Dynamo skips, and the
+    frames it inlines, a resumable break and one it could not resume from) is one cause."""
+    home: dict[tuple, int] = {}
+    out: list[Finding] = []
+    for finding in found:
+        key = (finding.where, finding.graph_break_id or finding.explanation) \
+            if finding.kind in ("graph-break", "frame-skipped") and finding.where else None
+        if key is None or key not in home:
+            if key is not None:
+                home[key] = len(out)
+            out.append(finding)
+            continue
+        kept = out[home[key]]
+        skipped = [item for item in (kept, finding) if item.kind == "frame-skipped"]
+        events = kept.events + finding.events
+        what = re.sub(r"^\d+ graph breaks?", f"{events} graph break{'s' if events != 1 else ''}", kept.what)
+        out[home[key]] = dataclasses.replace(
+            kept, what=what, events=events,
+            compile_ids=unique_ids((*kept.compile_ids, *finding.compile_ids)), cost_s=kept.cost_s + finding.cost_s,
+            graphs_added=kept.graphs_added + finding.graphs_added,
+            no_graph=tuple(dict.fromkeys((*kept.no_graph, *finding.no_graph))),
+            eager_calls=(kept.eager_calls or 0) + (finding.eager_calls or 0) or None,
+            eager_note=kept.eager_note or finding.eager_note,
+            parts=(*kept.parts, *finding.parts, *(["in one frame Dynamo could not resume after it and ran the whole "
+                                                   "frame eagerly"] if skipped and kept.kind != "frame-skipped" else [])),
+            remedies=tuple(dict.fromkeys((*kept.remedies, *finding.remedies))))
+    return out
+
+
+# The calls of a training step that break a compiled function by design: the backward (AOTAutograd compiles the
+# backward of the compiled forward anyway) and torch.optim's steps (skipped by Dynamo here).
+_STEP_CALL = re.compile(r"\.(backward|zero_grad|step)\s*\(")
+_STEP_BREAK = re.compile(r"Tensor\.backward|Optimizer\.|LRScheduler\.|\w+\.step`|marked as skipped|graph_break\(\)")
+_STEP_ADVICE = ("These are the training step's own calls ({calls}), and each breaks the compiled function: the "
+                "backward is compiled all the same from the compiled forward (AOTAutograd), and torch.optim's steps "
+                "are left to run eager. Compile the forward and the loss only, return the loss, and make all of these "
+                "calls outside it: {before}the others after the compiled call, in the order the function makes them. "
+                "Moving some out and not others "
+                "changes what the loop computes (an optimizer step before the backward uses the old gradients; a "
+                "zero_grad dropped lets them add up).")
+_STEP_NOTE = ("torch's hints on these breaks (avoid calling them in compiled code) would drop calls the training "
+              "needs: not passed on")
+
+
+def _training_steps(found: list[Finding]) -> list[Finding]:
+    """The breaks at a training step's calls in one file of the user's, two or more, merged into one finding at the
+    first of them (where the step starts)."""
+    def is_step(finding: Finding) -> bool:
+        line = finding.user_line
+        return finding.kind == "graph-break" and line is not None and bool(_STEP_CALL.search(line.code or "")) and \
+            bool(_STEP_BREAK.search(" ".join((finding.what, finding.hint or "", finding.explanation or ""))))
+
+    by_file: dict[str, list[Finding]] = {}
+    for finding in found:
+        if is_step(finding):
+            by_file.setdefault(finding.user_line.path, []).append(finding)  # type: ignore[union-attr]
+    merged_away: set[int] = set()
+    replacement: dict[int, Finding] = {}
+    for steps in by_file.values():
+        if len(steps) < 2:
+            continue
+        steps.sort(key=lambda finding: finding.user_line.line)  # type: ignore[union-attr]
+        calls = ", ".join(f"`{finding.user_line.code.strip()}` (line {finding.user_line.line})"  # type: ignore[union-attr]
+                          for finding in steps)
+        events = sum(finding.events for finding in steps)
+        first = steps[0]
+        replacement[id(first)] = dataclasses.replace(
+            first, what=f"{events} graph breaks: a training step's backward and optimizer calls inside the compiled "
+                        f"function ({len(steps)} lines)",
+            events=events, compile_ids=unique_ids(cid for finding in steps for cid in finding.compile_ids),
+            cost_s=sum(finding.cost_s for finding in steps),
+            graphs_added=sum(finding.graphs_added for finding in steps),
+            no_graph=tuple(dict.fromkeys(cid for finding in steps for cid in finding.no_graph)),
+            parts=tuple(f"{finding.user_line.short}: {finding.what}" for finding in steps),  # type: ignore[union-attr]
+            advice=_STEP_ADVICE.format(calls=calls, before="`zero_grad()` before the compiled call, " if any(
+                "zero_grad" in (finding.user_line.code or "") for finding in steps) else ""), hint=None, hint_note=_STEP_NOTE, torch_link=None,
+            graph_break_id=None, remedies=(), recompiles=sum(finding.recompiles for finding in steps),
+            cost_counts=first.cost_counts)
+        merged_away.update(id(finding) for finding in steps[1:])
+    return [replacement.get(id(finding), finding) for finding in found if id(finding) not in merged_away]
 
 
 def _with_remedy(finding: Finding) -> Finding:

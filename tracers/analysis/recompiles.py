@@ -14,7 +14,7 @@ from tracers.tracefile.events import Trace, rank_of
 from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, Remedy, first_match,
                            unique_ids)
 from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library,
-                     is_users_file, passed_by_user, short, user_caller)
+                     is_users_file, parse_location, passed_by_user, short, traceback_lines, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
 from .claims import Claim, say
@@ -51,12 +51,28 @@ _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats 
               "forward (count outside the compiled call), or keep it in a tensor buffer (register_buffer) updated in "
               "place, and work on it with tensor ops (torch.clamp, not min()).")
 _NOT_YOURS = ("The guard is in `{frame}` at {file}, which your line calls, not in your code: state it reads changed "
-              "after the version before was compiled.{once} If it repeats, see torch's guard below.")
+              "after the version before was compiled.{once}")
 _OPTIMIZER_ONCE = " Once is expected here: an optimizer's first step creates its state."
+_WAS_NONE = re.compile(r"the guard was `(.+?) is None`")
+_SET_SINCE = (" It was None when the version before was compiled and is set now: setting `{name}` before the first "
+              "call (for a model's config attribute, in the config the model is built with) skips this recompile.")
+_WRAPPER_TYPE = ("The code compiled here, `{frame}` at {file}, is a wrapper's (a decorator's) that runs for more than "
+                 "one function: its versions are kept together, so each function it wraps, told apart by the type of "
+                 "its first argument{hint}, compiles a version of its own, once. Nothing to fix.")
 _NOT_YOURS_TYPE = ("`{name}` reached `{frame}` ({file}, which your line calls) as another type than when the version "
                    "before was compiled: each type compiles its own version, once. Expected where your calls switch "
                    "what the model passes down (an option such as use_cache); keep such options the same between "
                    "calls where the compile time matters.")
+_PINNED = ("Dynamo compiled `{name}` with a dynamic size, but {where} makes the size a constant in each version "
+           "(torch: symbolic_shape_specialization, {reason}), so every new size compiles again. Marking the dimension "
+           "dynamic does not help (torch then raises ConstraintViolationError at that line); write that step so it "
+           "does not need the size as a Python number (a tensor op over the whole dimension instead of a Python loop "
+           "over it), or keep the sizes few.")
+_DIMENSION = re.compile(r"dimension (\d+):")
+_ACROSS_BREAK = ("`{name}` is used at {where} (`{code}`), where the compiled function breaks (a graph break of its "
+                 "own): the value handed to the code at a break is a constant of each version, so every new value "
+                 "compiles again, dynamic or not. Keep `{name}` out of that line (or remove the break there), or "
+                 "keep it in a tensor.")
 _GLOBAL_COUNTER = ("`{name}` is a global number the compiled function changes itself (`{name} += …`): Dynamo reads "
                    "it as a constant of each version, so every call's new value compiles a new version (and past the "
                    "recompile limit, calls run eager). Count outside the compiled function (in the loop that calls "
@@ -215,14 +231,23 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     own = [compile_id for compile_id in compiled if compile_id in compiles and compiles[compile_id].frame == first_frame]
     last = compiles.get(own[-1]) if own else None
     dynamic = last is not None and made_dynamic(guards.get(last.compile_id, ""), first)
+    dim = _DIMENSION.match(first.change)
+    dim_text = dim.group(1) if dim else ""
+    if dynamic:  # symbolic in the guards, yet torch may have made it a constant while tracing (a loop over it)
+        dynamic = bool(say(Claim("stays-dynamic", (last.compile_id, subject, dim_text), "yes"), evidence, said))
+    pin = evidence.pinned(last.compile_id, subject, int(dim_text) if dim_text else None) \
+        if last is not None and not dynamic and kind in ("size", "value") else None
     frames = list(dict.fromkeys(short(compiles[compile_id].frame or "") for compile_id in compiled
                                 if compile_id in compiles))
     changed = first.said
     times = f"{len(compiled)} time{'s' if len(compiled) != 1 else ''}"
     if len({_base_frame(name) for name in frames}) > 1:  # one change through several functions: said once
         listed = ", ".join(frame_words(name) for name in frames[:4]) + (" …" if len(frames) > 4 else "")
-        what = f"{changed}{f' ({first.change})' if first.change else ''}: {len(frames)} frames recompiled for it, " \
-               f"{times} in all ({listed})"
+        # frames by torch's frame number: a wrapper is named by what it wraps, so names may be fewer than frames
+        count = len({compile_id.rpartition("/")[0] for compile_id in compiled})
+        wrappers = ", with the wrappers around them" if count > len(frames) else ""
+        what = f"{changed}{f' ({first.change})' if first.change else ''}: {count} frames recompiled for it, " \
+               f"{times} in all ({listed}{wrappers})"
     else:  # one function, and the resume functions after its breaks
         where = f" (in {' and in '.join(frame_words(name) for name in frames)})" if len(frames) > 1 else ""
         what = f"{frame_words(frames[0]) if len(frames) == 1 else f'`{frame}`'} recompiled {times}{where}: {changed}"
@@ -249,6 +274,16 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                            _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"])),
                            _DYNAMIC_NOT_ALL.format(later=later)), evidence, said)
         explained = SHAPES
+    elif pin is not None:
+        said.append(Claim("pinned", (last.compile_id, subject, dim_text), ""))
+        values = _values(group)
+        what += f", and each version was specialised to it{f' ({values})' if values else ''}"
+        where = f"{pin.short} (`{pin.code}`)" if pin.short else "your code"
+        advice = _PINNED.format(name=subject, where=where, reason=pin.reason.replace("_", " "))
+        explained = SHAPES
+        served_once = False
+        if pin.short and not is_library(pin.file):  # the cause is the line that pins it, not the call
+            user, library = SourceLine(pin.file, pin.line, "", pin.code), None
     elif static is not None:
         cause, fix, remedies = static
         pattern = _pattern(evidence, own, len(compiled), limit is not None)
@@ -260,7 +295,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         served_once = False
     elif specialised:
         what += ", and Dynamo specialised it on each value"
-        advice = _ATTRIBUTE.format(name=subject) if subject.startswith("self.") else \
+        crossing = _break_using(trace, own, subject)
+        advice = _ACROSS_BREAK.format(name=subject, where=crossing.short, code=crossing.code.strip()) \
+            if crossing is not None else \
+            _ATTRIBUTE.format(name=subject) if subject.startswith("self.") else \
             _GLOBAL_COUNTER.format(name=subject) if _counts_itself(guard_failure, subject) else \
             _SPECIALISED.format(name=subject, where=(library or user).short if (library or user) else "its use")
     elif kind == "value" and subject.startswith("self."):
@@ -294,8 +332,18 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         # the function the guard's line is in (the compiled frame may be a wrapper that calls it)
         guard_frame = library.function or frame
         once = say(Claim("in-optimizer", (library.path,), _OPTIMIZER_ONCE), evidence, said)
-        advice = (_NOT_YOURS_TYPE if kind == "type" else _NOT_YOURS).format(frame=guard_frame, name=subject, once=once,
-                                                                             file=library.short)
+        unset = _WAS_NONE.search(first.change)
+        if unset:  # ``x is None`` held when the version before was compiled: x has been set since
+            once += _SET_SINCE.format(name=unset.group(1))
+        elif first.change.startswith("the guard was"):
+            once += f" (torch's {first.change.removeprefix('the ')})"
+        if kind == "type" and (subject == "self" or subject.startswith("the call's first")):
+            # one code object (a decorator's) compiled for several functions: its first argument's type tells them
+            advice = _WRAPPER_TYPE.format(frame=guard_frame, file=library.short, hint=f" ({first.torch_hint})"
+                                          if first.torch_hint else "")
+        else:
+            advice = (_NOT_YOURS_TYPE if kind == "type" else _NOT_YOURS).format(
+                frame=guard_frame, name=subject, once=once, file=library.short)
     eager, explanation, hint = None, None, first.torch_hint
     cost = sum(ledger.whole(compile_id) for compile_id in ids)
     if limit is not None:
@@ -330,6 +378,23 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]),
         claims=tuple(said), remedies=remedies)
+
+
+def _break_using(trace: Trace, versions: list[str], name: str) -> SourceLine | None:
+    """A graph break in one of the frame's versions whose line (the user's) uses ``name``: where its value crosses a
+    break and is made a constant."""
+    bare = name.removeprefix("self.")
+    for artifact in trace.artifacts:
+        if artifact.kind != "break" or artifact.compile_id not in versions:
+            continue
+        line = parse_location(str(artifact.metadata.get("location") or ""))
+        # the line's text from torch's own traceback in the break's record (the analysis reads no source files)
+        code = next((frame.code for frame in traceback_lines(artifact.payload or "")
+                     if line is not None and frame.path == line.path and frame.line == line.line), "")
+        if line is not None and re.search(rf"(?<![\w.]){re.escape(bare)}(?!\w)", code) and \
+                not re.search(rf"(?<![\w.]){re.escape(bare)}\s*[-+*]?=(?!=)", code):
+            return SourceLine(line.path, line.line, line.function, code)
+    return None
 
 
 def _counts_itself(failure: GuardFailure, subject: str) -> bool:

@@ -38,6 +38,26 @@ class CompileCall:
         return self.arguments.get(argument)
 
 
+@dataclass(frozen=True)
+class Specialisation:
+    """torch's record that a compile made a size or value a constant (``symbolic_shape_specialization``)."""
+
+    name: str  # the user's name in torch's source (``x`` of ``L['x'].size()[0]``)
+    dim: int | None  # the dimension, for a size
+    value: str
+    reason: str  # torch's: range_refined_to_singleton, …
+    file: str = ""  # the user's line that made it, where torch's stack names one
+    line: int = 0
+    code: str = ""
+
+    @property
+    def short(self) -> str:
+        return f"{self.file.rsplit('/', 1)[-1]}:{self.line}" if self.file else ""
+
+
+_SPECIALISED_SOURCE = re.compile(r"\[['\"]?([\w.]+?)['\"]?\](?:\.size\(\)\[(\d+)\])?$")
+
+
 @dataclass
 class RunEvidence:
     """The run's own record, indexed for the claim checks (claims.py)."""
@@ -48,6 +68,12 @@ class RunEvidence:
     served: dict[str, int] = field(default_factory=dict)  # compile id -> calls its graph served
     failures: dict[str, GuardFailure] = field(default_factory=dict)  # compile id -> its first failed guard
     refused: set[str] = field(default_factory=set)  # compile ids the recompile limit refused
+    specialised: dict[str, list[Specialisation]] = field(default_factory=dict)  # compile id -> what it pinned
+
+    def pinned(self, compile_id: str, name: str, dim: int | None) -> Specialisation | None:
+        """The compile's record that it made ``name`` (its dimension ``dim``, for a size) a constant, if any."""
+        return next((found for found in self.specialised.get(compile_id, ())
+                     if found.name == name and (dim is None or found.dim == dim)), None)
 
     def setting(self, compile_id: str, name: str) -> Any:
         """A setting as the compile ran with it; None where the trace does not record it (an older trace)."""
@@ -99,8 +125,24 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
                 evidence.refused.add(artifact.compile_id)
         elif artifact.kind == "compile-call":
             evidence.calls.append(_compile_call(meta))
+        elif artifact.name == "symbolic_shape_specialization" and artifact.compile_id:
+            evidence.specialised.setdefault(artifact.compile_id, []).extend(_specialisations(meta))
     evidence.versions = {frame: sorted(ids, key=compile_identity.sort_key) for frame, ids in frames.items()}
     return evidence
+
+
+def _specialisations(meta: dict[str, Any]) -> list[Specialisation]:
+    frame = meta.get("user_frame") if isinstance(meta.get("user_frame"), dict) else {}
+    line = frame.get("line")
+    found = []
+    for source in meta.get("sources") or []:
+        parsed = _SPECIALISED_SOURCE.search(str(source))
+        if parsed:
+            found.append(Specialisation(parsed.group(1), int(parsed.group(2)) if parsed.group(2) else None,
+                                        str(meta.get("value") or ""), str(meta.get("reason") or ""),
+                                        str(frame.get("filename") or ""), line if isinstance(line, int) else 0,
+                                        str(frame.get("loc") or "")))
+    return found
 
 
 def _compile_call(meta: dict[str, Any]) -> CompileCall:

@@ -9,6 +9,7 @@ first run's. The first run's trace is only added to: its events are unchanged.""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -20,8 +21,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from tracers.analysis.finding_type import Finding, Remedy
-from tracers.analysis.fix_checks import (Counts, FixCheck, counts_of, finding_label, fixes_to_check, output_change,
-                                         verdict)
+from tracers.analysis.fix_checks import (Counts, FixCheck, counts_of, dearer, finding_label, fixes_to_check,
+                                         output_change, verdict)
 from tracers.analysis.report_model import build_report
 from tracers.capture.launcher import leads_output
 from tracers.capture.options import TraceOptions
@@ -153,6 +154,7 @@ def _check_all(handed: Handed, options: TraceOptions, first: _Ran, timeout: floa
         say("trace", "--check-fixes: no finding has a fix the tracer can apply by itself (the others change your code)")
     ran: list[tuple[Finding, Remedy, Path, _Ran]] = []
     control: _Ran | None = None
+    eager: _Ran | None = None
     try:
         for number, (finding, remedy) in enumerate(todo, 1):
             say("trace", f"checking fix {number} of {len(todo)}: {remedy.said} …")
@@ -162,12 +164,13 @@ def _check_all(handed: Handed, options: TraceOptions, first: _Ran, timeout: floa
         # a run that ended as the first did but printed otherwise: is it the fix, or does the output vary anyway?
         if any(done.code == first.code and done.output != first.output for *_, done in ran):
             say("trace", "--check-fixes: running the script once more without any fix, to tell what varies from "
-                         "run to run …")
+                         "run to run, and once with compile off, to tell which output is the program's own …")
             control = _run_captured(_command(options, scratch / "control", None), timeout, echo=False)
+            eager = _run_eager(options, timeout)
     except KeyboardInterrupt:
         say("trace", f"--check-fixes stopped by Ctrl-C: {len(ran)} of {len(todo)} fixes checked")
     before = counts_of(trace)
-    checks = [_checked(finding, remedy, folder, done, first, control, before, timeout)
+    checks = [_checked(finding, remedy, folder, done, first, control, eager, before, timeout)
               for finding, remedy, folder, done in ran]
     for number, check in enumerate(checks, 1):
         say("trace", f"  fix {number}: {printable_value(check.said)}")
@@ -189,12 +192,28 @@ def _check_all(handed: Handed, options: TraceOptions, first: _Ran, timeout: floa
         show(page)
 
 
+def _run_eager(options: TraceOptions, timeout: float) -> _Ran | None:
+    """The script with compile off (``TORCHDYNAMO_DISABLE=1``), untraced: the output it prints is the program's own."""
+    command = [sys.executable, *subprocess._args_from_interpreter_flags(),
+               *(["-m", options.script] if options.module else [options.script]), *options.args]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=timeout,
+                              env={**os.environ, "TORCHDYNAMO_DISABLE": "1"})
+    except (subprocess.TimeoutExpired, OSError):
+        return None
+    return _Ran(done.returncode, done.stdout.splitlines(), done.stderr.splitlines())
+
+
 def _checked(finding: Finding, remedy: Remedy, folder: Path, done: _Ran, first: _Ran, control: _Ran | None,
-             before: Counts, timeout: float) -> FixCheck:
+             eager: _Ran | None, before: Counts, timeout: float) -> FixCheck:
     """What the run with ``remedy`` did, from its trace and output."""
     label = finding_label(finding)
-    change = output_change(first.output, done.output, control.output if control and control.code is not None
-                           else None)
+    varies = control.output if control and control.code is not None else None
+    change = output_change(first.output, done.output, varies)
+    # the fixed run prints what the program prints without compile, where the first run did not: the fix mended it
+    mended = eager is not None and eager.code == done.code and not change.same and \
+        output_change(eager.output, done.output, varies).same and not output_change(eager.output, first.output,
+                                                                                    varies).same
     traces = sorted(folder.glob("*.json")) if folder.is_dir() else []
     fixed = None
     if traces:
@@ -208,13 +227,18 @@ def _checked(finding: Finding, remedy: Remedy, folder: Path, done: _Ran, first: 
     after = counts_of(fixed) if fixed is not None else None
     applied = bool(fixed is not None and (fixed.info.applied_fix or {}).get("applied"))
     gone = fixed is not None and all(finding_label(other) != label for other in build_report(fixed).findings)
-    result = verdict(before, after, first.code or 0, done.code, change, gone, applied, remedy.changes_output)
+    result = verdict(before, after, first.code or 0, done.code, change, gone, applied,
+                     remedy.changes_output or mended)
     error = ((fixed.info.error or "") if fixed is not None else "").splitlines()
     where = done.error_line("") if result == "worse" else ""
     said_error = (error[0][:200] if error else "") + (f" (at {where})" if where else "")
     note = "" if applied or result == "worse" else \
         "the run left no trace" if fixed is None else "the run never reached what the fix changes"
-    if result == "works" and remedy.changes_output and not change.same:
+    if mended:
+        note = "its output is now the program's with compile off (TORCHDYNAMO_DISABLE=1), which the first run's was not"
+    elif result == "works" and remedy.changes_output and not change.same:
         note = "its output changed, as this fix means it to"
+    if after is not None and result == "helps" and gone and dearer(before, after):
+        note = "the finding is gone, but compiling took markedly longer"
     return FixCheck(remedy.as_json(), remedy.key, result, label, done.code, asdict(before),
                     asdict(after) if after else {}, asdict(change), said_error, gone, note)

@@ -75,7 +75,7 @@ def _checks(checked: list | None, finding: Finding) -> tuple[CheckView, ...]:
                        ("bad" if check.bad else "good" if check.verdict in ("works", "helps") else "none")
                        if check else "none", remedy.said, check.said.partition(": ")[2] if check else "")
              for remedy, check in checked]
-    if not views and finding.fix and not finding.fix.startswith("Nothing to fix"):
+    if not views and finding.fix and "Nothing to fix" not in finding.fix:
         views.append(CheckView("not checked", "none", "the fix above", "a change to your code, which the tracer "
                                                                         "does not make"))
     return tuple(views)

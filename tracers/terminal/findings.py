@@ -53,7 +53,7 @@ def findings_lines(found: tuple[Finding, ...] | list[Finding], headline: str, bo
         checked = checks_for(finding) if checks_for else None
         for remedy, check in checked or ():
             lines.extend(_detail("check", f"{remedy.said}: {check.said if check else 'not checked'}", width))
-        if checked == [] and finding.fix and not finding.fix.startswith("Nothing to fix"):
+        if checked == [] and finding.fix and "Nothing to fix" not in finding.fix:
             lines.extend(_detail("check", "not checked: a change to your code, which the tracer does not make", width))
         lines.extend(_detail("torch", _torch_says(finding), width))
         lines.extend(_detail("note", finding.hint_note, width))

@@ -280,9 +280,16 @@ class RecordTranslator:
         elif kind == "distributed" and payload:
             payload = _compact_json(payload)  # torch indents it a value a line: several times the size
         elif kind == "shapes":
-            # Each symbol record carries the whole Python stack that created it: kilobytes apiece.
+            # Each symbol record carries the whole Python stack that created it: kilobytes apiece. The user's frame
+            # of it is kept: where a specialisation happened (``for i in range(x.shape[0])``) is the line to name.
+            user = [frame for frame in (details.get("user_stack") or metadata.get("user_stack") or [])
+                    if isinstance(frame, dict) and _outside(self.filename(frame.get("filename")))]
             details.pop("stack", None)
             details.pop("user_stack", None)
+            if user:
+                line = user[-1]
+                details["user_frame"] = {"filename": self.filename(line.get("filename")), "line": line.get("line"),
+                                         "name": line.get("name"), "loc": line.get("loc")}
         if kind in ("break", "recompile") and payload and self.hint_check is not None:
             wrong = self.hint_check(payload)
             if wrong:
