@@ -24,17 +24,19 @@ imports ``walkthrough`` (the tracer runs where only torch is installed); a test 
 
 from tracers.vocabulary.releases import TOOL_VERSION as __version__  # noqa: E402
 
-__all__ = ["region", "trace", "TraceResult", "load", "load_ranks", "load_ipython_extension", "__version__"]
+__all__ = ["region", "trace", "TraceResult", "check_fixes", "load", "load_ranks", "load_ipython_extension",
+           "__version__"]
 
 
 def __getattr__(name: str):
-    """``tracers.region`` (capture/regions.py) and ``tracers.trace``, ``tracers.TraceResult``, ``tracers.load`` and
-    ``load_ranks`` (the Python API, tracers/api/), imported on first use: reading a log loads no capture module."""
+    """``tracers.region`` (capture/regions.py) and ``tracers.trace``, ``tracers.TraceResult``, ``tracers.load``,
+    ``load_ranks`` and ``check_fixes`` (the Python API, tracers/api/), imported on first use: reading a log loads no
+    capture module."""
     if name == "region":  # the one name scripts import: ``from tracers import region``
         from tracers.capture.regions import region
 
         return region
-    if name in ("trace", "TraceResult", "load", "load_ranks"):
+    if name in ("trace", "TraceResult", "load", "load_ranks", "check_fixes"):
         from . import api
 
         return getattr(api, name)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from tracers.analysis.by_code import ByCode
 from tracers.analysis.finding_type import Finding
+from tracers.analysis.fix_checks import FixCheck
 from tracers.analysis.kernels import KernelMap
 from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.speed import Speed
@@ -192,6 +193,12 @@ class TraceResult:
         return self.report.findings
 
     # -- the things counted ---------------------------------------------------------------
+    @property
+    def fix_checks(self) -> dict[str, FixCheck]:
+        """``trace --check-fixes``' checks of the findings' fixes, by the fix's key (empty where none was made);
+        ``report.checks_for(finding)`` pairs each finding's fixes with theirs."""
+        return dict(self.report.fix_checks)
+
     @property
     def breaks(self) -> tuple[GraphBreak, ...]:
         """Each graph break, in the order torch reported them; a break Dynamo could not resume from (the

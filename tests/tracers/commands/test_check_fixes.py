@@ -69,6 +69,19 @@ def test_the_hook_guard_fix_works_and_its_output_change_is_what_it_means(checked
 
 
 @pytest.mark.torch
+def test_the_python_api_checks_the_fixes_and_reads_them_back(tmp_path):
+    import tracers
+
+    result = tracers.check_fixes(PROGRAMS / "late_hook.py", out=tmp_path)
+    (check,) = result.fix_checks.values()
+    assert check.verdict == "works"
+    finding = next(finding for finding in result.findings if finding.kind == "hook-ignored")
+    assert [pair[1] for pair in result.report.checks_for(finding)] == [check]
+    with pytest.raises(tracers.api.CheckFixesFailed, match="no trace was written"):
+        tracers.check_fixes(tmp_path / "missing.py", out=tmp_path)
+
+
+@pytest.mark.torch
 def test_report_of_a_checked_trace_shows_the_checks_and_runs_nothing(checked, tmp_path):
     result = run_python(["-m", "tracers", "report", str(checked["decode_static"][2]), "--out", str(tmp_path / "page")])
     assert result.returncode == 0, result.stderr
