@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,8 @@ from .result import Count
 
 _RESULT = pytest.StashKey["Any"]()  # the TraceResult of the test, whichever way it was traced
 _SAVED = pytest.StashKey["list[Path]"]()
+_BY_TEST = pytest.StashKey["dict[str, Path]"]()  # each traced test's trace file, for --compile-trace-check-fixes
+_OUTCOME = pytest.StashKey["dict[str, bool]"]()  # each test's call: passed or not
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -23,10 +26,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--compile-trace-cache", choices=("warm", "cold"), default="warm",
                     help="warm (default): leave torch's compile caches as they are; cold: caches off and a "
                          "fresh cache dir per test, so every stage really runs")
+    group.addoption("--compile-trace-check-fixes", action="store_true",
+                    help="with --compile-trace: run each traced test again once per fix the tracer can apply to its "
+                         "findings (a torch setting, an argument of a torch.compile call), each in a fresh pytest "
+                         "process, and say what each did (the test runs 1 + fixes times)")
+    group.addoption("--compile-trace-apply-fix", metavar="JSON", default=None, help=argparse.SUPPRESS)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SAVED] = []
+    config.stash[_BY_TEST] = {}
+    config.stash[_OUTCOME] = {}
     out = config.getoption("compile_trace", None)
     if out:
         from tracers.vocabulary.usage import UsageError, check_writable
@@ -43,16 +53,22 @@ def _name(nodeid: str) -> str:
 
 
 def _block(config: pytest.Config, nodeid: str):
+    from tracers.capture.options import SessionOptions
+
     from .context import trace
 
-    return trace(cache=config.getoption("compile_trace_cache"), name=_name(nodeid))
+    options = SessionOptions.from_flags(cache=config.getoption("compile_trace_cache"),
+                                        apply_fix=config.getoption("compile_trace_apply_fix", None))
+    return trace.with_options(options, name=_name(nodeid))
 
 
-def _save(config: pytest.Config, result: Any) -> None:
+def _save(config: pytest.Config, result: Any, nodeid: str) -> None:
     out = config.getoption("compile_trace", None)
     if not out or not (result.compiles or result.graphs):
         return
-    config.stash[_SAVED].extend(result.save(out))
+    written = result.save(out)
+    config.stash[_SAVED].extend(written)
+    config.stash[_BY_TEST][nodeid] = next(path for path in written if path.suffix == ".json")
 
 
 @pytest.fixture
@@ -63,7 +79,7 @@ def compile_trace(request: pytest.FixtureRequest) -> Iterator[Any]:
     with block as result:
         request.node.stash[_RESULT] = result
         yield result
-    _save(request.config, result)
+    _save(request.config, result, request.node.nodeid)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -78,7 +94,16 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
             return (yield)
     finally:  # a failing test's trace is the one most worth keeping
         if block.result is not None:
-            _save(item.config, block.result)
+            _save(item.config, block.result, item.nodeid)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Iterator[Any]:
+    """Each test's call, passed or not: a fix that fails a passing test is worse."""
+    report = yield
+    if report.when == "call":
+        item.config.stash[_OUTCOME][item.nodeid] = report.passed
+    return report
 
 
 def pytest_assertrepr_compare(config: pytest.Config, op: str, left: object, right: object) -> list[str] | None:
@@ -103,3 +128,21 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
                                     "(open the .html in a browser, the .json in https://ui.perfetto.dev)")
     else:
         terminalreporter.write_line(f"no test compiled anything: nothing written to {out}/")
+    if config.getoption("compile_trace_check_fixes", False) and not config.getoption("compile_trace_apply_fix"):
+        from tracers.vocabulary.printable import printable_value
+
+        from .pytest_fixes import check_test_fixes
+
+        outcomes = config.stash.get(_OUTCOME, {})
+        for nodeid, path in config.stash.get(_BY_TEST, {}).items():
+            for check in check_test_fixes(nodeid, path, outcomes.get(nodeid, True), Path(config.rootpath)):
+                terminalreporter.write_line(printable_value(f"{nodeid}: {_said_fix(check.fix)}: {check.said}"))
+
+
+def _said_fix(fix: dict) -> str:
+    from tracers.analysis.finding_type import Remedy
+
+    try:
+        return Remedy(**fix).said
+    except TypeError:
+        return str(fix.get("name"))

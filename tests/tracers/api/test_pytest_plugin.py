@@ -99,3 +99,41 @@ def test_the_plugin_is_installed_with_the_package() -> None:
 
     plugins = {entry.name: entry.value for entry in entry_points(group="pytest11")}
     assert plugins.get("tracers") == "tracers.api.pytest_plugin"
+
+
+LATE_HOOK_TEST = '''
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.relu(self.proj(x))
+
+
+def test_late_hook_runs():
+    seen = []
+    model = Net()
+    compiled = torch.compile(model, backend="aot_eager")
+    compiled(torch.randn(2, 8))
+    model.proj.register_forward_hook(lambda module, args, out: seen.append(1))
+    compiled(torch.randn(2, 8))
+    assert seen == [1]
+'''
+
+
+def test_check_fixes_runs_a_failing_test_again_with_the_fix_and_says_it_passes(pytester):
+    """--compile-trace-check-fixes (issue 53): the hook the compiled code ignored fails the test; with the hook
+    guards on, run again in a fresh pytest process, it passes: said, and written into the test's trace."""
+    pytester.makepyfile(test_hook=LATE_HOOK_TEST)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--compile-trace", "out",
+                                           "--compile-trace-check-fixes")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*test_late_hook_runs: torch._dynamo.config.skip_nnmodule_hook_guards = False: "
+                                 "works:*the test passes with it; it failed without*"])
+    (saved,) = (pytester.path / "out").glob("*.json")
+    (check,) = json.loads(saved.read_text())["otherData"]["torch_compile_walkthrough"]["fix_checks"]
+    assert check["verdict"] == "works" and check["exit_code"] == 0
