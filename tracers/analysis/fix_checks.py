@@ -182,8 +182,8 @@ def verdict(before: Counts, after: Counts | None, exit_before: int, exit_after: 
         return "changed the output"
     fewer = (after.graph_breaks + after.recompiles + after.eager_calls
              < before.graph_breaks + before.recompiles + before.eager_calls)
-    if gone:
-        return "helps" if dearer(before, after) else "works"
+    if gone:  # a fix for what the program computes is worth its compile time; one for compile time is not, dearer
+        return "helps" if dearer(before, after) and not changes_output else "works"
     return "helps" if fewer else "does nothing"
 
 
