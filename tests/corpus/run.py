@@ -41,6 +41,7 @@ KINDS = {
     "recompile-other": {"recompile"},
     "recompile-limit": {"recompile-limit"},
     "nothing-compiled": {"nothing-compiled"},
+    "hook-ignored": {"hook-ignored"},
 }
 # Torch's internal spellings that must never reach a finding's own words (what, parts, advice).
 RAW_NAMES = re.compile(r"\bL\[|\bG\[|kwargs\[|\bargs\[\d|___|\bself\._modules\[")
@@ -389,7 +390,7 @@ def write_results(path: Path, rows: list[dict], tally: dict[str, int], failed_co
 
 FIXED = HERE / "fixed"
 # The finding kinds that stand for one cause: a fix must leave no finding of the family that names the cause.
-FAMILIES = ({"recompile", "recompile-limit"}, {"graph-break", "frame-skipped"}, {"nothing-compiled"})
+FAMILIES = ({"recompile", "recompile-limit"}, {"graph-break", "frame-skipped"}, {"nothing-compiled"}, {"hook-ignored"})
 
 
 @dataclass

@@ -1,0 +1,42 @@
+"""llama_ckpt_stepcount.py with its step finding's fix applied: "keep it in a tensor buffer (register_buffer)
+updated in place, and work on it with tensor ops (torch.clamp, not min())"."""
+import torch
+import torch.nn as nn
+from transformers import LlamaConfig, LlamaForCausalLM
+
+
+class WarmupWrapper(nn.Module):
+    def __init__(self, lm, warmup_steps=100):
+        super().__init__()
+        self.lm = lm
+        self.warmup_steps = warmup_steps
+        self.register_buffer("step", torch.zeros((), dtype=torch.long), persistent=False)
+
+    def forward(self, input_ids):
+        self.step += 1
+        scale = torch.clamp(self.step / self.warmup_steps, max=1.0)
+        out = self.lm(input_ids=input_ids, labels=input_ids)
+        return out.loss * scale
+
+
+def main():
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=100, hidden_size=32, intermediate_size=64,
+                      num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
+                      max_position_embeddings=64)
+    lm = LlamaForCausalLM(cfg)
+    lm.gradient_checkpointing_enable()
+    lm.train()
+    wrapper = torch.compile(WarmupWrapper(lm), backend="aot_eager")
+    opt = torch.optim.SGD(lm.parameters(), lr=0.1)
+    for i in range(10):
+        ids = torch.randint(0, 100, (2, 16))
+        loss = wrapper(ids)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        print(i, round(loss.item(), 5))
+
+
+if __name__ == "__main__":
+    main()
