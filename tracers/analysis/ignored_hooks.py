@@ -8,6 +8,7 @@ from tracers.tracefile.events import Trace
 from .claims import Claim, say
 from .finding_type import RECOMPILES, Finding, Remedy
 from .run_evidence import RunEvidence
+from .frames import user_caller
 from .user_names import resume_place
 
 ARTIFACT = "late_hooks"  # capture/late_hooks.py's record
@@ -29,7 +30,8 @@ def _frame_said(frame: str) -> str:
 def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
     """One finding per set of hooks added to a compiled module after a code of it was last compiled (the codes
     compiled before them said together)."""
-    late: dict[str, tuple[list[dict], int, list[tuple[str, str]]]] = {}  # the hooks -> (them, count, frames)
+    # the hooks -> (them, count, the frames compiled before them, the compiles that saw them)
+    late: dict[str, tuple[list[dict], int, list[tuple[str, str]], list[str]]] = {}
     for artifact in trace.artifacts:
         meta = artifact.metadata
         if artifact.name != ARTIFACT or not isinstance(meta.get("hooks"), list):
@@ -38,11 +40,15 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
         frame, compile_id = str(meta.get("frame") or "the compiled module"), meta.get("compile_id")
         count = meta.get("count") if isinstance(meta.get("count"), int) and meta["count"] >= len(hooks) else len(hooks)
         if hooks and isinstance(compile_id, str):
-            entry = late.setdefault(repr(sorted(map(repr, hooks))), (hooks, count, []))
+            entry = late.setdefault(repr(sorted(map(repr, hooks))), (hooks, count, [], []))
             entry[2].append((frame, compile_id))
+            if isinstance(meta.get("seen_at"), str):
+                entry[3].append(meta["seen_at"])
     found = []
-    for hooks, count, frames in late.values():
+    for hooks, count, frames, seen in late.values():
         frame, compile_id = frames[-1]
+        # where the user's code called the module after adding them: a compile of its code that saw them
+        after = user_caller(trace, seen[0]) if seen else None
         owner = frame.split(".", 1)[0]
         said = [f"{hook.get('kind', 'hook')} `{hook.get('function', '?')}` on "
                 + (f"`{hook['module']}` (in `{owner}`)" if hook.get("module") else f"`{owner}` itself")
@@ -56,7 +62,7 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
                  f"{' and '.join(f'{_frame_said(name)} ({cid})' for name, cid in frames)} "
                  f"{'was' if len(frames) == 1 else 'were'} last compiled: the compiled code does not run "
                  f"{'them' if count != 1 else 'it'}, and nothing says so",
-            events=count, compile_ids=tuple(cid for _, cid in frames), cost_s=0.0,
+            events=count, compile_ids=tuple(cid for _, cid in frames), cost_s=0.0, user_line=after,
             parts=(*said, f"{why}: every call of that compiled code after they were added ran without them"),
             advice=_FIX, explained=RECOMPILES, claims=tuple(claims),
             remedies=(Remedy("setting", "torch._dynamo.config.skip_nnmodule_hook_guards", False,

@@ -63,6 +63,12 @@ _NOT_YOURS_TYPE = ("`{name}` reached `{frame}` ({file}, which your line calls) a
                    "before was compiled: each type compiles its own version, once. Expected where your calls switch "
                    "what the model passes down (an option such as use_cache); keep such options the same between "
                    "calls where the compile time matters.")
+_LIBRARY_KEYWORDS = ("`{name}` is the compiled function's own catch-all, filled by the library's call at {where} "
+                     "(code your line calls): it passes another number of keyword arguments on some calls than on "
+                     "others (a model's generate(), for one, calls it one way for the prompt and another for each "
+                     "decoding step), and each number compiles its own version. Nothing in your code to change; where the "
+                     "library documents a way to compile this call (a static cache, its own compile option), follow "
+                     "that.")
 _PINNED = ("Dynamo compiled `{name}` with a dynamic size, but {where} makes the size a constant in each version "
            "(torch: symbolic_shape_specialization, {reason}), so every new size compiles again. Marking the dimension "
            "dynamic does not help (torch then raises ConstraintViolationError at that line); write that step so it "
@@ -98,17 +104,21 @@ _SPECIALISED = ("Each new value of `{name}` compiled a new version, and the next
 _ONCE = ("It changed for one call only (the new version served 1 call, and nothing changed after it), as a shorter "
          "last batch does: drop it (DataLoader(..., drop_last=True)), pad it to the usual size, or mark the dimension "
          "dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version serves both.")
+_ONCE_TRAINER = ("It changed for one call only (the new version served 1 call, and nothing changed after it), as the "
+                 "shorter last batch of the Trainer's DataLoader does: drop it "
+                 "(TrainingArguments(..., dataloader_drop_last=True)), or mark the dimension dynamic before the first "
+                 "call so that one version serves both.")
 _ONCE_OTHER = ("It changed for one call only (the new version served 1 call, and nothing changed after it): pad it to "
                "the usual size, or mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, "
                "dim)) so that one version serves both.")
 _STATIC = ("{subject} changed on {pattern}, and every new version was compiled for the new value: {cause}, so no "
            "version is dynamic and each change compiles again{limit}.")
 _STATIC_FIX = {
-    "argument": "Leave `dynamic=False` out of torch.compile at {line} (the default, dynamic=None, compiles the second "
-                "size as dynamic and serves every later size with that one version), or pass dynamic=True.",
-    "config": "Leave torch._dynamo.config.automatic_dynamic_shapes at its default (True): the second size then "
-              "compiles as dynamic and serves every later size; or mark the dimension dynamic before the first call "
-              "(torch._dynamo.mark_dynamic(tensor, dim)).",
+    "argument": "Leave `dynamic=False` out of torch.compile at {line} (with the default, dynamic=None, the second size "
+                "gets a version with a symbolic size that serves every later one), or pass dynamic=True.",
+    "config": "Leave torch._dynamo.config.automatic_dynamic_shapes at its default (True): the second size then gets a "
+              "version with a symbolic size that serves every later one; or mark the dimension dynamic before the "
+              "first call (torch._dynamo.mark_dynamic(tensor, dim)).",
 }
 _LAST_BATCH = ("The shorter last batch of each pass over the data is what recompiles: the calls each version served "
                "fit {passes} passes of {batches} batches of {full} (dimension 0) then one of {short}. Drop it "
@@ -258,6 +268,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     guard_failure = next((failure for _, failure in reversed(group.failures) if failure.line), first) \
         if specialised else first
     user, library = _lines(trace, guard_failure, ids[0])
+    if kind == "length" and subject in ("kwargs", "args") and library is not None:
+        # the compiled function's own ``**kwargs``, filled by the library's call at ``library``: not the user's items
+        advice = _LIBRARY_KEYWORDS.format(name=subject, where=library.short)
     batch = _last_batches(group, compiles) if kind == "size" else None
     # the new version ran once: a one-off size (a frame without a graph of its own counts no calls: its resumed code's)
     # the new version served one call and nothing changed after it (a size changing on every call serves one each)
@@ -306,6 +319,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     if kind in _PROPAGATES and served_once:
         # A batch is dimension 0: a different dimension that changed once is not a last batch (a prompt, then decode).
         once = _ONCE if first.change.startswith("dimension 0:") else _ONCE_OTHER
+        if once is _ONCE and _under_trainer(evidence):  # the Trainer makes the DataLoader: its option drops it
+            once = _ONCE_TRAINER
         advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
     elif batch is not None and batch.batches > 1:
         gone = "this recompile goes, saving all the compile time it costs" if len(compiled) == 1 else \
@@ -334,7 +349,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         once = say(Claim("in-optimizer", (library.path,), _OPTIMIZER_ONCE), evidence, said)
         unset = _WAS_NONE.search(first.change)
         if unset:  # ``x is None`` held when the version before was compiled: x has been set since
-            once += _SET_SINCE.format(name=unset.group(1))
+            once += _SET_SINCE.format(name=subject)
         elif first.change.startswith("the guard was"):
             once += f" (torch's {first.change.removeprefix('the ')})"
         if kind == "type" and (subject == "self" or subject.startswith("the call's first")):
@@ -397,6 +412,12 @@ def _break_using(trace: Trace, versions: list[str], name: str) -> SourceLine | N
     return None
 
 
+def _under_trainer(evidence: RunEvidence) -> bool:
+    """Hugging Face's Trainer (through accelerate) called torch.compile for the user: it makes the DataLoader too."""
+    return any(call.by_library and ("transformers/" in call.file or "accelerate/" in call.file)
+               for call in evidence.calls)
+
+
 def _counts_itself(failure: GuardFailure, subject: str) -> bool:
     """The guarded global is one the compiled code changes: its guard's own line assigns it (``n += 1``)."""
     code = failure.line.code if failure.line is not None else ""
@@ -412,7 +433,7 @@ def _static_cause(evidence: RunEvidence, own: list[str],
         return None
     call = evidence.call_for(frame)
     if call is not None and call.says("dynamic") is False:
-        return (f"torch.compile(..., dynamic=False) at {call.short} turns automatic dynamic shapes off",
+        return (f"torch.compile(..., dynamic=False) at {call.short} keeps every size static",
                 _STATIC_FIX["argument"].format(line=call.short),
                 (Remedy("compile-argument", "dynamic", None, call.file, call.line, drop=True),
                  Remedy("compile-argument", "dynamic", True, call.file, call.line)))

@@ -29,6 +29,13 @@ class CompileCall:
     compiled_file: str = ""  # where the compiled function (a module's forward) starts
     compiled_line: int = 0
     compiled_name: str = ""
+    user_file: str = ""  # where a library called torch.compile for the user: the user's line below that call
+    user_line: int = 0
+
+    @property
+    def by_library(self) -> bool:
+        """torch.compile was called by a library's code (the Trainer, accelerate), not the user's."""
+        return bool(self.user_file)
 
     @property
     def short(self) -> str:
@@ -149,9 +156,11 @@ def _compile_call(meta: dict[str, Any]) -> CompileCall:
     compiled = meta.get("compiled") if isinstance(meta.get("compiled"), dict) else {}
     arguments = meta.get("arguments") if isinstance(meta.get("arguments"), dict) else {}
     line = meta.get("line")
+    user = meta.get("user") if isinstance(meta.get("user"), dict) else {}
     return CompileCall(str(meta.get("filename") or ""), line if isinstance(line, int) else 0, str(meta.get("loc") or ""),
                        {str(key): value for key, value in arguments.items()
                         if value is None or isinstance(value, (bool, str))},
                        str(compiled.get("filename") or ""),
                        compiled.get("line") if isinstance(compiled.get("line"), int) else 0,
-                       str(compiled.get("name") or ""))
+                       str(compiled.get("name") or ""), str(user.get("filename") or ""),
+                       user.get("line") if isinstance(user.get("line"), int) else 0)

@@ -21,15 +21,37 @@ _DDP_FIX = ("Compile the module DDP wraps instead, DDP(torch.compile(model)); or
             "own code, so Dynamo compiles it as a frame of its own after DDP's forward breaks (chapter 19's example).")
 
 
+def _line(meta: dict) -> SourceLine:
+    """A compile-call's line (the user's below a library's call, where one called torch.compile for the user)."""
+    line = meta.get("line")
+    return SourceLine(str(meta.get("filename")), line if isinstance(line, int) else 0, str(meta.get("name") or ""),
+                      str(meta.get("loc") or ""))
+
+
+def _ended(trace: Trace) -> str:
+    info = trace.info
+    error = (info.error or "").splitlines()
+    return {"error": f"it raised {error[0][:120]}" if error else "it raised", "exit": f"exit {info.exit_code}",
+            "interrupted": "Ctrl-C", "terminated": "SIGTERM"}.get(info.status, info.status)
+
+
 def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, CompileFacts],
                      breaks: list[Finding]) -> list[Finding]:
     """torch.compile ran but produced no graph at all: everything ran eager, whatever else the findings say."""
     frame_compiles = facts.frame_compiles
     if not facts.compiles and COMPILE_ENTRY in facts.fired:
         calls = facts.stage_calls.get("entry", 0)
-        called = [SourceLine(str(artifact.metadata.get("filename")), int(artifact.metadata.get("line") or 0),
-                             str(artifact.metadata.get("name") or ""), str(artifact.metadata.get("loc") or ""))
-                  for artifact in trace.artifacts if artifact.kind == "compile-call"]
+        called = [_line(artifact.metadata.get("user") if isinstance(artifact.metadata.get("user"), dict)
+                        else artifact.metadata) for artifact in trace.artifacts if artifact.kind == "compile-call"]
+        if trace.info.status not in ("ok", "running"):
+            # the run ended (raised, was stopped) before anything was compiled: whether the compiled callable would
+            # have been called is not for the trace to say
+            return [Finding(
+                kind="nothing-compiled", what=f"torch.compile was called, but the script ended ({_ended(trace)}) "
+                                              "before Dynamo compiled a frame", events=0, compile_ids=(), cost_s=0.0,
+                user_line=next((line for line in called if not is_library(line.path)), None),
+                parts=(f"torch.compile's entry ran {calls} time{'s' if calls != 1 else ''}; no frame reached Dynamo "
+                       "before the end",), explained=RESTARTS, informational=True)]
         return [Finding(
             kind="nothing-compiled", what="torch.compile was called, but Dynamo never compiled a frame: no call went "
                                           "through what it returned, so everything ran eager", events=0,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import linecache
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -167,16 +169,28 @@ def _compile_called(recorder: Recorder, args: tuple[Any, ...], kwargs: dict[str,
     """File where the user's code called torch.compile, and the arguments a finding's cause or fix names
     (``dynamic=False`` keeps every size static; a finding that nothing compiled names the line)."""
     frame = sys._getframe(1)
-    while frame is not None and (frame.f_code.co_filename.startswith(_SKIP) or "/torch/" in frame.f_code.co_filename):
+    while frame is not None and frame.f_code.co_filename.startswith((_SKIP, *_TORCH)):
         frame = frame.f_back
     if frame is not None:
         line = frame.f_lineno
         code = linecache.getline(frame.f_code.co_filename, line).strip()
         passed = {key: kwargs[key] for key in COMPILE_ARGUMENTS
                   if key in kwargs and (kwargs[key] is None or isinstance(kwargs[key], (bool, str)))}
+        # A library that calls torch.compile for the user (the Trainer, accelerate): its line, and the user's below it
+        user = frame
+        while user is not None and _installed(user.f_code.co_filename):
+            user = user.f_back
+        via = {"user": {"filename": user.f_code.co_filename, "line": user.f_lineno, "name": user.f_code.co_name,
+                        "loc": linecache.getline(user.f_code.co_filename, user.f_lineno).strip()}} \
+            if user is not None and user is not frame else {}
         recorder.add_artifact("compile-call", "torch.compile", None, {
             "filename": frame.f_code.co_filename, "line": line, "name": frame.f_code.co_name, "loc": code,
-            "arguments": passed, **_compiled_code(args[0] if args else None)}, None, 0)
+            "arguments": passed, **via, **_compiled_code(args[0] if args else None)}, None, 0)
+
+
+def _installed(path: str) -> bool:
+    """An installed package's file or the standard library's: not the user's code."""
+    return "site-packages" in path or "dist-packages" in path or path.startswith(_STDLIB) or path.startswith("<")
 
 
 def _compiled_code(target: Any) -> dict[str, Any]:
@@ -194,3 +208,18 @@ COMPILE_ARGUMENTS = ("dynamic", "fullgraph", "mode", "backend")  # torch.compile
 
 
 _SKIP = str(Path(__file__).resolve().parent.parent)  # the tracer's own frames: the hook that calls the observer
+
+_STDLIB = str(Path(linecache.__file__).resolve().parent)
+
+
+def _torch_dirs() -> tuple[str, ...]:
+    """torch's own package folder, as imported and resolved: a venv under /opt/torch/ is no part of it (its other
+    packages are libraries)."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return ()
+    folder = Path(spec.origin).parent
+    return tuple(dict.fromkeys((str(folder) + os.sep, str(folder.resolve()) + os.sep)))
+
+
+_TORCH = _torch_dirs()

@@ -3,7 +3,6 @@ guards on module hooks by default, ``skip_nnmodule_hook_guards``), so the progra
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from .collector import Warnings
@@ -18,16 +17,18 @@ _MODULES_KEPT = 4096  # submodules looked at per compiled module: a model's, not
 _HOOKS_SAID = 16
 
 
-def _hooks(module: Any) -> dict[tuple[str, str], set[int]]:
-    """(submodule path, hook dict) -> the ids of the hooks in it, for a module and its submodules."""
-    found: dict[tuple[str, str], set[int]] = {}
+def _hook_dicts(module: Any) -> dict[tuple[str, str], Any]:
+    """(submodule path, hook dict's name) -> the dict itself, for a module and its submodules: registering a hook adds
+    to that same dict, so holding the dicts (not the module) shows at exit what was added, even where the model
+    itself is gone by then (built inside a function that returned)."""
+    found: dict[tuple[str, str], Any] = {}
     for index, (path, submodule) in enumerate(module.named_modules()):
         if index >= _MODULES_KEPT:
             break
         for name in _HOOK_DICTS:
             hooks = getattr(submodule, name, None)
-            if hooks:
-                found[(path, name)] = set(hooks)
+            if isinstance(hooks, dict):
+                found[(path, name)] = hooks
     return found
 
 
@@ -41,9 +42,12 @@ class LateHooks:
 
     def __init__(self, recorder: Recorder):
         self.recorder = recorder
-        # (id(module), code) -> (a weak reference to the module, its hooks at the code's latest compile, that
+        # (id(module), code) -> (the module's hook dicts, the hook ids each held at the code's latest compile, that
         # compile's id, the code's name)
-        self._seen: dict[tuple[int, Any], tuple[weakref.ref, dict[tuple[str, str], set[int]], str | None, str]] = {}
+        self._seen: dict[tuple[int, Any], tuple[dict[tuple[str, str], Any], dict[tuple[str, str], set[int]],
+                                                str | None, str]] = {}
+        # id(module) -> each compile of any of its code, in order: (compile id, every hook id it saw)
+        self._history: dict[int, list[tuple[str | None, set[int]]]] = {}
 
     def start(self) -> Warnings:
         self.recorder.argument_observers[TARGET] = self._compiling
@@ -56,28 +60,28 @@ class LateHooks:
             return
         span = recorder.current_span()
         name = f"{type(module).__qualname__}.{getattr(code, 'co_name', 'forward')}"
-        try:
-            self._seen[(id(module), code)] = (weakref.ref(module), _hooks(module), span.compile_id if span else None,
-                                              name)
-        except TypeError:  # a module that cannot be weakly referenced is not followed
-            pass
+        dicts = _hook_dicts(module)
+        ids = {key: set(hooks) for key, hooks in dicts.items()}
+        compile_id = span.compile_id if span else None
+        self._seen[(id(module), code)] = (dicts, ids, compile_id, name)
+        self._history.setdefault(id(module), []).append((compile_id, set().union(*ids.values())))
 
     def stop(self) -> Warnings:
         self.recorder.argument_observers.pop(TARGET, None)
-        for reference, before, compile_id, frame in self._seen.values():
-            module = reference()
-            if module is None:
-                continue
-            added = []
-            for (path, name), ids in _hooks(module).items():
-                hooks = getattr(module.get_submodule(path) if path else module, name, {})
-                for hook_id in sorted(ids - before.get((path, name), set())):
-                    hook = hooks.get(hook_id)
-                    added.append({"module": path, "kind": _KIND[name], "function": _hook_name(hook)})
+        for (module_id, _), (dicts, before, compile_id, frame) in self._seen.items():
+            added, new_ids = [], set()
+            for (path, name), hooks in dicts.items():
+                for hook_id in sorted(set(hooks) - before.get((path, name), set())):
+                    added.append({"module": path, "kind": _KIND[name], "function": _hook_name(hooks.get(hook_id))})
+                    new_ids.add(hook_id)
+            # the first compile of the module's code that saw them: compiled at the first call after they were added
+            seen_at = next((cid for cid, ids in self._history.get(module_id, []) if new_ids <= ids), None)
             if added:
                 self.recorder.add_artifact("hooks", ARTIFACT, None, {
-                    "frame": frame, "compile_id": compile_id, "hooks": added[:_HOOKS_SAID], "count": len(added)},
-                    None, 0)
+                    "frame": frame, "compile_id": compile_id, "hooks": added[:_HOOKS_SAID], "count": len(added),
+                    "seen_at": seen_at}, None, 0)
+        self._seen.clear()  # the dicts go: nothing of the program's is held past the run
+        self._history.clear()
         return None
 
     def contribute(self, trace: Any) -> None:
