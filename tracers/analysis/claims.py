@@ -30,6 +30,11 @@ def _served_once(evidence: RunEvidence, version: str, subject: str = "") -> bool
                    if other != version and other.rpartition("/")[0] == frame)
 
 
+def _served(evidence: RunEvidence, version: str, calls: str) -> bool:
+    """The version served that many calls (the call that compiled it included)."""
+    return str(evidence.served.get(version)) == calls
+
+
 def _stays_dynamic(evidence: RunEvidence, version: str, name: str, dim: str = "") -> bool:
     """torch made no constant of the value in that version (no symbolic_shape_specialization for it)."""
     return evidence.pinned(version, name, int(dim) if dim.isdigit() else None) is None
@@ -40,8 +45,9 @@ def _pinned(evidence: RunEvidence, version: str, name: str, dim: str = "") -> bo
 
 
 def _served_later_calls(evidence: RunEvidence, version: str, subject: str = "") -> bool:
-    """No later compile failed against the version, and the limit refused none of the frame's later calls."""
-    return not evidence.failed_against(version) and \
+    """No later compile failed against the version on the same value (another guard, grad mode say, is another
+    cause), and the limit refused none of the frame's later calls."""
+    return not evidence.failed_against(version, subject or None) and \
         not any(later in evidence.refused for later in evidence.later_versions(version))
 
 
@@ -71,6 +77,7 @@ def _hook_guards_skipped(evidence: RunEvidence, version: str) -> bool:
 
 
 CHECKS: dict[str, Callable[..., bool]] = {
+    "served": _served,
     "stays-dynamic": _stays_dynamic,
     "pinned": _pinned,
     "hook-guards-skipped": _hook_guards_skipped,
@@ -100,6 +107,7 @@ def say(claim: Claim, evidence: RunEvidence, said: list[Claim] | None = None) ->
 # Sentences a finding may say only with the claim that backs them said too: the text is the claim's, never free.
 BACKED_BY = {
     "for one call only": "served-once",
+    "served one call only": "served",
     "compiled it as dynamic": "stays-dynamic",
     "served every later call": "served-later-calls",
     "torch keeps by default": "default-limit",

@@ -69,7 +69,7 @@ class Remedy:
             return f"`{self.name}` left out of torch.compile at {where}" if self.drop else \
                 f"torch.compile(..., {self.name}={self.value!r}) at {where}"
         if self.kind == "ignore-logging":
-            return f"`{self.name}` added to torch._dynamo.config.ignore_logging_functions"
+            return f"`{self.name}` (the call at {where}) added to torch._dynamo.config.ignore_logging_functions"
         return f"{self.name} = {self.value!r}"
 
     def as_json(self) -> dict[str, object]:

@@ -114,6 +114,18 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
     if code:  # the function object passed changed (a new lambda, another activation): its identity is guarded
         name = _said(code.group(1))
         return name, "identity", "", code.group(1)
+    emptiness = _NOT.match(guard)
+    if emptiness:  # ``not G['features']``: the list (or dict) was empty when the version before was compiled
+        found = find_sources(emptiness.group(1))
+        if found and found[0][0] == (0, len(emptiness.group(1))):
+            source = found[0][1]
+            return naming(source).name or spoken(emptiness.group(1)), "length", \
+                "it was empty when the version before was compiled", emptiness.group(1)
+    sized = _size_of(guard)
+    if sized is not None and not guard.lstrip().startswith(("___", "check_")):
+        # an expression of an input's size (``(x.size()[2] // 8) * … != 16``): a size changed, said as torch wrote it
+        name, raw = sized
+        return name, "size", f"the guard was `{spoken(guard)}`", raw
     compared = _compared(guard)
     if compared is not None:
         source, operator, value = compared
@@ -151,6 +163,18 @@ def ordinal_argument(index: int) -> str:
 
 
 _OPERATOR = re.compile(r"^\s*(==|!=|<=|>=|<|>|is\s+not\s|is\s)\s*(.+?)\s*$")
+
+
+_NOT = re.compile(r"^\s*not\s+(\S.*?)\s*$")
+
+
+def _size_of(guard: str) -> tuple[str, str] | None:
+    """(the user's name, torch's) of the first input whose size a compound guard computes with."""
+    for (start, end), source in find_sources(guard):
+        named = naming(source)
+        if named.attribute in ("size", "stride") and named.name:
+            return named.name, guard[start:end]
+    return None
 
 
 def _compared(guard: str) -> tuple[Source, str, str] | None:

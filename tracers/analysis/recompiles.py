@@ -74,6 +74,18 @@ _PINNED = ("Dynamo compiled `{name}` with a dynamic size, but {where} makes the 
            "dynamic does not help (torch then raises ConstraintViolationError at that line); write that step so it "
            "does not need the size as a Python number (a tensor op over the whole dimension instead of a Python loop "
            "over it), or keep the sizes few.")
+_WARMUP = ("The version before ({version}) served one call only, under the other setting of {name}: if that call was "
+           "a warm-up, make it under the setting the later calls use (torch.no_grad() for an evaluation), and this "
+           "second version is not needed; if both kinds of call are meant, each setting compiles its own version, "
+           "once.")
+_APPENDED = ("`{name}` is a Python list the compiled code adds to itself ({where}): its length is guarded, so each call "
+             "that finds it longer compiles again. Keep the appending out of the compiled code: collect outside the "
+             "compiled call, or, for a hook that collects outputs, wrap the hook in torch.compiler.disable.")
+_PINNED_VALUE = ("Dynamo made `{name}` symbolic (a dynamic number), but {where} needs it as a plain Python number, "
+                 "which makes it a constant in each version (torch: symbolic_shape_specialization, {reason}), so every "
+                 "new value compiles again. Where the code can take a tensor, pass the value as one and compute with "
+                 "tensor ops (not a Python loop over it, nor a torch function's number argument); else keep its "
+                 "values few.")
 _DIMENSION = re.compile(r"dimension (\d+):")
 _ACROSS_BREAK = ("`{name}` is used at {where} (`{code}`), where the compiled function breaks (a graph break of its "
                  "own): the value handed to the code at a break is a constant of each version, so every new value "
@@ -147,6 +159,9 @@ class _Group:
 
 
 _PROPAGATES = frozenset({"size", "dtype", "device", "requires_grad"})
+# What one call brings to every frame it passes through: said once, as the call's (a no_grad evaluation's grad mode
+# reaches the model's forward and each wrapper around it).
+_BURSTS = _PROPAGATES | {"global"}
 
 
 def named_failures(trace: Trace, failures: dict[str, GuardFailure]) -> dict[str, GuardFailure]:
@@ -282,7 +297,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         served = f"; version {last.compile_id} served {last.calls} call{'s' if last.calls != 1 else ''}" \
             if last.calls else ""
         what += f", then Dynamo compiled it as dynamic{served}"
-        later = ", ".join(evidence.failed_against(last.compile_id)) or "the recompile limit refused a later call"
+        later = ", ".join(evidence.failed_against(last.compile_id, subject)) or \
+            "the recompile limit refused a later call"
         advice = say(Claim("served-later-calls", (last.compile_id, subject),
                            _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"])),
                            _DYNAMIC_NOT_ALL.format(later=later)), evidence, said)
@@ -292,7 +308,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         values = _values(group)
         what += f", and each version was specialised to it{f' ({values})' if values else ''}"
         where = f"{pin.short} (`{pin.code}`)" if pin.short else "your code"
-        advice = _PINNED.format(name=subject, where=where, reason=pin.reason.replace("_", " "))
+        advice = (_PINNED if kind == "size" else _PINNED_VALUE).format(name=subject, where=where,
+                                                                      reason=pin.reason.replace("_", " "))
         explained = SHAPES
         served_once = False
         if pin.short and not is_library(pin.file):  # the cause is the line that pins it, not the call
@@ -316,6 +333,12 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             _SPECIALISED.format(name=subject, where=(library or user).short if (library or user) else "its use")
     elif kind == "value" and subject.startswith("self."):
         advice = _ATTRIBUTE.format(name=subject)
+    elif kind == "global" and evidence.served.get(first.version) == 1:
+        # the version before served one call only: a warm-up under the other mode, which the later calls never need
+        said.append(Claim("served", (first.version, "1"), ""))
+        advice = _WARMUP.format(name=subject, version=first.version)
+    elif kind == "length" and _appends_itself(guard_failure, subject):
+        advice = _APPENDED.format(name=subject, where=guard_failure.line.short if guard_failure.line else "its line")
     if kind in _PROPAGATES and served_once:
         # A batch is dimension 0: a different dimension that changed once is not a last batch (a prompt, then decode).
         once = _ONCE if first.change.startswith("dimension 0:") else _ONCE_OTHER
@@ -416,6 +439,13 @@ def _under_trainer(evidence: RunEvidence) -> bool:
     """Hugging Face's Trainer (through accelerate) called torch.compile for the user: it makes the DataLoader too."""
     return any(call.by_library and ("transformers/" in call.file or "accelerate/" in call.file)
                for call in evidence.calls)
+
+
+def _appends_itself(failure: GuardFailure, subject: str) -> bool:
+    """The guarded list is one the compiled code appends to: its guard's own line adds to it."""
+    code = failure.line.code if failure.line is not None else ""
+    bare = subject.rsplit(".", 1)[-1]
+    return bool(re.search(rf"(?<![\w]){re.escape(bare)}\.(?:append|extend|insert)\(", code))
 
 
 def _counts_itself(failure: GuardFailure, subject: str) -> bool:
@@ -603,7 +633,7 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
     bursts: dict[str, int] = {}
     number, members, places, calls = 0, set(), set(), set()
     for compile_id, failure in _in_time_order(trace, failures):
-        if compile_id in merged or failure.kind not in _PROPAGATES:
+        if compile_id in merged or failure.kind not in _BURSTS:
             continue
         facts = compiles.get(compile_id)
         place, call = _place(facts), _user_call(trace, compile_id)

@@ -100,9 +100,11 @@ class RunEvidence:
         order = self.versions.get(frame, [])
         return order[order.index(compile_id) + 1:] if compile_id in order else []
 
-    def failed_against(self, compile_id: str) -> list[str]:
-        """The later compiles whose failed guard was this version's: calls it did not serve."""
-        return [later for later, failure in self.failures.items() if failure.version == compile_id]
+    def failed_against(self, compile_id: str, subject: str | None = None) -> list[str]:
+        """The later compiles whose failed guard was this version's (on ``subject``, where given): calls it did
+        not serve (for that value)."""
+        return [later for later, failure in self.failures.items()
+                if failure.version == compile_id and (subject is None or failure.subject == subject)]
 
     def call_for(self, frame: str | None) -> CompileCall | None:
         """The torch.compile call that compiled ``frame`` (``Tiny.forward (decode.py:13)``), when one says so; the
