@@ -85,6 +85,8 @@ def parse_failure(reason: str) -> GuardFailure:
         else (frames[-1] if frames else None)
     hint = _TORCH_HINT.search(first)
     subject, kind, change, source = _read_guard(guard, line)
+    # a global of the script itself (``G['__import___main__'].features``) is the name the script wrote: ``features``
+    subject = subject.removeprefix("__main__.")
     return GuardFailure(version, subject, kind, change, line, hint.group(1).strip() if hint else None, reason, source)
 
 
