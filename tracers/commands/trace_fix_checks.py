@@ -24,18 +24,15 @@ from tracers.analysis.finding_type import Finding, Remedy
 from tracers.analysis.fix_checks import (Counts, FixCheck, counts_of, dearer, finding_label, fixes_to_check,
                                          output_change, verdict)
 from tracers.analysis.report_model import build_report
-from tracers.capture.launcher import leads_output
 from tracers.capture.options import TraceOptions
-from tracers.report.save import save_over
 from tracers.tracefile.chrome import TraceFileError, load
 from tracers.vocabulary.printable import printable_value
 from tracers.vocabulary.signals import killed_by
 from tracers.vocabulary.usage import UsageError
 
-from .browser import show
 from .say import say
-from .trace_run import die_by, ignore_sigint, print_summary
-from .trace_vs_eager import Handed
+from .trace_run import die_by, ignore_sigint
+from .trace_vs_eager import Handed, finish_handed
 
 MIN_TIMEOUT_S = 120.0  # a run with a fix may compile more than the first did (a fix that does not work)
 TIMEOUT_FACTOR = 3.0  # ... so each gets this many times the first run's time, at least MIN_TIMEOUT_S
@@ -149,7 +146,6 @@ def _check_all(handed: Handed, options: TraceOptions, first: _Ran, timeout: floa
         say("trace", f"{error}: no fix checked")
         return
     todo = fixes_to_check(build_report(trace).findings)
-    summary = not options.quiet and leads_output()
     if not todo:
         say("trace", "--check-fixes: no finding has a fix the tracer can apply by itself (the others change your code)")
     ran: list[tuple[Finding, Remedy, Path, _Ran]] = []
@@ -175,21 +171,12 @@ def _check_all(handed: Handed, options: TraceOptions, first: _Ran, timeout: floa
     for number, check in enumerate(checks, 1):
         say("trace", f"  fix {number}: {printable_value(check.said)}")
     trace.info.fix_checks = [check.as_json() for check in checks]
-    previous = ignore_sigint()
+    previous = ignore_sigint()  # the checks made are written whatever comes now
     try:
-        report = build_report(trace) if options.page or summary else None
-        page, notes = save_over(trace, report if options.page else None, path, options.site, options.keep_paths,
-                                handed.pid)
+        finish_handed(trace, handed, options)
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-    for note in notes:
-        say("trace", note)
-    print_summary(report if summary else None, [*handed.written, *([str(page)] if page else [])], handed.elsewhere,
-                  options)
-    sys.stderr.flush()
-    if options.open_page and page is not None:
-        show(page)
 
 
 def _run_eager(options: TraceOptions, timeout: float) -> _Ran | None:

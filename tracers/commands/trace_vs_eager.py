@@ -25,6 +25,7 @@ from tracers.measure.vs_eager import run_eager, with_eager
 from tracers.report.save import save_over
 from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.chrome import TraceFileError, load
+from tracers.tracefile.events import Trace
 from tracers.vocabulary.signals import killed_by, signal_name
 from tracers.vocabulary.usage import UsageError
 
@@ -142,9 +143,16 @@ def _add_eager(handed: Handed, options: TraceOptions) -> None:
         say("trace", f"{error}: the eager run's timings are not in it")
         return
     trace.info.runtime = with_eager(trace.info.runtime, eager)
+    finish_handed(trace, handed, options)
+
+
+def finish_handed(trace: Trace, handed: Handed, options: TraceOptions) -> None:
+    """The handed trace written again where the traced run saved it, with what came after (eager timings, fix
+    checks); then its page, the summary, and the page opened where asked."""
+    summary = not options.quiet and leads_output()
     report = build_report(trace) if options.page or summary else None
-    page, notes = save_over(trace, report if options.page else None, path, options.site, options.keep_paths,
-                            handed.pid)
+    page, notes = save_over(trace, report if options.page else None, Path(handed.trace), options.site,
+                            options.keep_paths, handed.pid)
     for note in notes:
         say("trace", note)
     print_summary(report if summary else None, [*handed.written, *([str(page)] if page else [])], handed.elsewhere,
