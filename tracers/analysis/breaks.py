@@ -17,6 +17,7 @@ from .trace_facts import FRAME_SKIPPED, CompileFacts
 from .user_names import frame_words, resume_place
 
 _GB_LINK = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
+_LOGGING = re.compile(r"logging\.Logger|logger method|logging function", re.I)
 
 
 def _function(frame: str | None) -> str:
@@ -196,7 +197,12 @@ def group_breaks(trace: Trace, compiles: dict[str, CompileFacts]) -> list[BreakG
         frames = traceback_lines(artifact.payload or "")
         user, library = user_and_library(frames, location)
         skipped = FRAME_SKIPPED in (artifact.payload or "")
-        key = ("user", user.path, user.line, skipped) if user else ("at", location, _title(artifact), skipped)
+        # A logging call is one cause wherever it is reached from (its fix, ignoring it, is per function): two loggers
+        # a library reaches from one line of the user's are two findings, one logger reached from two lines is one.
+        if _LOGGING.search(_title(artifact)) and library is not None:
+            key: tuple = ("log", location, skipped)
+        else:
+            key = ("user", user.path, user.line, skipped) if user else ("at", location, _title(artifact), skipped)
         group = groups.get(key)
         if group is None:
             group = groups[key] = BreakGroup([], user, library, skipped)
