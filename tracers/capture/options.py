@@ -207,6 +207,7 @@ class TraceOptions:
     tree: bool = False  # print the whole stage tree, however long
     apply_fix: str | None = None  # a run of --check-fixes' own: the one fix to apply (a Remedy's JSON)
     check_fixes: bool = False  # run the script again once per fix the tracer can apply, and say what each did
+    fix_timeout_s: float | None = None  # --check-fixes: each run's time limit (None: a multiple of the first run's)
 
     @property
     def run_name(self) -> str:

@@ -69,6 +69,17 @@ def positive(text: str) -> int:
     return value
 
 
+def positive_seconds(text: str) -> float:
+    """A time limit in seconds, finite and above 0, for argparse."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
 def prog() -> str:
     """The name help and usage lines call this command by: the console script's own, or python -m's."""
     return SCRIPT if Path(sys.argv[0]).name == SCRIPT else "python -m tracers"

@@ -9,7 +9,7 @@ from pathlib import Path
 from tracers.capture.options import SessionOptions, TraceOptions, add_session_arguments
 from tracers.vocabulary.usage import UsageError
 
-from .parsing import RawEpilog, prog, top_parser
+from .parsing import RawEpilog, positive_seconds, prog, top_parser
 
 HELP = "run a script under the tracer"
 
@@ -43,6 +43,9 @@ def add_arguments(trace: argparse.ArgumentParser) -> None:
                             "(a torch setting, an argument of your torch.compile call), each in a fresh process, and "
                             "say beside each fix what it did: counts before -> after, exit status, output. The script "
                             "runs 1 + (number of fixes) times, so it must be one that can run again")
+    trace.add_argument("--fix-timeout", dest="fix_timeout", type=positive_seconds, metavar="SECONDS",
+                       help="with --check-fixes: each run with a fix is stopped after SECONDS (default: three times "
+                            "the first run's time, at least 120) and said to have timed out")
     # The traced run of --vs-eager or --check-fixes, started by trace_vs_eager.py or trace_fix_checks.py: it hands
     # its trace to that file's writer.
     trace.add_argument("--hand-off", dest="hand_off", metavar="FILE", help=argparse.SUPPRESS)
@@ -120,6 +123,7 @@ def main(argv: list[str]) -> int:
             script=options.script, args=options.args, module=module is not None, **asdict(session),
             out=options.out, quiet=options.quiet, open_page=options.open, site=options.site, page=options.page,
             keep_paths=options.keep_paths, nproc=options.nproc, tree=options.tree, check_fixes=options.check_fixes,
+            fix_timeout_s=options.fix_timeout,
         )
         if options.hand_off is not None:
             return run_trace(chosen, hand_off_to(Path(options.hand_off)))

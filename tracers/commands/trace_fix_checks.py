@@ -64,7 +64,8 @@ def run_with_fix_checks(options: TraceOptions, argv: list[str]) -> int:
         elif killed in (signal.SIGINT, signal.SIGTERM):
             say("trace", f"stopped before the fixes were checked: the trace is {handed.trace}, without its page")
         else:
-            _check_all(handed, options, first, max(MIN_TIMEOUT_S, TIMEOUT_FACTOR * took), Path(scratch))
+            limit = options.fix_timeout_s or max(MIN_TIMEOUT_S, TIMEOUT_FACTOR * took)
+            _check_all(handed, options, first, limit, Path(scratch))
     if killed is not None:
         die_by(killed)
     return status if status is not None else 1

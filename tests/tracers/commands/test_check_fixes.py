@@ -101,6 +101,16 @@ def _findings(stderr: str) -> list[str]:
     return lines[start:end]
 
 
+@pytest.mark.torch
+def test_a_run_past_its_time_limit_is_stopped_and_said_to_have_timed_out(tmp_path):
+    result = run_python(["-m", "tracers", "trace", "--check-fixes", "--fix-timeout", "15", "--no-page", "--out",
+                         str(tmp_path), str(PROGRAMS / "slow_when_captured.py")])
+    assert result.returncode == 0, result.stderr
+    (check,) = load(tmp_path / "slow_when_captured-cpu-cold.json").info.fix_checks
+    assert check["fix"]["name"] == "torch._dynamo.config.capture_scalar_outputs"
+    assert check["verdict"] == "timed out" and "stopped after 15 s" in check["note"]
+
+
 BEFORE = Counts(graphs=4, graph_breaks=0, recompiles=4, eager_calls=3, compile_s=1.0)
 
 
