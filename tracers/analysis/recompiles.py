@@ -81,11 +81,6 @@ _WARMUP = ("The version before ({version}) served one call only, under the other
 _APPENDED = ("`{name}` is a Python list the compiled code adds to itself ({where}): its length is guarded, so each call "
              "that finds it longer compiles again. Keep the appending out of the compiled code: collect outside the "
              "compiled call, or, for a hook that collects outputs, wrap the hook in torch.compiler.disable.")
-_PINNED_VALUE = ("Dynamo made `{name}` symbolic (a dynamic number), but {where} needs it as a plain Python number, "
-                 "which makes it a constant in each version (torch: symbolic_shape_specialization, {reason}), so every "
-                 "new value compiles again. Where the code can take a tensor, pass the value as one and compute with "
-                 "tensor ops (not a Python loop over it, nor a torch function's number argument); else keep its "
-                 "values few.")
 _DIMENSION = re.compile(r"dimension (\d+):")
 _ACROSS_BREAK = ("`{name}` is used at {where} (`{code}`), where the compiled function breaks (a graph break of its "
                  "own): the value handed to the code at a break is a constant of each version, so every new value "
@@ -308,8 +303,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         values = _values(group)
         what += f", and each version was specialised to it{f' ({values})' if values else ''}"
         where = f"{pin.short} (`{pin.code}`)" if pin.short else "your code"
-        advice = (_PINNED if kind == "size" else _PINNED_VALUE).format(name=subject, where=where,
-                                                                      reason=pin.reason.replace("_", " "))
+        # a number is said as the values the next versions pin are (its use needs it fixed), a size as a size
+        advice = _PINNED.format(name=subject, where=where, reason=pin.reason.replace("_", " ")) if kind == "size" \
+            else _SPECIALISED.format(name=subject, where=where)
         explained = SHAPES
         served_once = False
         if pin.short and not is_library(pin.file):  # the cause is the line that pins it, not the call
