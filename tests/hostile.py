@@ -479,7 +479,10 @@ def run_case(name: str, path: Path, out: Path) -> dict:
     started = time.monotonic()
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CASE_SECONDS)
-    if _merges(name):  # rank traces, or a directory of them: merged, the merge's trace and page into ``out``
+    listed = _listings(path)
+    if " merge-named " in name:  # merged where its name says (no --out): nothing may land outside the case's folder
+        argv = ["merge", str(path)]
+    elif _merges(name):  # rank traces, or a directory of them: merged, the merge's trace and page into ``out``
         out.mkdir(parents=True, exist_ok=True)
         argv = ["merge", str(path), "--out", str(out / "run-cpu-cold-ranks.json")]
     else:
@@ -498,8 +501,11 @@ def run_case(name: str, path: Path, out: Path) -> dict:
             appender.join()
     result["seconds"] = round(time.monotonic() - started, 2)
     result["input_changed"] = before is not None and _digest(path) != before
+    result["outside"] = sorted(str(entry) for entry in _listings(path) - listed
+                               if entry.parent != path and entry != out.parent and not entry.is_relative_to(out))
     err = stderr.getvalue()
-    result["escape"] = "\x1b" in err or "\x07" in err  # stderr is no terminal: no colour of ours either
+    said_all = err + stdout.getvalue()  # the page path merge and report print on stdout too (issue 52)
+    result["escape"] = "\x1b" in said_all or "\x07" in said_all  # no terminal here: no colour of ours either
     result["stderr"] = err[-800:]
     result["said"] = "\n".join(_said(err))[:3000]
     result["traceback"] = "Traceback (most recent call last)" in err
@@ -558,6 +564,32 @@ def _negative_durations(out: Path) -> int:
     return bad
 
 
+# What a trace's device or cache mode may say, where a merge builds its file's name from them (issue 52).
+NAME_WORDS = ("cold/../../../escaped", "../../..", "..", "/tmp/x", "cpu\x1b]0;owned\x07", "a\nb", "C:\\x\\..\\y",
+              "x" * 400, "", ".hidden", "warm/../../ranks")
+
+
+def named_ranks_case(rng: random.Random) -> tuple[str, str]:
+    """The two rank traces with a device and a cache mode chosen from NAME_WORDS (a JSON list of the two texts)."""
+    device, cache = rng.choice(NAME_WORDS), rng.choice(NAME_WORDS)
+    texts = []
+    for seed in RANK_TRACE_SEEDS:
+        data = json.loads(seed.read_text(encoding="utf-8"))
+        data["otherData"]["torch_compile_walkthrough"].update(device=device, cache_mode=cache)
+        texts.append(json.dumps(data))
+    return f"device {device!r}, cache {cache!r}", json.dumps(texts)
+
+
+def _listings(path: Path) -> set[Path]:
+    """The traces and pages in the case's folder and the two above it (the run's own, and the one it sits in): where a
+    name that climbs would land. Other processes' temporary files further up are no business of this check."""
+    found: set[Path] = set()
+    for folder in (path, *list(path.parents)[:2]):
+        with contextlib.suppress(OSError):
+            found.update(entry for entry in folder.iterdir() if entry.suffix in (".json", ".html"))
+    return found
+
+
 def cases(where: Path, seed: int, count: int) -> Iterator[tuple[str, Path]]:
     rng = random.Random(seed)
     log_seed, rank_seeds = _seed_log(LOG_SEED), [_seed_log(path) for path in RANK_SEEDS]
@@ -572,6 +604,7 @@ def cases(where: Path, seed: int, count: int) -> Iterator[tuple[str, Path]]:
         ("log", lambda: log_case(rng, log_seed), "dedicated_log_torch_trace_x.log"),
         ("ranks", lambda: log_case(rng, rank_seeds[0]), ""),
         ("merge", lambda: json_case(rng, RANK_TRACE_SEEDS[1]), RANK_TRACE_SEEDS[1].name),
+        ("merge-named", lambda: named_ranks_case(rng), ""),
     ]
     for number in range(count):
         kind, make, name = makers[number % len(makers)] if number % 7 else (
@@ -587,6 +620,10 @@ def cases(where: Path, seed: int, count: int) -> Iterator[tuple[str, Path]]:
         elif kind == "merge":  # one rank's trace mutated beside the other's, merged
             (case / name).write_bytes(raw)
             shutil.copy(RANK_TRACE_SEEDS[0], case / RANK_TRACE_SEEDS[0].name)
+            path = case
+        elif kind == "merge-named":  # both ranks' traces name their device and cache mode as given, merged in place
+            for seed, text in zip(RANK_TRACE_SEEDS, json.loads(raw)):
+                (case / seed.name).write_text(text, encoding="utf-8", errors="surrogatepass")
             path = case
         else:
             path = case / name

@@ -49,6 +49,8 @@ def test_mutated_traces_and_logs_and_special_files_end_in_one_line_never_a_trace
             wrong.append(f"an escape sequence from the input reached the terminal: {row['stderr'][-300:]!r}")
         if row["input_changed"]:
             wrong.append("the input was written over")
+        if row.get("outside"):
+            wrong.append(f"written outside the folder it was given: {row['outside'][:3]}")
         if wrong:
             failures.append(f"{row['case']}: " + "; ".join(wrong))
     assert not failures, f"{seed}\n" + "\n".join(failures[:10])
