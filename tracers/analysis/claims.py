@@ -66,11 +66,6 @@ def _in_optimizer(_evidence: RunEvidence, path: str) -> bool:
     return "torch/optim/" in path.replace("\\", "/") or path.startswith("optim/")
 
 
-def _automatic_dynamic(evidence: RunEvidence, version: str) -> bool:
-    """The compile ran with automatic dynamic shapes on (or the trace recorded no config)."""
-    return evidence.setting(version, "automatic_dynamic_shapes") is not False
-
-
 def _hook_guards_skipped(evidence: RunEvidence, version: str) -> bool:
     """The compile ran with torch's guards on module hooks skipped (recorded as on)."""
     return evidence.setting(version, "skip_nnmodule_hook_guards") is True
@@ -86,7 +81,6 @@ CHECKS: dict[str, Callable[..., bool]] = {
     "limit-is": _limit_is,
     "default-limit": _default_limit,
     "in-optimizer": _in_optimizer,
-    "automatic-dynamic": _automatic_dynamic,
 }
 
 
