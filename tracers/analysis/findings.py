@@ -122,4 +122,4 @@ def _checked_hint(finding: Finding, names: dict[str, str | None]) -> Finding:
             notes.append(f"torch's hint says {name}, which this torch does not have; the setting is {right}")
         else:
             notes.append(f"torch's hint names {name}, which this torch does not have")
-    return dataclasses.replace(finding, hint=hint, hint_note="; ".join(notes))
+    return dataclasses.replace(finding, hint=hint, hint_note="; ".join([*notes, *filter(None, [finding.hint_note])]))

@@ -124,7 +124,9 @@ def _training_steps(found: list[Finding]) -> list[Finding]:
             no_graph=tuple(dict.fromkeys(cid for finding in steps for cid in finding.no_graph)),
             parts=tuple(f"{finding.user_line.short}: {finding.what}" for finding in steps),  # type: ignore[union-attr]
             advice=_STEP_ADVICE.format(calls=calls, before="`zero_grad()` before the compiled call, " if any(
-                "zero_grad" in (finding.user_line.code or "") for finding in steps) else ""), hint=None, hint_note=_STEP_NOTE, torch_link=None,
+                "zero_grad" in (finding.user_line.code or "") for finding in steps) else ""),
+            hint=next((finding.hint for finding in steps if finding.hint), None),  # torch's word, shown as such
+            hint_note=_STEP_NOTE, torch_link=None,
             graph_break_id=None, remedies=(), recompiles=sum(finding.recompiles for finding in steps),
             cost_counts=first.cost_counts)
         merged_away.update(id(finding) for finding in steps[1:])
