@@ -25,6 +25,7 @@ ORDER = [
     "the autotuning results",
     "the CUDA-graph skips",
     "the call counts",
+    "the module hooks added after compiling",
     "Dynamo's rewritten code",
     "Inductor's IR logs",
     "torch's structured trace",
