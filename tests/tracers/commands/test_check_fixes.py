@@ -19,13 +19,17 @@ PROGRAMS = ROOT / "tests" / "programs" / "fix_checks"
 
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory) -> dict:
-    """Each program traced once with --check-fixes (the script runs 1 + fixes times, aot_eager)."""
+    """Each program traced once with --check-fixes (the script runs 1 + fixes times, aot_eager); late_hook.py
+    through the Python API, tracers.check_fixes (the same command underneath)."""
+    import tracers
+
     out = tmp_path_factory.mktemp("check-fixes")
     runs = {}
-    for name in ("decode_static", "select_logged", "late_hook"):
+    for name in ("decode_static", "select_logged"):
         result = run_python(["-m", "tracers", "trace", "--check-fixes", "--no-page", "--out", str(out),
                              str(PROGRAMS / f"{name}.py")])
         runs[name] = (result, load(out / f"{name}-cpu-cold.json"), out / f"{name}-cpu-cold.json")
+    runs["late_hook"] = (tracers.check_fixes(PROGRAMS / "late_hook.py", out=out), None, out / "late_hook-cpu-cold.json")
     return runs
 
 
@@ -62,20 +66,13 @@ def test_a_hint_that_crashes_is_said_as_worse_with_its_line_and_a_silenced_logge
 
 
 @pytest.mark.torch
-def test_the_hook_guard_fix_works_and_its_output_change_is_what_it_means(checked):
-    result, trace, _ = checked["late_hook"]
-    (check,) = trace.info.fix_checks
-    assert check["fix"]["name"] == "torch._dynamo.config.skip_nnmodule_hook_guards"
-    assert check["verdict"] == "works" and check["output"]["lost"] == 1  # "stats {}" is gone: the hook ran
-
-
-@pytest.mark.torch
-def test_the_python_api_checks_the_fixes_and_reads_them_back(tmp_path):
+def test_the_hook_guard_fix_works_through_the_python_api_and_its_output_change_is_what_it_means(checked, tmp_path):
     import tracers
 
-    result = tracers.check_fixes(PROGRAMS / "late_hook.py", out=tmp_path)
+    result = checked["late_hook"][0]
     (check,) = result.fix_checks.values()
-    assert check.verdict == "works"
+    assert check.fix["name"] == "torch._dynamo.config.skip_nnmodule_hook_guards"
+    assert check.verdict == "works" and check.output["lost"] == 1  # "stats {}" is gone: the hook ran
     finding = next(finding for finding in result.findings if finding.kind == "hook-ignored")
     assert [pair[1] for pair in result.report.checks_for(finding)] == [check]
     with pytest.raises(tracers.api.CheckFixesFailed, match="no trace was written"):
