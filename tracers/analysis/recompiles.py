@@ -80,7 +80,8 @@ _WARMUP = ("The version before ({version}) served one call only, under the other
            "once.")
 _APPENDED = ("`{name}` is a Python list the compiled code adds to itself ({where}): its length is guarded, so each call "
              "that finds it longer compiles again. Keep the appending out of the compiled code: collect outside the "
-             "compiled call, or, for a hook that collects outputs, wrap the hook in torch.compiler.disable.")
+             "compiled call, or, for a hook that collects outputs, wrap the hook in torch.compiler.disable (each of its "
+             "calls is then a graph break of its own, but no recompile).")
 _DIMENSION = re.compile(r"dimension (\d+):")
 _ACROSS_BREAK = ("`{name}` is used at {where} (`{code}`), where the compiled function breaks (a graph break of its "
                  "own): the value handed to the code at a break is a constant of each version, so every new value "
