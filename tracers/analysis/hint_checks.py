@@ -108,7 +108,9 @@ def _training_steps(found: list[Finding]) -> list[Finding]:
     merged_away: set[int] = set()
     replacement: dict[int, Finding] = {}
     for steps in by_file.values():
-        if len(steps) < 2:
+        # a training step is there only where its backward breaks beside the optimizer's calls
+        if len(steps) < 2 or not any("backward" in (finding.user_line.code or "")  # type: ignore[union-attr]
+                                     for finding in steps):
             continue
         steps.sort(key=lambda finding: finding.user_line.line)  # type: ignore[union-attr]
         calls = ", ".join(f"`{finding.user_line.code.strip()}` (line {finding.user_line.line})"  # type: ignore[union-attr]

@@ -39,7 +39,9 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
         hooks = [hook for hook in meta["hooks"] if isinstance(hook, dict)]
         frame, compile_id = str(meta.get("frame") or "the compiled module"), meta.get("compile_id")
         count = meta.get("count") if isinstance(meta.get("count"), int) and meta["count"] >= len(hooks) else len(hooks)
-        if hooks and isinstance(compile_id, str):
+        # only a version that served calls ran without them: one that produced no graph ran the code eagerly, hooks
+        # and all (its calls went to the module's own code)
+        if hooks and isinstance(compile_id, str) and evidence.served.get(compile_id):
             entry = late.setdefault(repr(sorted(map(repr, hooks))), (hooks, count, [], []))
             entry[2].append((frame, compile_id))
             if isinstance(meta.get("seen_at"), str):

@@ -476,11 +476,12 @@ def _pattern(evidence: RunEvidence, own: list[str], recompiles: int, limited: bo
     every = len(versions) > 1 and all(evidence.served.get(version) == 1 for version in versions)
     if every:
         return "every call" + (" until the recompile limit" if limited else "")
-    return f"{recompiles + 1} different values over the calls" if recompiles else "one change"
+    return "one new value a recompile" if recompiles else "one change"
 
 
 def _values(group: _Group) -> str:
-    """The values a size or value went through, in order (``3, 4, 5, 6, 7``), where torch's reasons give them."""
+    """The distinct values a size or value went through, in the order they came (``3, 4, 5, 6, 7``), where torch's
+    reasons give them."""
     values: list[str] = []
     for _, failure in group.failures:
         found = re.search(r"(\S+) before, now (\S+)", failure.change)
@@ -490,6 +491,7 @@ def _values(group: _Group) -> str:
         if not values:
             values.append(before)
         values.append(now)
+    values = list(dict.fromkeys(values))
     return ", ".join(values[:8]) + (" …" if len(values) > 8 else "")
 
 
