@@ -565,7 +565,7 @@ def _negative_durations(out: Path) -> int:
 
 
 # What a trace's device or cache mode may say, where a merge builds its file's name from them (issue 52).
-NAME_WORDS = ("cold/../../../escaped", "../../..", "..", "/tmp/x", "cpu\x1b]0;owned\x07", "a\nb", "C:\\x\\..\\y",
+NAME_WORDS = ("cold/../../../escaped", "../../..", "..", "/abs/x", "cpu\x1b]0;owned\x07", "a\nb", "C:\\x\\..\\y",
               "x" * 400, "", ".hidden", "warm/../../ranks")
 
 

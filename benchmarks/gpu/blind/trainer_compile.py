@@ -1,5 +1,7 @@
 """The HF Trainer compiling for the user (torch_compile=True): a tiny BERT classifier on random data, on the GPU."""
 
+import tempfile
+
 import torch
 from torch.utils.data import Dataset
 from transformers import BertConfig, BertForSequenceClassification, Trainer, TrainingArguments
@@ -22,7 +24,8 @@ def main():
     torch.manual_seed(0)
     model = BertForSequenceClassification(BertConfig(vocab_size=200, hidden_size=64, num_hidden_layers=2,
                                                      num_attention_heads=2, intermediate_size=128))
-    args = TrainingArguments(output_dir="/tmp/trainer-out", per_device_train_batch_size=16, num_train_epochs=1,
+    args = TrainingArguments(output_dir=tempfile.mkdtemp(prefix="trainer-out-"), per_device_train_batch_size=16,
+                             num_train_epochs=1,
                              torch_compile=True, report_to=[], logging_steps=1, save_strategy="no",
                              disable_tqdm=True)
     result = Trainer(model=model, args=args, train_dataset=Random()).train()

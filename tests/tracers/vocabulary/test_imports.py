@@ -17,13 +17,13 @@ def test_a_module_found_nowhere_is_a_package_to_install() -> None:
     assert import_failure("the HTML page", error) == "the HTML page needs no_such_page_kit: pip install no_such_page_kit"
 
 
-def test_pythons_own_module_shadowed_by_a_file_names_the_file_never_pip_install(monkeypatch) -> None:
+def test_pythons_own_module_shadowed_by_a_file_names_the_file_never_pip_install(monkeypatch, tmp_path) -> None:
     shadow = types.ModuleType("json")
-    shadow.__file__ = "/work/project/json.py"
+    shadow.__file__ = str(tmp_path / "json.py")
     monkeypatch.setitem(sys.modules, "json", shadow)
     said = import_failure("the HTML page", ImportError("cannot import name 'dumps' from 'json'", name="json"))
     assert "pip install" not in said
-    assert said.startswith("the HTML page cannot import Python's own json: /work/project/json.py stands in for it")
+    assert said.startswith(f"the HTML page cannot import Python's own json: {tmp_path / 'json.py'} stands in for it")
 
 
 def test_an_installed_package_that_fails_says_which_file_failed() -> None:
