@@ -4,16 +4,15 @@ first run — its counts before → after, its exit status, its output — and t
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from tracers.tracefile.events import Trace
+from tracers.tracefile.validation import is_int
 from tracers.vocabulary.durations import duration_s
 
 from .finding_type import Finding, Remedy
 
-# What a run is measured by, before and after: each a count from its trace (compile_s in seconds).
-MEASURES = ("graphs", "graph_breaks", "recompiles", "eager_calls", "compile_s")
 _WORDS = {"graphs": "graphs", "graph_breaks": "breaks", "recompiles": "recompiles", "eager_calls": "calls ran eager",
           "compile_s": "compile"}
 VERDICTS = ("works", "helps", "does nothing", "changed the output", "worse", "not applied", "timed out",
@@ -28,6 +27,10 @@ class Counts:
     recompiles: int
     eager_calls: int
     compile_s: float
+
+
+# What a run is measured by, before and after: each a count from its trace (compile_s in seconds).
+MEASURES = tuple(item.name for item in fields(Counts))
 
 
 def counts_of(trace: Trace) -> Counts:
@@ -113,12 +116,15 @@ class FixCheck:
                           if key in MEASURES and isinstance(value, (int, float)) and not isinstance(value, bool)}
                    for name in ("before", "after") if isinstance(data.get(name) or {}, dict)}
         output = data.get("output") if isinstance(data.get("output"), dict) else {}
+        shapes = {"lost": is_count, "added": is_count, "first": lambda v: isinstance(v, str),
+                  "numbers_vary": lambda v: isinstance(v, bool)}
+        output = {key: value for key, value in output.items() if key in shapes and shapes[key](value)}
         exit_code = data.get("exit_code")
         return cls(data.get("fix") if isinstance(data.get("fix"), dict) else {}, data["key"], data["verdict"],
                    str(data.get("finding") or ""), exit_code if isinstance(exit_code, int) else None,
                    numbers.get("before", {}), numbers.get("after", {}),
-                   {key: output[key] for key in ("lost", "added", "first", "numbers_vary") if key in output},
-                   str(data.get("error") or ""), bool(data.get("gone")), str(data.get("note") or ""))
+                   output,
+                   str(data.get("error") or ""), data.get("gone") is True, str(data.get("note") or ""))
 
     @property
     def bad(self) -> bool:
@@ -165,6 +171,10 @@ DEARER = 1.25
 def dearer(before: Counts, after: Counts) -> bool:
     """The fixed run spent markedly more time compiling (a quarter more, and at least half a second)."""
     return after.compile_s > before.compile_s * DEARER and after.compile_s - before.compile_s >= 0.5
+
+
+def is_count(value: Any) -> bool:
+    return is_int(value) and value >= 0
 
 
 def verdict(before: Counts, after: Counts | None, exit_before: int, exit_after: int | None, output: OutputChange,

@@ -140,6 +140,9 @@ def test_a_check_reads_back_from_a_trace_and_refuses_a_wrong_shape():
     assert FixCheck.from_json(check.as_json()) == check
     assert FixCheck.from_json({"key": "k", "verdict": "great"}) is None
     assert FixCheck.from_json({"key": "k", "verdict": "works", "before": {"recompiles": "x"}}).before == {}
+    hostile = FixCheck.from_json({"key": "k", "verdict": "changed the output", "gone": "yes",
+                                  "output": {"lost": "2", "added": -1, "first": 7, "numbers_vary": "no", "x": 1}})
+    assert hostile.output == {} and not hostile.gone and hostile.said == "changed the output"  # nothing false said
     assert "recompiles 4 → 0" in check.said
 
 
