@@ -30,8 +30,10 @@ _CAPTURE_ADVICE = ("This line and {where} both work on values that depend on the
                    "compiled function and pass the results in, or keep the data-dependent part in tensor ops.")
 _LOGGING_ADVICE = ("The break is the logging call `{method}`. Adding that function to "
                    "torch._dynamo.config.ignore_logging_functions (a set of the functions themselves) removes the break, "
-                   "and also every message it prints while the code runs compiled: the program's output changes. "
-                   "Keep it if the messages matter; else add it, or log outside the compiled function.")
+                   "and with it any message the call would print while the code runs compiled (a message its "
+                   "logger's level lets through, or a warning_once not yet said): the output can change. Keep it if "
+                   "the messages matter; else add it (trace --check-fixes shows what changes), or log outside the "
+                   "compiled function.")
 _LOGGING_UNNAMED = ("torch's hint (ignore_logging_functions) removes the break by dropping the logging call from "
                     "compiled code: its messages are then not printed while the code runs compiled.")
 
