@@ -11,7 +11,7 @@ from tracers.vocabulary.durations import duration_s
 from .breaks import group_breaks, merge_stack_recompiles, resume_firsts
 from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
-from .guard_failures import GuardFailure, parse_failure
+from .guard_failures import GuardFailure, cause_of, parse_failure, varied_by
 from .hint_checks import checked_hints
 from .ignored_hooks import ignored_hooks
 from .recompiles import named_failures, recompile_findings
@@ -58,8 +58,18 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
 
 
 def _failures(facts: TraceFacts) -> dict[str, GuardFailure]:
-    return {recompile.compile_id: parse_failure(recompile.reasons[0])
-            for recompile in facts.recompiles if recompile.compile_id and recompile.reasons}
+    """Each recompile's cause, read from its failures against every version (``cause_of``), in compile order: what
+    the frame's earlier recompiles varied is known by then."""
+    varied: dict[str, set[str]] = {}
+    causes: dict[str, GuardFailure] = {}
+    for recompile in facts.recompiles:
+        if not (recompile.compile_id and recompile.reasons):
+            continue
+        reasons = [parse_failure(reason) for reason in recompile.reasons]
+        seen = varied.setdefault(recompile.compile_id.rpartition("/")[0], set())
+        causes[recompile.compile_id] = cause_of(reasons, seen)
+        seen |= varied_by(reasons)
+    return causes
 
 
 def run_evidence(trace: Trace, facts: TraceFacts | None = None) -> RunEvidence:

@@ -116,6 +116,14 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
     if code:  # the function object passed changed (a new lambda, another activation): its identity is guarded
         name = _said(code.group(1))
         return name, "identity", "", code.group(1)
+    key = _DICT_CONTAINS.match(guard)
+    if key:  # ``___dict_contains('k', cache)``: whether the dict holds the key is guarded, not the dict
+        absent, _, name, holder = key.groups()
+        return _said(holder), "other", f"it {'held no' if absent else 'held the'} key '{name}' when the version before " \
+            "was compiled", holder.strip()
+    not_tensor = _NOT_TENSOR.search(guard)
+    if not_tensor:  # torch's check that a tensor argument still is one (the call passed a dict or a tuple)
+        return _said(not_tensor.group(1)), "type", f"a tensor before, now {not_tensor.group(2)}", not_tensor.group(1)
     emptiness = _NOT.match(guard)
     if emptiness:  # ``not G['features']``: the list (or dict) was empty when the version before was compiled
         found = find_sources(emptiness.group(1))
@@ -168,6 +176,8 @@ _OPERATOR = re.compile(r"^\s*(==|!=|<=|>=|<|>|is\s+not\s|is\s)\s*(.+?)\s*$")
 
 
 _NOT = re.compile(r"^\s*not\s+(\S.*?)\s*$")
+_DICT_CONTAINS = re.compile(r"^\s*(not\s+)?___dict_contains\((['\"])(.*?)\2,\s*(.+)\)\s*$")
+_NOT_TENSOR = re.compile(r"expected type of '(.+?)' to be a tensor type, '? ?but found <class '([\w.]+)'>")
 
 
 def _size_of(guard: str) -> tuple[str, str] | None:
@@ -217,3 +227,29 @@ def made_dynamic(guards: str, failure: GuardFailure) -> bool:
 
 
 _GUARD_KIND = re.compile(r"^[| ]*\+- \w+: ")  # a guard tree line's drawing and kind, before its code
+
+
+# Guards every version checks before the call's own values (grad mode first, then an input's type or identity): a
+# version failing one of these is of another mode, not the version the call differs from by a value.
+_COARSE = frozenset({"global", "type", "identity", "backend"})
+
+
+def cause_of(reasons: list[GuardFailure], varied: set[str]) -> GuardFailure:
+    """The failure that says what this call changed, of one recompile's failures (one per version it was tried
+    against, torch's order): a value or size that failed against a version of the call's own mode, where one did
+    (a version that fails grad mode was compiled for the other mode), and of those a value the frame's earlier
+    recompiles had not already varied (``varied``: their sources and subjects), else the first."""
+    fine = [failure for failure in reasons if failure.kind not in _COARSE] or reasons
+    return next((failure for failure in fine if not _related(failure, varied)), fine[0])
+
+
+def varied_by(reasons: list[GuardFailure]) -> set[str]:
+    """What one recompile's failures show varying: the sources and subjects its versions failed on."""
+    return {name for failure in reasons for name in (failure.source, failure.subject) if name}
+
+
+def _related(failure: GuardFailure, varied: set[str]) -> bool:
+    """The failure is on a value already seen varying, or on a part or a holder of one (``cache`` and
+    ``cache['k']``)."""
+    names = {name for name in (failure.source, failure.subject) if name}
+    return any(name == seen or name.startswith(seen) or seen.startswith(name) for name in names for seen in varied)

@@ -18,7 +18,7 @@ from .frames import (SourceLine, block_caller, caller_paths, caller_places, comp
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
 from .claims import Claim, say
-from .run_evidence import RunEvidence
+from .run_evidence import RunEvidence, Specialisation
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
 
@@ -256,8 +256,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     dim_text = dim.group(1) if dim else ""
     if dynamic:  # symbolic in the guards, yet torch may have made it a constant while tracing (a loop over it)
         dynamic = bool(say(Claim("stays-dynamic", (last.compile_id, subject, dim_text), "yes"), evidence, said))
-    pin = evidence.pinned(last.compile_id, subject, int(dim_text) if dim_text else None) \
-        if last is not None and not dynamic and kind in ("size", "value") else None
+    pin = _pin(evidence, group, compiled) if last is not None and not dynamic and kind in ("size", "value") else None
     frames = list(dict.fromkeys(short(compiles[compile_id].frame or "") for compile_id in compiled
                                 if compile_id in compiles))
     changed = first.said
@@ -413,6 +412,17 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]),
         claims=tuple(said), remedies=remedies)
+
+
+def _pin(evidence: RunEvidence, group: _Group, compiled: list[str]) -> Specialisation | None:
+    """torch's record that a recompile's own new version made the value it changed a constant, the newest first."""
+    for compile_id, failure in reversed(group.failures):
+        dim = _DIMENSION.match(failure.change)
+        found = evidence.pinned(compile_id, failure.subject, int(dim.group(1)) if dim else None) \
+            if compile_id in compiled else None
+        if found is not None:
+            return found
+    return None
 
 
 def _break_using(trace: Trace, versions: list[str], name: str) -> SourceLine | None:

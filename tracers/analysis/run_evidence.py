@@ -3,6 +3,7 @@ with, the user's torch.compile calls and their arguments, each frame's versions 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from tracers.tracefile.events import Trace
 from tracers.tracefile.torch_records import CONFIG_KEY
 
 from .guard_failures import GuardFailure
+from .guard_sources import naming, parse_source
 
 DEFAULT_RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default in every supported release
 _FRAME = re.compile(r"\(([^():]+):(\d+)\)$")  # ``Tiny.forward (decode.py:13)``: the file and first line
@@ -56,6 +58,7 @@ class Specialisation:
     file: str = ""  # the user's line that made it, where torch's stack names one
     line: int = 0
     code: str = ""
+    said: str = ""  # the whole source in the user's words (``batch['input_ids']``)
 
     @property
     def short(self) -> str:
@@ -80,7 +83,7 @@ class RunEvidence:
     def pinned(self, compile_id: str, name: str, dim: int | None) -> Specialisation | None:
         """The compile's record that it made ``name`` (its dimension ``dim``, for a size) a constant, if any."""
         return next((found for found in self.specialised.get(compile_id, ())
-                     if found.name == name and (dim is None or found.dim == dim)), None)
+                     if name in (found.name, found.said) and (dim is None or found.dim == dim)), None)
 
     def setting(self, compile_id: str, name: str) -> Any:
         """A setting as the compile ran with it; None where the trace does not record it (an older trace)."""
@@ -137,7 +140,17 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
         elif artifact.name == "symbolic_shape_specialization" and artifact.compile_id:
             evidence.specialised.setdefault(artifact.compile_id, []).extend(_specialisations(meta))
     evidence.versions = {frame: sorted(ids, key=compile_identity.sort_key) for frame, ids in frames.items()}
+    evidence.specialised = {compile_id: _with_lines(found) for compile_id, found in evidence.specialised.items()}
     return evidence
+
+
+def _with_lines(found: list[Specialisation]) -> list[Specialisation]:
+    """A size torch made a constant because it equals one a line of the user's pinned (its reason ``find``: no stack
+    of its own) takes that line."""
+    lines = {spec.value: spec for spec in found if spec.file}
+    return [dataclasses.replace(spec, file=lines[spec.value].file, line=lines[spec.value].line,
+                                code=lines[spec.value].code, reason=lines[spec.value].reason)
+            if not spec.file and spec.value in lines else spec for spec in found]
 
 
 def _specialisations(meta: dict[str, Any]) -> list[Specialisation]:
@@ -147,10 +160,11 @@ def _specialisations(meta: dict[str, Any]) -> list[Specialisation]:
     for source in meta.get("sources") or []:
         parsed = _SPECIALISED_SOURCE.search(str(source))
         if parsed:
+            whole = parse_source(str(source))
             found.append(Specialisation(parsed.group(1), int(parsed.group(2)) if parsed.group(2) else None,
                                         str(meta.get("value") or ""), str(meta.get("reason") or ""),
                                         str(frame.get("filename") or ""), line if isinstance(line, int) else 0,
-                                        str(frame.get("loc") or "")))
+                                        str(frame.get("loc") or ""), (naming(whole).name or "") if whole else ""))
     return found
 
 
