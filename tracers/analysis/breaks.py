@@ -13,9 +13,11 @@ from tracers.vocabulary.durations import duration_s
 from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
 from .frames import SourceLine, parse_location, short, traceback_lines, user_and_library
 from .guard_failures import GuardFailure
+from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
 from .user_names import frame_words, resume_place
 
+_FORCE_SKIPPED = re.compile(r"skip reason: file is force-skipped \(([^)\s]+)\)")
 _GB_LINK = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
 _LOGGING = re.compile(r"logging\.Logger|logger method|logging function", re.I)
 
@@ -91,6 +93,9 @@ class BreakGroup:
         count = len(self.artifacts)
         link = _GB_LINK.search(payload)
         hint, explanation = first_match(HINT, payload), first_match(EXPLANATION, payload)
+        skipped_file = _FORCE_SKIPPED.search(payload)
+        if explanation and skipped_file and skipped_file.group(1) not in explanation:  # what is skipped, said
+            explanation += f" (its file, {skipped_file.group(1)}, is skipped)"
         no_graph = tuple(compile_id for compile_id in self.ids if compile_id in compiles
                          and not compiles[compile_id].graphs)
         graphs = sum(compiles[compile_id].graphs for compile_id in (*self.created, *self.merged)
@@ -138,7 +143,12 @@ class BreakGroup:
                       "compiled function, on what it returns; if it must run inside, keep the break: it is one per call.")
             hint_note = ("torch's hint, removing the disable, lets Dynamo trace the function's body: the calls it was "
                          "disabled for break there instead")
-        if (len(titles) > 1 or self.merged) and self.library is None:  # the user's own line breaks, not a library
+        symbolic = next(iter(symbolic_breaks(self.artifacts)), None)
+        if symbolic is not None:  # torch's hint (the code may fail eagerly too) is refuted: eager code has no symbols
+            advice = symbolic_advice(symbolic, self.user.code if self.user else "")
+            hint_note = ("torch's hint (that the code may fail when run eagerly too) is not passed on: the value was "
+                         "symbolic only in the compiled version")
+        elif (len(titles) > 1 or self.merged) and self.library is None:  # the user's own line breaks, not a library
             advice = ("One line causes all of these: move it out of the compiled function (for a print or a "
                       ".item(), return the tensor and use it after the call), so no break and no value crosses it.")
         return Finding(

@@ -22,8 +22,9 @@ class Claim:
 
 def _served_once(evidence: RunEvidence, version: str, subject: str = "") -> bool:
     """The version served one call, and the value changed only that once: no other version of the frame failed on
-    the same value, before or after (a size that changes on every call makes each version serve one call too)."""
-    if evidence.served.get(version) != 1:
+    the same value, before or after (a size that changes on every call makes each version serve one call too), and
+    no later call still failed the version before on it (the value stayed new, and another change compiled again)."""
+    if evidence.served.get(version) != 1 or evidence.still_differs(version):
         return False
     frame = version.rpartition("/")[0]
     return not any(failure.subject == subject for other, failure in evidence.failures.items()
@@ -71,7 +72,14 @@ def _hook_guards_skipped(evidence: RunEvidence, version: str) -> bool:
     return evidence.setting(version, "skip_nnmodule_hook_guards") is True
 
 
+def _dynamic_safe(evidence: RunEvidence) -> bool:
+    """No version compiled with dynamic sizes broke on a symbolic value (an operator given a SymBool): advice to make
+    sizes dynamic is not refuted by the run."""
+    return not evidence.symbolic
+
+
 CHECKS: dict[str, Callable[..., bool]] = {
+    "dynamic-safe": _dynamic_safe,
     "served": _served,
     "stays-dynamic": _stays_dynamic,
     "pinned": _pinned,

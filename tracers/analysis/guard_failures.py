@@ -213,6 +213,8 @@ def made_dynamic(guards: str, failure: GuardFailure) -> bool:
         sizes = [match.group(2) for match in _TENSOR_GUARD.finditer(guards) if _said(match.group(1)) in names]
         return bool(sizes) and all("None" in size for size in sizes)
     if failure.kind == "value" and not failure.on_stack:
+        if _NOT_A_NUMBER.search(failure.change):  # only ints and floats become symbols: a str, a bool, None never do
+            return False
         present = pinned = False
         for line in guards.splitlines():
             text = _GUARD_KIND.sub("", line.split("  #", 1)[0])
@@ -226,6 +228,7 @@ def made_dynamic(guards: str, failure: GuardFailure) -> bool:
     return False
 
 
+_NOT_A_NUMBER = re.compile(r"^it was (?!-?\d)")
 _GUARD_KIND = re.compile(r"^[| ]*\+- \w+: ")  # a guard tree line's drawing and kind, before its code
 
 

@@ -23,6 +23,13 @@ _OPTIM_ADVICE = ("This break is in torch.optim's own code ({where}), reached fro
                  "change, and torch's hint (do not call it in compiled code) would take the step out of the compiled "
                  "function. The code around it still compiles as graphs of its own; nothing to fix unless the step's "
                  "time matters.")
+_SKIPPED = re.compile(r"the function `([\w.]+)`")
+_OPTIM_COMPILED = ("torch skips the torch.optim code around `{name}` (a wrapper it never traces), so the call breaks the "
+                   "graph; `{name}` itself then compiled as a frame of its own. Nothing to fix: moving the call out of "
+                   "the compiled function would run `{name}` eagerly instead.")
+_OPTIM_EAGER = ("torch never traces `{name}` (its file is skipped): it runs eagerly wherever it is called, and the call "
+                "breaks the graph. Where nothing after it in the compiled function depends on it, call it after the "
+                "compiled call instead: the same work, one break fewer.")
 _CAPTURE_NOTE = ("torch's hint ({setting}) is not passed on as the fix: the same function goes on to {other} at "
                  "{where}, a data-dependent step of another kind, which that setting does not cover (applied alone, "
                  "Dynamo traces on into that line). Check it before relying on it (trace --check-fixes).")
@@ -41,12 +48,13 @@ _LOGGING_UNNAMED = ("torch's hint (ignore_logging_functions) removes the break b
 _SETTING = re.compile(r"`?(torch\._(?:dynamo|inductor)\.config\.\w+)\s*=\s*(True|False|\d+)`?")
 
 
-def checked_hints(found: list[Finding]) -> list[Finding]:
+def checked_hints(found: list[Finding], compiled: frozenset[str] = frozenset()) -> list[Finding]:
     """The break findings with torch's hints checked against the run's other breaks and their places, and a setting a
     hint names as the fix the tracer can apply to check it (trace --check-fixes); a training step's backward and
-    optimizer calls, each a break, said as one finding."""
+    optimizer calls, each a break, said as one finding. ``compiled``: the functions the run compiled a graph for
+    (``Adam.step``)."""
     breaks = [finding for finding in found if finding.kind in ("graph-break", "frame-skipped")]
-    checked = [_with_remedy(_checked(finding, breaks)) if finding in breaks else finding for finding in found]
+    checked = [_with_remedy(_checked(finding, breaks, compiled)) if finding in breaks else finding for finding in found]
     return _training_steps(_one_per_line(checked))
 
 
@@ -86,7 +94,7 @@ _STEP_CALL = re.compile(r"\.(backward|zero_grad|step)\s*\(")
 _STEP_BREAK = re.compile(r"Tensor\.backward|Optimizer\.|LRScheduler\.|\w+\.step`|marked as skipped|graph_break\(\)")
 _STEP_ADVICE = ("These are the training step's own calls ({calls}), and each breaks the compiled function: the "
                 "backward is compiled all the same from the compiled forward (AOTAutograd), and torch.optim's steps "
-                "are left to run eager. Compile the forward and the loss only, return the loss, and make all of these "
+                "break it by design (torch skips their wrappers). Compile the forward and the loss only, return the loss, and make all of these "
                 "calls outside it: {before}the others after the compiled call, in the order the function makes them. "
                 "Moving some out and not others "
                 "changes what the loop computes (an optimizer step before the backward uses the old gradients; a "
@@ -161,12 +169,20 @@ def _logging_call(finding: Finding) -> str | None:
     return method.group(1) if method else None
 
 
-def _checked(finding: Finding, breaks: list[Finding]) -> Finding:
+def _checked(finding: Finding, breaks: list[Finding], compiled: frozenset[str]) -> Finding:
     hint = finding.hint or ""
     library = finding.library_line
     if library is not None and any(part in library.path.replace("\\", "/") for part in _OPTIM):
         return dataclasses.replace(finding, advice=_OPTIM_ADVICE.format(where=library.short),
                                    hint_note="torch.optim breaks the graph here by design")
+    skipped = _SKIPPED.search(finding.explanation or "")
+    if skipped and "torch/optim/" in (finding.explanation or "").replace("\\", "/"):
+        # torch skips torch.optim's wrappers by design; what they call may still compile as frames of its own
+        name = skipped.group(1)
+        advice = _OPTIM_COMPILED if name in compiled else _OPTIM_EAGER
+        return dataclasses.replace(finding, advice=advice.format(name=name),
+                                   hint_note="torch skips this torch.optim code by design: its hint to avoid the call "
+                                             "is not passed on")
     capture = _CAPTURE.search(hint)
     if capture and finding.user_line is not None:
         later = _later_data_dependent(finding, breaks, capture.group())

@@ -19,6 +19,7 @@ from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
 from .claims import Claim, say
 from .run_evidence import RunEvidence, Specialisation
+from .symbolic_breaks import tells_dynamic, without_dynamic_advice
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
 
@@ -104,11 +105,16 @@ _PER_LAYER_GRAD = ("`{name}` reaches the layers with requires_grad set on some c
                    "version for each setting, once; nothing to fix.")
 _SPECIALISED = ("Each new value of `{name}` compiled a new version, and the next version still guarded it as a "
                 "constant: its use at {where} needs a fixed value (indexing a Python list, a Python branch, a "
-                "module's float argument), so marking it dynamic does not stop this. Hold the value in a tensor "
-                "(index tensors, not lists, with it), or compute what depends on it outside the compiled function "
-                "and pass the result in. To index with it, a one-element tensor (`torch.tensor([t])`) keeps the indexing in the "
-                "graph; a torch function that takes it as a Python number (`F.dropout`'s `p`) cannot take a tensor: there, "
-                "keep it fixed or write that step with tensor ops.")
+                "module's float argument), so marking it dynamic does not stop this. Hold the value in a tensor and "
+                "write what uses it with tensor ops (a mask or torch.where in place of a Python loop or branch, a "
+                "tensor index in place of an int); where it picks an item of a Python list, pass the item in; where a "
+                "torch function takes it as a Python number (`F.dropout`'s `p`), keep it fixed or write that step "
+                "with tensor ops; else compute what depends on it outside the compiled function and pass the result "
+                "in.")
+_MODULE_INDEX = ("`{name}` picks a module out of a ModuleList or Sequential ({where}): the module it picks is compiled "
+                 "into the graph, so each index compiles a version of its own (and past the recompile limit, calls "
+                 "run eager); a tensor cannot pick a module. Pass the module itself in instead of its index (`for "
+                 "layer in layers: step(layer, …)`), or compile each module's forward on its own.")
 _ONCE = ("It changed for one call only (the new version served 1 call, and nothing changed after it), as a shorter "
          "last batch does: drop it (DataLoader(..., drop_last=True)), pad it to the usual size, or mark the dimension "
          "dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version serves both.")
@@ -119,6 +125,16 @@ _ONCE_TRAINER = ("It changed for one call only (the new version served 1 call, a
 _ONCE_OTHER = ("It changed for one call only (the new version served 1 call, and nothing changed after it): pad it to "
                "the usual size, or mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, "
                "dim)) so that one version serves both.")
+_FLAG_CHANGE = re.compile(r"it was (True|False) when")
+_FLAG = ("`{name}` is a True/False option, and the code that reads it is compiled for one setting: each setting "
+         "compiles its own version, once, wherever the option reaches (here in each frame listed). Nothing to fix "
+         "if both settings are meant; else keep it the same between calls (for a model's output options, always "
+         "the same one, converting the result where another form is wanted), so one version serves them all. A "
+         "tensor cannot stand in for it: a Python `if` on a tensor breaks the graph.")
+_TO_CONSTANT = re.compile(r"dimension \d+: \d+ before, now ([01])")
+_TO_ONE = ("The new size is {size}: torch never makes a size of 0 or 1 symbolic, and compiles it as a constant of a "
+           "version of its own, so calls with {size} there (one token at a time after a prompt, a batch of one) get "
+           "that version, once. Nothing to fix while later calls keep to these sizes.")
 _STATIC = ("{subject} changed on {pattern}, and every new version was compiled for the new value: {cause}, so no "
            "version is dynamic and each change compiles again{limit}.")
 _STATIC_FIX = {
@@ -181,6 +197,7 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
         # its resume functions after a break, a loss function, a library's wrapper) in the one call that brought
         # it: one decision of the user's (a shorter last batch), one finding, named by the first frame's failure.
         key = (f"burst {bursts[compile_id]}", "", failure.kind) if compile_id in bursts else \
+            (f"option {failure.subject}", "", failure.kind) if _is_flag(failure) else \
             (frame, failure.subject, failure.kind)
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
     groups = _one_per_pattern(groups)
@@ -305,7 +322,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         where = f"{pin.short} (`{pin.code}`)" if pin.short else "your code"
         # a number is said as the values the next versions pin are (its use needs it fixed), a size as a size
         advice = _PINNED.format(name=subject, where=where, reason=pin.reason.replace("_", " ")) if kind == "size" \
-            else _SPECIALISED.format(name=subject, where=where)
+            else _specialised(group, subject, where)
         explained = SHAPES
         served_once = False
         if pin.short and not is_library(pin.file):  # the cause is the line that pins it, not the call
@@ -319,6 +336,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                                 pattern=pattern, cause=cause, limit="") + " " + fix
         explained = SHAPES
         served_once = False
+    elif _is_flag(first):
+        advice = _FLAG.format(name=subject)
     elif specialised:
         what += ", and Dynamo specialised it on each value"
         crossing = _break_using(trace, own, subject)
@@ -326,7 +345,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             if crossing is not None else \
             _ATTRIBUTE.format(name=subject) if subject.startswith("self.") else \
             _GLOBAL_COUNTER.format(name=subject) if _counts_itself(guard_failure, subject) else \
-            _SPECIALISED.format(name=subject, where=(library or user).short if (library or user) else "its use")
+            _specialised(group, subject, (library or user).short if (library or user) else "its use")
     elif kind == "value" and subject.startswith("self."):
         advice = _ATTRIBUTE.format(name=subject)
     elif kind == "global" and evidence.served.get(first.version) == 1:
@@ -341,6 +360,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         if once is _ONCE and _under_trainer(evidence):  # the Trainer makes the DataLoader: its option drops it
             once = _ONCE_TRAINER
         advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+    elif kind == "size" and _TO_CONSTANT.fullmatch(first.change) and len(compiled) == 1:
+        advice = _TO_ONE.format(size=_TO_CONSTANT.fullmatch(first.change).group(1))
     elif batch is not None and batch.batches > 1:
         gone = "this recompile goes, saving all the compile time it costs" if len(compiled) == 1 else \
             f"these {len(compiled)} recompiles go, saving all the compile time they cost"
@@ -361,7 +382,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         else:
             how = _PER_LAYER_BUFFER if subject.startswith("self.") else _PER_LAYER_CACHE
             advice = _PER_LAYER.format(name=subject, limit=_DEFAULT_LIMIT, how=how.format(name=subject))
-    elif kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None:
+    elif kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None \
+            and not _is_flag(first):
         # The guard is in code the user calls (a library's), not theirs: said so, and not told to rewrite it.
         # the function the guard's line is in (the compiled frame may be a wrapper that calls it)
         guard_frame = library.function or frame
@@ -393,6 +415,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation = first_match(EXPLANATION, limit.fail_reason or "")
         hint = first_match(HINT, limit.fail_reason or "") or hint
         explained = LIMIT
+    if tells_dynamic(advice) and evidence.symbolic:
+        advice = say(Claim("dynamic-safe", (), advice, without_dynamic_advice(advice, evidence.symbolic[0])),
+                     evidence, said)
+        remedies = tuple(remedy for remedy in remedies if not (remedy.name == "dynamic" and remedy.value is True))
     parts = tuple(f"{compile_id}: {failure.sentence}" for compile_id, failure in group.failures)
     versions = versions[first_frame]
     if limit is None and versions >= _NEAR_LIMIT:
@@ -412,6 +438,23 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]),
         claims=tuple(said), remedies=remedies)
+
+
+def _specialised(group: _Group, name: str, where: str) -> str:
+    """The advice for a number each version pinned: by what its use needs it for."""
+    return (_MODULE_INDEX if _indexes_modules(group) else _SPECIALISED).format(name=name, where=where)
+
+
+def _indexes_modules(group: _Group) -> bool:
+    """The guarded number is an index torch.nn's containers looked up (ModuleList, Sequential): their
+    ``__getitem__`` made the guard."""
+    return any(failure.line is not None and failure.line.path.replace("\\", "/").endswith("nn/modules/container.py")
+               for _, failure in group.failures)
+
+
+def _is_flag(failure: GuardFailure) -> bool:
+    """A True/False option (``return_dict``, ``self.training``) whose setting the guard checked."""
+    return failure.kind == "value" and bool(_FLAG_CHANGE.match(failure.change))
 
 
 def _pin(evidence: RunEvidence, group: _Group, compiled: list[str]) -> Specialisation | None:

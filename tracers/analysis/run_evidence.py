@@ -13,8 +13,9 @@ from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Trace
 from tracers.tracefile.torch_records import CONFIG_KEY
 
-from .guard_failures import GuardFailure
+from .guard_failures import GuardFailure, parse_failure
 from .guard_sources import naming, parse_source
+from .symbolic_breaks import SymbolicBreak, symbolic_breaks
 
 DEFAULT_RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default in every supported release
 _FRAME = re.compile(r"\(([^():]+):(\d+)\)$")  # ``Tiny.forward (decode.py:13)``: the file and first line
@@ -76,9 +77,11 @@ class RunEvidence:
     calls: list[CompileCall] = field(default_factory=list)
     versions: dict[str, list[str]] = field(default_factory=dict)  # frame number -> its compile ids, in order
     served: dict[str, int] = field(default_factory=dict)  # compile id -> calls its graph served
-    failures: dict[str, GuardFailure] = field(default_factory=dict)  # compile id -> its first failed guard
+    failures: dict[str, GuardFailure] = field(default_factory=dict)  # compile id -> its failed guard (its cause)
+    tried: dict[str, list[GuardFailure]] = field(default_factory=dict)  # compile id -> its failure against each version
     refused: set[str] = field(default_factory=set)  # compile ids the recompile limit refused
     specialised: dict[str, list[Specialisation]] = field(default_factory=dict)  # compile id -> what it pinned
+    symbolic: list[SymbolicBreak] = field(default_factory=list)  # breaks on a symbolic operator argument
 
     def pinned(self, compile_id: str, name: str, dim: int | None) -> Specialisation | None:
         """The compile's record that it made ``name`` (its dimension ``dim``, for a size) a constant, if any."""
@@ -109,6 +112,16 @@ class RunEvidence:
         return [later for later, failure in self.failures.items()
                 if failure.version == compile_id and (subject is None or failure.subject == subject)]
 
+    def still_differs(self, compile_id: str) -> bool:
+        """A later recompile of the frame failed the version this one failed against, on the same value: the value
+        had not gone back by then (a prompt's length, then one token per step), so it did not change for one call."""
+        failure = self.failures.get(compile_id)
+        if failure is None:
+            return False
+        return any(other.version == failure.version and other.kind == failure.kind and
+                   (other.source or other.subject) == (failure.source or failure.subject)
+                   for later in self.later_versions(compile_id) for other in self.tried.get(later, ()))
+
     def call_for(self, frame: str | None) -> CompileCall | None:
         """The torch.compile call that compiled ``frame`` (``Tiny.forward (decode.py:13)``), when one says so; the
         run's only call where there is one and it names no code."""
@@ -124,7 +137,8 @@ class RunEvidence:
 
 def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
     """The evidence of ``trace``; ``failures``: each recompile's first failed guard (as the findings read them)."""
-    evidence = RunEvidence(failures=dict(failures), served=dict(trace.info.calls_served or {}))
+    evidence = RunEvidence(failures=dict(failures), served=dict(trace.info.calls_served or {}),
+                           symbolic=symbolic_breaks(trace.artifacts))
     frames: dict[str, set[str]] = defaultdict(set)
     for artifact in trace.artifacts:
         meta = artifact.metadata if isinstance(artifact.metadata, dict) else {}
@@ -135,6 +149,8 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
             reason = meta.get("fail_reason")
             if isinstance(reason, str) and re.search(r"recompile[_ ]limit|cache[_ ]size[_ ]limit", reason, re.I):
                 evidence.refused.add(artifact.compile_id)
+        elif artifact.kind == "recompile" and artifact.compile_id and isinstance(meta.get("reasons"), list):
+            evidence.tried[artifact.compile_id] = [parse_failure(str(reason)) for reason in meta["reasons"]]
         elif artifact.kind == "compile-call":
             evidence.calls.append(_compile_call(meta))
         elif artifact.name == "symbolic_shape_specialization" and artifact.compile_id:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import linecache
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ TARGET = "torch._dynamo.convert_frame:ConvertFrame.__call__"  # Dynamo's frame c
 _GRAPH_PREFIX = "__compiled_fn"  # the name Dynamo installs each compiled graph under in the frame's globals
 _GAVE_UP = ("RUN_ONLY", "SKIP")  # FrameAction names: on a cache miss the frame now runs eagerly, uncompiled
 _TOOL_NAME = "torch-compile-walkthrough"
+_VERSION = re.compile(r"(.*\d)/(\d+)")  # ``0/4``: the frame's number, the version's
 
 
 def _counting(graph: Callable[..., Any], cell: list[int]) -> Callable[..., Any]:
@@ -107,6 +109,12 @@ class CallCounter:
         if code is None or code in self._watched:
             return
         if monitoring is None:
+            if not self._all_counted(compile_id):
+                # a version that compiled no graph of its own still serves calls (its resume functions' graphs do
+                # the work): counted by calls of the entry, those calls would be said to run eager
+                self.note = ("calls that ran eager are not counted on Python 3.11 for a frame whose versions "
+                             "compiled no graph of their own (3.12 and newer count them)")
+                return
             if not self._entries.watch(code, compile_id, self._served_by(code)):
                 self.note = ("calls that ran eager are counted on Python 3.11 only for the function or module that "
                              "torch.compile returned in the trace (3.12 and newer count every frame)")
@@ -116,6 +124,14 @@ class CallCounter:
         # The watch starts before the frame that made Dynamo give up runs (eagerly), so that call counts too.
         self._watched[code] = self._eager.setdefault(compile_id, [0])
         monitoring.set_local_events(self._tool, code, monitoring.events.PY_START)
+
+    def _all_counted(self, compile_id: str) -> bool:
+        """Every earlier version of the frame installed a graph whose calls are counted."""
+        found = _VERSION.fullmatch(compile_id)
+        if found is None:
+            return False
+        frame, version = found.group(1), int(found.group(2))
+        return all(f"{frame}/{earlier}" in self._served for earlier in range(version))
 
     def _served_by(self, code: Any) -> int:
         return sum(self._served[compile_id][0] for compile_id in self._code_ids.get(code, ()))

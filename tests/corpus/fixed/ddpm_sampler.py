@@ -1,4 +1,4 @@
-"""ddpm_sampler.py with its finding's fix applied: "Hold the value in a tensor (index tensors, not lists, with it)".
+"""ddpm_sampler.py with its finding's fix applied: "Hold the value in a tensor".
 The schedule is held in tensors and the timestep `t` is passed as a one-element tensor that indexes them
 (a 0-d tensor index makes the backend call `.item()`: a graph break)."""
 import torch
