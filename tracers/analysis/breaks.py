@@ -17,6 +17,7 @@ from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
 from .user_names import frame_words, resume_place
 
+_CARRIED = frozenset({"size", "dtype", "device", "requires_grad"})
 _FORCE_SKIPPED = re.compile(r"skip reason: file is force-skipped \(([^)\s]+)\)")
 _GB_LINK = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
 _LOGGING = re.compile(r"logging\.Logger|logger method|logging function", re.I)
@@ -127,11 +128,17 @@ class BreakGroup:
             # torch's hint (trace_autograd_ops=True) left the break in place where the corpus applied it
             # (tests/corpus/fixed/warmup_int_step_backward.py): the backward is compiled anyway, outside.
             advice = _BACKWARD_ADVICE
-        if self.library is not None and hint and "your code" in hint:
-            # torch's hint speaks of the code that made the call: here a library's (DDP's own forward), not the user's.
+        if self.library is not None and self.library.path.endswith("parallel/distributed.py"):
             hint_note = (f"torch's hint is about the call at {self.library.short}, which is a library's code reached "
                          "from your line, not yours to change")
-            advice = _DDP_BREAK if self.library.path.endswith("parallel/distributed.py") else _LIBRARY_BREAK
+            advice = _DDP_BREAK
+        elif self.library is not None and not _SETTING_HINT.search(hint or ""):
+            # torch's hint speaks of the code that made the call: here a library's, not the user's.
+            hint_note = (f"torch's hint is about the code at {self.library.short}, a library's, reached from your "
+                         "line: not yours to change")
+            code = f" (`{self.library.code.strip()}`)" if self.library.code.strip() else ""
+            advice = _LIBRARY_BREAK.format(package=_package(self.library.path), where=self.library.short, code=code,
+                                           line=self.user.short if self.user else "your line")
         disabled = _DISABLED.search(explanation or "")
         if disabled and not self.skipped:
             # The user disabled this function on purpose: removing the decorator (torch's hint) lets Dynamo trace
@@ -167,10 +174,23 @@ _BACKWARD_ADVICE = ("Return the loss and call loss.backward() after the compiled
 _DDP_BREAK = ("torch.compile(DDP(model)) compiles DDP's own forward, which breaks the graph: compile the module DDP "
               "wraps instead, DDP(torch.compile(model)), and Dynamo's DDPOptimizer splits its graph at the gradient "
               "buckets.")
-_LIBRARY_BREAK = ("The break is inside a library's code that your line calls: compile the parts of your code before and "
-                  "after that call, or call it outside the compiled function.")
+_LIBRARY_BREAK = ("The break is in the code of {package} at {where}{code}, which your call at {line} runs: torch's hint is "
+                  "about that code, not yours. What you control is whether your call runs it: such code often runs "
+                  "only for an option of the call or of the model's config (labels passed in, a layer drop or a "
+                  "dropout while training, an output option). Where one does, change it, or compute that part "
+                  "outside the compiled function.")
+_SETTING_HINT = re.compile(r"torch\._(?:dynamo|inductor)\.config\.\w+")  # a setting: the tracer checks it
 _DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>` since it was wrapped with "
                        r"`torch\.compiler\.disable`")
+
+
+def _package(path: str) -> str:
+    """``transformers`` of ``<site-packages>/transformers/models/bert/modeling_bert.py``; else "the library"."""
+    parts = path.replace("\\", "/").split("/")
+    for index, part in enumerate(parts[:-1]):
+        if part in ("site-packages", "dist-packages", "<site-packages>"):
+            return parts[index + 1]
+    return "the library"
 
 
 def _cost_counts(group: BreakGroup) -> str:
@@ -211,6 +231,8 @@ def group_breaks(trace: Trace, compiles: dict[str, CompileFacts]) -> list[BreakG
         # a library reaches from one line of the user's are two findings, one logger reached from two lines is one.
         if _LOGGING.search(_title(artifact)) and library is not None:
             key: tuple = ("log", location, skipped)
+        elif library is not None:  # each library line is a cause of its own, whichever line of the user's reaches it
+            key = ("library", location, skipped)
         else:
             key = ("user", user.path, user.line, skipped) if user else ("at", location, _title(artifact), skipped)
         group = groups.get(key)
@@ -236,7 +258,9 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
             home_of.setdefault(place, index)
     for compile_id, failure in failures.items():
         facts = compiles.get(compile_id)
-        if facts is None or not failure.on_stack:
+        # a tensor's size, dtype or device changing is the call's input changing, carried through the break: the
+        # input's finding; a number the line computed (``loss.item()``) is the line's
+        if facts is None or not failure.on_stack or failure.kind in _CARRIED:
             continue
         place = _resumed_at(facts.frame)
         home = home_of.get(place) if place is not None else None

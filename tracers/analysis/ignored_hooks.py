@@ -8,7 +8,7 @@ from tracers.tracefile.events import Trace
 from .claims import Claim, say
 from .finding_type import RECOMPILES, Finding, Remedy
 from .run_evidence import RunEvidence
-from .frames import user_caller
+from .frames import is_library, user_caller
 from .user_names import resume_place
 
 ARTIFACT = "late_hooks"  # capture/late_hooks.py's record
@@ -36,9 +36,13 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
         meta = artifact.metadata
         if artifact.name != ARTIFACT or not isinstance(meta.get("hooks"), list):
             continue
-        hooks = [hook for hook in meta["hooks"] if isinstance(hook, dict)]
+        # a library's own hooks (transformers' output capturing installs them inside the call) are its design, and
+        # whether the code compiled before them needs them is not in the run: nothing is said of them
+        hooks = [hook for hook in meta["hooks"] if isinstance(hook, dict)
+                 and not (isinstance(hook.get("file"), str) and hook["file"] and is_library(hook["file"]))]
         frame, compile_id = str(meta.get("frame") or "the compiled module"), meta.get("compile_id")
-        count = meta.get("count") if isinstance(meta.get("count"), int) and meta["count"] >= len(hooks) else len(hooks)
+        count = meta.get("count") if isinstance(meta.get("count"), int) and meta["count"] >= len(hooks) \
+            and len(hooks) == len(meta["hooks"]) else len(hooks)
         # only a version that served calls ran without them: one that produced no graph ran the code eagerly, hooks
         # and all (its calls went to the module's own code)
         if hooks and isinstance(compile_id, str) and evidence.served.get(compile_id):

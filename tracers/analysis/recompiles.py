@@ -131,6 +131,10 @@ _FLAG = ("`{name}` is a True/False option, and the code that reads it is compile
          "if both settings are meant; else keep it the same between calls (for a model's output options, always "
          "the same one, converting the result where another form is wanted), so one version serves them all. A "
          "tensor cannot stand in for it: a Python `if` on a tensor breaks the graph.")
+_GLOBAL_AT_LIMIT = ("Each setting of {name} compiles its own version, once, as expected when one compiled function "
+                    "serves both training and evaluation; but the frame now holds {versions} versions, the most this "
+                    "run allows ({allowed}), so every setting doubles what its other changes need. Fix what makes "
+                    "the other versions (the findings above), or raise torch._dynamo.config.recompile_limit.")
 _TO_CONSTANT = re.compile(r"dimension \d+: \d+ before, now ([01])")
 _TO_ONE = ("The new size is {size}: torch never makes a size of 0 or 1 symbolic, and compiles it as a constant of a "
            "version of its own, so calls with {size} there (one token at a time after a prompt, a batch of one) get "
@@ -430,6 +434,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             else f"of the {_DEFAULT_LIMIT} torch keeps by default"
         parts += (f"{versions} versions of {frame_words(short(first_frame or frame))} exist now, {kept} "
                   "(torch._dynamo.config.recompile_limit): past that, calls no version accepts run eager",)
+        if kind == "global" and versions >= allowed and advice.startswith("Nothing to fix"):
+            # each mode's versions take places under the limit that the frame's other changes needed
+            advice = _GLOBAL_AT_LIMIT.format(name=subject, versions=versions, allowed=allowed)
+            remedies = (*remedies, Remedy("setting", "torch._dynamo.config.recompile_limit", max(2 * allowed, 8)))
     return Finding(
         kind="recompile-limit" if limit is not None else "recompile", what=what, events=len(group.failures),
         compile_ids=ids, cost_s=cost, user_line=user, library_line=library,

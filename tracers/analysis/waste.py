@@ -112,8 +112,10 @@ def thrown_away(compiles: dict[str, CompileFacts], ledger: Ledger) -> list[Findi
             kind="thrown-away", what=f"{len(empty)} compile{'s' if len(empty) != 1 else ''} traced a frame and produced "
                                      f"no graph ({frames})", events=len(empty),
             compile_ids=tuple(facts.compile_id for facts in empty), cost_s=cost, cost_counts="those compiles",
-            advice="Dynamo traced these frames and found no tensor work to compile; if they are called often, "
-                   "keep them out of the compiled region (torch.compiler.disable).", explained=RESTARTS,
+            advice="Dynamo traced these frames and found no tensor work to compile: what they cost is that tracing, "
+                   "once per version, and their later calls run their Python as before. Nothing to fix unless the cost "
+                   "matters; torch.compiler.disable on them saves the tracing but makes each call a graph break in the "
+                   "frame that calls it.", explained=RESTARTS,
             # Code Python generated (a dataclass's __init__, a namedtuple's __new__) is nobody's to move: a note.
             informational=all(_generated(facts.frame) for facts in empty)))
     restarted = [facts for facts in compiles.values()

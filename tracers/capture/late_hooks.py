@@ -72,7 +72,8 @@ class LateHooks:
             added, new_ids = [], set()
             for (path, name), hooks in dicts.items():
                 for hook_id in sorted(set(hooks) - before.get((path, name), set())):
-                    added.append({"module": path, "kind": _KIND[name], "function": _hook_name(hooks.get(hook_id))})
+                    added.append({"module": path, "kind": _KIND[name], "function": _hook_name(hooks.get(hook_id)),
+                                  "file": _hook_file(hooks.get(hook_id))})
                     new_ids.add(hook_id)
             # the first compile of the module's code that saw them: compiled at the first call after they were added
             seen_at = next((cid for cid, ids in self._history.get(module_id, []) if new_ids <= ids), None)
@@ -91,3 +92,9 @@ class LateHooks:
 def _hook_name(hook: Any) -> str:
     function = getattr(hook, "__func__", hook)
     return str(getattr(function, "__qualname__", None) or type(hook).__name__)
+
+
+def _hook_file(hook: Any) -> str:
+    """Where the hook's function is defined ("" where it has no code of its own: a partial, a C function)."""
+    function = getattr(hook, "__func__", hook)
+    return str(getattr(getattr(function, "__code__", None), "co_filename", "") or "")
