@@ -494,6 +494,7 @@ def fix_row(fix: Fix, before: Run, after: Run) -> dict:
     if not claimed:
         problems_found.append(f"the original run has no {fix.finding_kind} finding naming {fix.name}")
     return {"program": fix.name_id, "fixed": str(fix.program.relative_to(HERE)), "kind": fix.finding_kind,
+            "checked_by": checked_by(fix, claimed),
             "applied": fix.applied, "fix_text": finding_text, "note": fix.note, "xfail": fix.xfail,
             "before": counts_before, "after": counts_after, "gone": gone,
             "left": [f.what for f in left],
@@ -501,6 +502,20 @@ def fix_row(fix: Fix, before: Run, after: Run) -> dict:
             "claimed_s": sum(f.cost_s for f in claimed) if claimed else None,
             "saved_s": (seconds_before - seconds_after) if seconds_before is not None and seconds_after is not None
             else None, "problems": problems_found}
+
+
+# Which of the tracer's own fixes (Remedy kinds) a fix's words are: the ones `trace --check-fixes` applies itself.
+_REMEDY_WORDS = (("ignore-logging", "ignore_logging_functions"), ("setting", "torch._dynamo.config."),
+                 ("setting", "torch._inductor.config."), ("compile-argument", "dynamic=True"),
+                 ("compile-argument", "`dynamic=False` out"))
+
+
+def checked_by(fix: Fix, claimed: list) -> str:
+    """How the fix is checked: always by the fixed program; also by ``trace --check-fixes`` where the finding carries
+    it as a fix the tracer applies itself (a setting, a compile argument, a logging function to ignore)."""
+    kinds = {remedy.kind for finding in claimed for remedy in getattr(finding, "remedies", ())}
+    applies = any(kind in kinds and words in (fix.applied or "") for kind, words in _REMEDY_WORDS)
+    return "fixed program and --check-fixes" if applies else "fixed program (a change to the code)"
 
 
 def _seconds(value: float | None) -> str:
@@ -570,14 +585,17 @@ def write_fix_results(path: Path, rows: list[dict]) -> None:
     lines = [FIXES_START, "## The corpus's fixes: each finding's fix applied and traced again", "",
              f"{versions()}. `python -m tests.corpus.run --fixes` traced each program and `tests/corpus/fixed/<name>.py`, "
              "the same program with the fix the finding's text gives applied (the words quoted). Counts are torch's own "
-             "(g graphs, b graph breaks, c frame compiles, r recompiles, L recompile-limit hits); compile is the "
+             "(g graphs, b graph breaks, c frame compiles, r recompiles, L recompile-limit hits); checked by: every fix "
+             "by its fixed program, and by `trace --check-fixes` too where the tracer applies it itself (a setting, "
+             "an argument of torch.compile, a logging function to ignore); compile is the "
              "trace's total compile seconds (one run each, so a few tenths are noise); claimed is the finding's cost, "
              "saved is compile before − after.", "",
-             "| program | fix applied | torch before → after | finding | compile before → after (s) | claimed / saved (s) "
-             "| note |", "|---|---|---|---|---|---|---|"]
+             "| program | fix applied | checked by | torch before → after | finding | compile before → after (s) | "
+             "claimed / saved (s) | note |", "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         note = "; ".join(filter(None, [row["note"], *row["problems"]])).replace("|", "/")
-        lines.append(f"| {row['program']} | “{row['applied']}” | {short_counts({'main': row['before']})} → "
+        lines.append(f"| {row['program']} | “{row['applied']}” | {row['checked_by']} | "
+                     f"{short_counts({'main': row['before']})} → "
                      f"{short_counts({'main': row['after']})} | {'gone' if row['gone'] else 'stays'} | "
                      f"{_seconds(row['compile_before_s'])} → {_seconds(row['compile_after_s'])} | "
                      f"{_seconds(row['claimed_s'])} / {_seconds(row['saved_s'])} | {note} |")
