@@ -125,16 +125,13 @@ _ONCE_TRAINER = ("It changed for one call only (the new version served 1 call, a
 _ONCE_OTHER = ("It changed for one call only (the new version served 1 call, and nothing changed after it): pad it to "
                "the usual size, or mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, "
                "dim)) so that one version serves both.")
-_FLAG_CHANGE = re.compile(r"it was (True|False) when")
-_FLAG = ("`{name}` is a True/False option, and the code that reads it is compiled for one setting: each setting "
-         "compiles its own version, once, wherever the option reaches (here in each frame listed). Nothing to fix "
-         "if both settings are meant; else keep it the same between calls (for a model's output options, always "
-         "the same one, converting the result where another form is wanted), so one version serves them all. A "
-         "tensor cannot stand in for it: a Python `if` on a tensor breaks the graph.")
-_GLOBAL_AT_LIMIT = ("Each setting of {name} compiles its own version, once, as expected when one compiled function "
-                    "serves both training and evaluation; but the frame now holds {versions} versions, the most this "
-                    "run allows ({allowed}), so every setting doubles what its other changes need. Fix what makes "
-                    "the other versions (the findings above), or raise torch._dynamo.config.recompile_limit.")
+_FLAG_CHANGE = re.compile(r"it was (True|False|None|'[^']*'|\"[^\"]*\") when")
+_FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one setting: each setting compiles its own "
+         "version, once, wherever the option reaches (here in each frame listed). Nothing to fix if every setting is "
+         "meant; else keep it the same between calls (for a model's output options, always the same one, converting "
+         "the result where another form is wanted), so one version serves them all. A tensor cannot stand in for "
+         "it: a Python `if` on a tensor breaks the graph.")
+_FLAG_WHAT = {"True": "a True/False option", "False": "a True/False option", "None": "an option that was None"}
 _TO_CONSTANT = re.compile(r"dimension \d+: \d+ before, now ([01])")
 _TO_ONE = ("The new size is {size}: torch never makes a size of 0 or 1 symbolic, and compiles it as a constant of a "
            "version of its own, so calls with {size} there (one token at a time after a prompt, a batch of one) get "
@@ -341,7 +338,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explained = SHAPES
         served_once = False
     elif _is_flag(first):
-        advice = _FLAG.format(name=subject)
+        was = _FLAG_CHANGE.match(first.change).group(1)
+        advice = _FLAG.format(name=subject, what=_FLAG_WHAT.get(was, "an option given as a string"))
     elif specialised:
         what += ", and Dynamo specialised it on each value"
         crossing = _break_using(trace, own, subject)
@@ -461,7 +459,8 @@ def _indexes_modules(group: _Group) -> bool:
 
 
 def _is_flag(failure: GuardFailure) -> bool:
-    """A True/False option (``return_dict``, ``self.training``) whose setting the guard checked."""
+    """An option (True/False, None, a string: ``return_dict``, ``reduction``) whose setting the guard checked: never
+    a number Dynamo could make dynamic."""
     return failure.kind == "value" and bool(_FLAG_CHANGE.match(failure.change))
 
 
