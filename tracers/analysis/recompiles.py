@@ -127,7 +127,7 @@ _ONCE_OTHER = ("It changed for one call only (the new version served 1 call, and
                "dim)) so that one version serves both.")
 _FLAG_CHANGE = re.compile(r"it was (True|False|None|'[^']*'|\"[^\"]*\") when")
 _FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one setting: each setting compiles its own "
-         "version, once, wherever the option reaches (here in each frame listed). Nothing to fix if every setting is "
+         "version, once, wherever the option reaches. Nothing to fix if every setting is "
          "meant; else keep it the same between calls (for a model's output options, always the same one, converting "
          "the result where another form is wanted), so one version serves them all. A tensor cannot stand in for "
          "it: a Python `if` on a tensor breaks the graph.")

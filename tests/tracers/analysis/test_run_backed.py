@@ -1,0 +1,119 @@
+"""Findings whose words the run itself backs (issue 51, blind round 3's lessons), on small programs traced once:
+a break on a symbolic argument, options toggled by the caller, a layer picked by an int, torch.optim's own breaks,
+and a recompile whose cause is read from its failures against every version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracers.analysis.findings import findings
+from tracers.analysis.guard_failures import cause_of, parse_failure
+
+from tests.conftest import run_trace
+
+pytestmark = pytest.mark.torch
+
+PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
+_NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache")
+
+
+@pytest.fixture(scope="module")
+def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
+    """Each program traced once with aot_eager, and its findings."""
+    out = tmp_path_factory.mktemp("run-backed")
+    runs = {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page") for name in _NAMES}
+    for name, run in runs.items():
+        assert run.returncode == 0, f"{name}: {run.stderr[-2000:]}"
+    return {name: findings(run.trace()) for name, run in runs.items()}
+
+
+def _one(found: list, kind: str, words: str):
+    matching = [finding for finding in found if finding.kind == kind and words in finding.what]
+    assert len(matching) == 1, [finding.what for finding in found]
+    return matching[0]
+
+
+def test_a_break_on_a_symbolic_argument_says_so_and_refutes_torchs_eager_hint(found):
+    symbolic = next(finding for finding in found["symbolic_flag"] if finding.kind in ("graph-break", "frame-skipped"))
+    assert symbolic.user_line.short == "symbolic_flag.py:16"
+    assert "`is_causal` must be a Python bool and got a symbolic bool (SymBool)" in symbolic.fix
+    assert "is_causal=True" in symbolic.fix and "is_causal=False" in symbolic.fix
+    assert "not passed on" in symbolic.hint_note
+
+
+def test_no_advice_makes_sizes_dynamic_where_a_dynamic_version_broke_on_a_symbol(found):
+    for finding in found["symbolic_flag"]:
+        assert "mark_dynamic" not in finding.fix and "dynamic=True" not in finding.fix, finding.fix
+        assert all(remedy.value is not True for remedy in finding.remedies if remedy.name == "dynamic")
+    recompile = _one(found["symbolic_flag"], "recompile", "the size of `x` changed")
+    assert "Making sizes dynamic is not the fix in this run" in recompile.fix
+    assert not any(claim.kind == "dynamic-safe" for claim in recompile.claims)  # refuted: its fallback said
+
+
+def test_options_are_one_finding_each_and_never_told_to_become_tensors(found):
+    flag = _one(found["options_toggle"], "recompile", "`return_tuple` changed")
+    assert "a True/False option" in flag.fix and "A tensor cannot stand in for it" in flag.fix
+    text = _one(found["options_toggle"], "recompile", "`reduction` changed")
+    assert "an option given as a string" in text.fix
+    for finding in (flag, text):
+        assert "Hold the value in a tensor" not in finding.fix and "as dynamic" not in finding.what
+
+
+def test_a_layer_picked_by_an_int_is_told_to_pass_the_layer(found):
+    index = _one(found["options_toggle"], "recompile", "`i` changed")
+    assert "picks a module out of a ModuleList or Sequential" in index.fix
+    assert "Pass the module itself in" in index.fix and "one-element tensor" not in index.fix
+
+
+def test_torch_optim_breaks_tell_a_compiled_step_from_an_eager_wrapper(found):
+    step = next(finding for finding in found["optim_step"]
+                if finding.kind == "graph-break" and "Adam.step" in (finding.explanation or ""))
+    assert "`Adam.step` itself then compiled as a frame of its own" in step.fix
+    assert "moving the call out of the compiled function would run `Adam.step` eagerly" in step.fix
+    assert "Avoid calling" not in step.fix and "by design" in step.hint_note
+
+
+def test_a_recompile_is_filed_under_what_the_call_changed_not_the_other_modes_guard(found):
+    size = _one(found["grad_then_size"], "recompile", "the size of")
+    grad = _one(found["grad_then_size"], "recompile", "grad mode")
+    assert size.compile_ids == ("0/2",) and grad.compile_ids == ("0/1",)
+
+
+def test_two_library_lines_behind_one_call_are_two_causes_each_said_as_the_librarys(found):
+    branch = _one(found["library_causes"], "graph-break", "Data-dependent branching")
+    logging = _one(found["library_causes"], "graph-break", "logging.Logger")
+    assert branch.library_line.short == "fakelib/__init__.py:37" and logging.library_line.short == "fakelib/__init__.py:11"
+    assert branch.user_line.short == logging.user_line.short == "library_causes.py:18"
+    assert "The break is in the code of fakelib at fakelib/__init__.py:37 (`if labels.max() >=" in branch.fix
+    assert "`logger.warning`" in logging.fix
+
+
+def test_a_prompt_then_single_tokens_is_not_a_change_for_one_call(found):
+    single = _one(found["decode_cache"], "recompile", "the size of `x` changed")
+    assert "for one call only" not in single.fix and "torch never makes a size of 0 or 1 symbolic" in single.fix
+    assert not any(claim.kind == "served-once" for claim in single.claims)
+    cache = _one(found["decode_cache"], "recompile", "`self.cache['k']`")
+    assert "compiled it as dynamic" in cache.what
+
+
+def test_the_cause_of_a_recompile_skips_versions_of_another_mode_and_values_seen_varying():
+    reasons = [parse_failure("1/2: GLOBAL_STATE changed: grad_mode "),
+               parse_failure("1/0: tensor 'logits' size mismatch at index 1. expected 10, actual 14"),
+               parse_failure("1/1: GLOBAL_STATE changed: grad_mode ")]
+    assert cause_of(reasons, set()).version == "1/0"
+    seen = {"x", "L['x']"}
+    later = [parse_failure("0/2: tensor 'x' size mismatch at index 1. expected 1, actual 7"),
+             parse_failure("0/0: L['self'].config.problem_type == None  # if self.config.problem_type is None:  "
+                           "# m.py:9 in forward")]
+    assert cause_of(later, seen).version == "0/0"  # the size had varied before: the new thing is the config
+
+
+def test_dict_key_and_not_a_tensor_guards_are_read():
+    key = parse_failure("0/1: ___dict_contains('k', self._modules['attn'].cache)  # if \"k\" in self.cache:  "
+                        "# m.py:20 in forward")
+    assert (key.subject, key.kind) == ("self.attn.cache", "other")
+    assert key.change == "it held the key 'k' when the version before was compiled"
+    batch = parse_failure("0/2: expected type of 'batch' to be a tensor type, ' but found <class 'dict'>")
+    assert (batch.subject, batch.kind, batch.change) == ("batch", "type", "a tensor before, now dict")
