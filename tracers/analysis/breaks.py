@@ -11,7 +11,7 @@ from tracers.tracefile.events import Artifact, Trace
 from tracers.vocabulary.durations import duration_s
 
 from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
-from .frames import SourceLine, parse_location, short, traceback_lines, user_and_library
+from .frames import SourceLine, package_of, parse_location, short, traceback_lines, user_and_library
 from .guard_failures import GuardFailure
 from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
@@ -137,7 +137,7 @@ class BreakGroup:
             hint_note = (f"torch's hint is about the code at {self.library.short}, a library's, reached from your "
                          "line: not yours to change")
             code = f" (`{self.library.code.strip()}`)" if self.library.code.strip() else ""
-            advice = _LIBRARY_BREAK.format(package=_package(self.library.path), where=self.library.short, code=code,
+            advice = _LIBRARY_BREAK.format(package=_library_name(self.library.path), where=self.library.short, code=code,
                                            line=self.user.short if self.user else "your line")
         disabled = _DISABLED.search(explanation or "")
         if disabled and not self.skipped:
@@ -184,13 +184,10 @@ _DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>`
                        r"`torch\.compiler\.disable`")
 
 
-def _package(path: str) -> str:
-    """``transformers`` of ``<site-packages>/transformers/models/bert/modeling_bert.py``; else "the library"."""
-    parts = path.replace("\\", "/").split("/")
-    for index, part in enumerate(parts[:-1]):
-        if part in ("site-packages", "dist-packages", "<site-packages>"):
-            return parts[index + 1]
-    return "the library"
+def _library_name(path: str) -> str:
+    """``transformers`` of an installed file; "the library" where the path names no package."""
+    package = package_of(path)
+    return package if package and "/" not in package else "the library"
 
 
 def _cost_counts(group: BreakGroup) -> str:

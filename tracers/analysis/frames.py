@@ -115,7 +115,7 @@ def block_caller(trace: Any, compile_id: str) -> SourceLine | None:
         return None
     caller = callers[-1]
     path = str(caller.get("filename") or "")
-    if _package(path) != _package(compiled):
+    if package_of(path) != package_of(compiled):
         return None
     return SourceLine(path, int(caller.get("line") or 0), str(caller.get("name") or ""), str(caller.get("loc") or ""))
 
@@ -128,7 +128,7 @@ def compiled_in_a_loop(trace: Any) -> bool:
     return len(sites) > len(set(sites))
 
 
-def _package(path: str) -> str:
+def package_of(path: str) -> str:
     """An installed file's top-level package (``transformers``), else the file's folder: code of one model."""
     for mark in ("site-packages/", "dist-packages/", "<site-packages>/"):
         if mark in path:

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from tracers.tracefile.events import Trace
 
 from . import by_code as by_code_module
+from . import compiled_by as compiled_by_module
 from . import failures as failures_module
 from . import findings as findings_module
 from . import frames as frames_module
@@ -46,6 +47,8 @@ class Report:
     break_places: Mapping[str, SourceLine | None]
     # --check-fixes: each fix checked, by its Remedy's key (empty: the run checked none)
     fix_checks: Mapping[str, FixCheck] = field(default_factory=lambda: MappingProxyType({}))
+    # where a library called torch.compile for the user (the Trainer, generate()): one sentence per call site
+    compiled_by: tuple[str, ...] = ()
 
     def checks_for(self, finding: Finding) -> list[tuple[Remedy, FixCheck | None]] | None:
         """The finding's remedies with their checks, the best verdict first; None where the run checked no fix."""
@@ -78,6 +81,7 @@ def build_report(trace: Trace, facts: TraceFacts | None = None) -> Report:
         break_places=MappingProxyType({graph_break.location: frames_module.parse_location(graph_break.location)
                                        for graph_break in facts.graph_breaks}),
         fix_checks=MappingProxyType(checks_of(trace)),
+        compiled_by=compiled_by_module.compiled_by(findings_module.run_evidence(trace, facts)),
     )
 
 

@@ -34,6 +34,7 @@ class CompileCall:
     compiled_name: str = ""
     user_file: str = ""  # where a library called torch.compile for the user: the user's line below that call
     user_line: int = 0
+    user_code: str = ""
 
     @property
     def by_library(self) -> bool:
@@ -195,4 +196,4 @@ def _compile_call(meta: dict[str, Any]) -> CompileCall:
                        str(compiled.get("filename") or ""),
                        compiled.get("line") if isinstance(compiled.get("line"), int) else 0,
                        str(compiled.get("name") or ""), str(user.get("filename") or ""),
-                       user.get("line") if isinstance(user.get("line"), int) else 0)
+                       user.get("line") if isinstance(user.get("line"), int) else 0, str(user.get("loc") or ""))

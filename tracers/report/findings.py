@@ -50,21 +50,24 @@ class FindingsView:
     said: str
     items: tuple[FindingView, ...]
     cost_title: str
+    compiled_by: tuple[str, ...] = ()  # a library called torch.compile for the user (report_model.Report)
 
 
 def report_findings(report: Report, links: Links, export: dict | None = None) -> str:
     """The page's findings block of one trace's report."""
-    return findings_html(report.findings, report.headline, links, export, report.compiled, report.checks_for)
+    return findings_html(report.findings, report.headline, links, export, report.compiled, report.checks_for,
+                         report.compiled_by)
 
 
 def findings_html(found: tuple[Finding, ...] | list[Finding], headline: str, links: Links,
-                  export: dict | None = None, compiled: bool = True, checks_for=None) -> str:  # noqa: ANN001
+                  export: dict | None = None, compiled: bool = True, checks_for=None,  # noqa: ANN001
+                  compiled_by: tuple[str, ...] = ()) -> str:
     """``export``: a TORCH_TRACE log's torch.export part (vocabulary/exported.py); a log of export alone
     (``compiled`` false) is said to be one, instead of a clean run of 0 graphs."""
     problems = any(not finding.informational for finding in found) or has_problems(export)
     said = export_line(export) if export and not compiled else no_problems_in_compiles(headline, export)
     items = tuple(_item(finding, links, checks_for(finding) if checks_for else None) for finding in found)
-    return render("findings.html", view=FindingsView(bool(problems), said, items, _COST_TITLE))
+    return render("findings.html", view=FindingsView(bool(problems), said, items, _COST_TITLE, compiled_by))
 
 
 def _checks(checked: list | None, finding: Finding) -> tuple[CheckView, ...]:

@@ -71,6 +71,7 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
                  f" ({info.device_name}), cache {info.cache_mode} — {status}")
     if info.error:
         lines.append(f"  {style.red(info.error)}")
+    lines.extend(f"  {said}" for said in report.compiled_by)  # a library compiled for the user: said first
     if info.from_log:  # read from torch's TORCH_TRACE log (tracers/torchlogs/): say what it cannot give
         lines.append(style.dim(f"  read from TORCH_TRACE log {info.from_log.get('file')}, written by "
                                f"{info.from_log.get('written_by')}; not in a log: "

@@ -16,16 +16,22 @@ from tests.conftest import run_trace
 pytestmark = pytest.mark.torch
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
-_NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache")
+_NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache",
+          "library_compiles")
 
 
 @pytest.fixture(scope="module")
-def found(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list]:
-    """Each program traced once with aot_eager, and its findings."""
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Each program traced once with aot_eager."""
     out = tmp_path_factory.mktemp("run-backed")
-    runs = {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page") for name in _NAMES}
-    for name, run in runs.items():
+    traced = {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page") for name in _NAMES}
+    for name, run in traced.items():
         assert run.returncode == 0, f"{name}: {run.stderr[-2000:]}"
+    return traced
+
+
+@pytest.fixture(scope="module")
+def found(runs: dict) -> dict[str, list]:
     return {name: findings(run.trace()) for name, run in runs.items()}
 
 
@@ -96,6 +102,16 @@ def test_a_prompt_then_single_tokens_is_not_a_change_for_one_call(found):
     assert not any(claim.kind == "served-once" for claim in single.claims)
     cache = _one(found["decode_cache"], "recompile", "`self.cache['k']`")
     assert "compiled it as dynamic" in cache.what
+
+
+def test_a_library_that_compiled_for_the_user_is_said_first_with_the_users_line(runs):
+    run = runs["library_compiles"]
+    said = ("compiled by fakelib, not by your code: torch.compile(`Linear.forward`, backend='aot_eager') at "
+            "fakelib/__init__.py:")
+    summary = run.stderr  # the summary goes to stderr, the script's output to stdout
+    assert said in summary and "reached from your line library_compiles.py:14 (`losses = fakelib.fit(" in summary
+    assert summary.index(said) < summary.index("Findings")
+    assert "compiled by" not in runs["decode_cache"].stderr  # the user's own torch.compile is not said so
 
 
 def test_the_cause_of_a_recompile_skips_versions_of_another_mode_and_values_seen_varying():
