@@ -132,6 +132,10 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
             return naming(source).name or spoken(emptiness.group(1)), "length", \
                 "it was empty when the version before was compiled", emptiness.group(1)
     sized = _size_of(guard)
+    aligned = _ALIGNED.search(guard)
+    if sized is not None and aligned:  # ``(x.size()[1] % 8) == 0``: compiled for sizes that were all multiples of 8
+        return sized[0], "size", f"a multiple of {aligned.group(1) or aligned.group(2)} when the version before was " \
+            "compiled, not now", sized[1]
     if sized is not None and not guard.lstrip().startswith(("___", "check_")):
         # an expression of an input's size (``(x.size()[2] // 8) * … != 16``): a size changed, said as torch wrote it
         name, raw = sized
@@ -228,6 +232,7 @@ def made_dynamic(guards: str, failure: GuardFailure) -> bool:
     return False
 
 
+_ALIGNED = re.compile(r"%\s*(\d+)\)?\s*==\s*0|Mod\(.+?,\s*(\d+)\),\s*0\)")
 _NOT_A_NUMBER = re.compile(r"^it was (?!-?\d)")
 _GUARD_KIND = re.compile(r"^[| ]*\+- \w+: ")  # a guard tree line's drawing and kind, before its code
 

@@ -132,6 +132,11 @@ _FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one set
          "the result where another form is wanted), so one version serves them all. A tensor cannot stand in for "
          "it: a Python `if` on a tensor breaks the graph.")
 _FLAG_WHAT = {"True": "a True/False option", "False": "a True/False option", "None": "an option that was None"}
+_ALIGNED_CHANGE = re.compile(r"a multiple of (\d+) when")
+_ALIGNED = ("The version before was compiled for sizes of `{name}` that are multiples of {n} (its guard checks it), "
+            "and this call's is not, so it compiled again. Pad that dimension to a "
+            "multiple of {n} (a Hugging Face collator: DataCollatorWithPadding(tokenizer, pad_to_multiple_of={n})), "
+            "and the dynamic version made so far serves those calls too.")
 _TO_CONSTANT = re.compile(r"dimension \d+: \d+ before, now ([01])")
 _TO_ONE = ("The new size is {size}: torch never makes a size of 0 or 1 symbolic, and compiles it as a constant of a "
            "version of its own, so calls with {size} there (one token at a time after a prompt, a batch of one) get "
@@ -362,6 +367,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         if once is _ONCE and _under_trainer(evidence):  # the Trainer makes the DataLoader: its option drops it
             once = _ONCE_TRAINER
         advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+    elif kind == "size" and _ALIGNED_CHANGE.match(first.change):
+        advice = _ALIGNED.format(name=subject, n=_ALIGNED_CHANGE.match(first.change).group(1))
     elif kind == "size" and _TO_CONSTANT.fullmatch(first.change) and len(compiled) == 1:
         advice = _TO_ONE.format(size=_TO_CONSTANT.fullmatch(first.change).group(1))
     elif batch is not None and batch.batches > 1:

@@ -133,3 +133,10 @@ def test_dict_key_and_not_a_tensor_guards_are_read():
     assert key.change == "it held the key 'k' when the version before was compiled"
     batch = parse_failure("0/2: expected type of 'batch' to be a tensor type, ' but found <class 'dict'>")
     assert (batch.subject, batch.kind, batch.change) == ("batch", "type", "a tensor before, now dict")
+
+
+def test_an_alignment_guard_is_said_as_a_multiple_without_torchs_spelling():
+    for reason in ("0/1: (kwargs['input_ids'].size()[1] % 8) == 0", "0/1: Eq(Mod(L['input_ids'].size()[1], 8), 0)"):
+        failure = parse_failure(reason)
+        assert (failure.subject, failure.kind) == ("input_ids", "size")
+        assert failure.change == "a multiple of 8 when the version before was compiled, not now"
