@@ -366,6 +366,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         once = _ONCE if first.change.startswith("dimension 0:") else _ONCE_OTHER
         if once is _ONCE and _under_trainer(evidence):  # the Trainer makes the DataLoader: its option drops it
             once = _ONCE_TRAINER
+        elif once is _ONCE and any(call.by_library for call in evidence.calls):
+            once = _ONCE_OTHER  # a library compiled its own call (generate()): no DataLoader of the user's feeds it
         advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
     elif kind == "size" and _ALIGNED_CHANGE.match(first.change):
         advice = _ALIGNED.format(name=subject, n=_ALIGNED_CHANGE.match(first.change).group(1))
