@@ -11,6 +11,7 @@ from tracers.vocabulary.durations import duration_s
 from .breaks import group_breaks, merge_stack_recompiles, resume_firsts
 from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
+from .frames import package_of
 from .guard_failures import GuardFailure, cause_of, parse_failure, varied_by
 from .hint_checks import checked_hints
 from .ignored_hooks import ignored_hooks
@@ -47,7 +48,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     compiled = frozenset(facts.frame.split(" (", 1)[0] for facts in compiles.values() if facts.frame and facts.graphs)
     breaks = checked_hints([group.finding(trace, compiles) for group in groups], compiled)
     found += breaks + compile_failures(facts, ledger) + thrown_away(compiles, ledger) + \
-        cache_misses(trace, compiles, ledger) + cudagraph_findings(trace, facts)
+        cache_misses(trace, compiles, ledger) + cudagraph_findings(trace, facts, *_library_compile(evidence))
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
     problems += speed_findings(trace)  # --vs-eager's: they cost no compile time of their own
     # compiled code that silently ignores what the user changed comes first: it costs no compile, only correctness
@@ -56,6 +57,15 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
     names = _hint_names(trace)  # once: per finding, it read every artifact again (findings x artifacts)
     return [_checked_hint(finding, names) for finding in every]
+
+
+def _library_compile(evidence: RunEvidence) -> tuple[str | None, str | None]:
+    """(the package that made every torch.compile call of the run, the mode it passed), where one did."""
+    call = evidence.library_compiled
+    if call is None:
+        return None, None
+    mode = call.says("mode")
+    return package_of(call.file), mode if isinstance(mode, str) else None
 
 
 def _failures(facts: TraceFacts) -> dict[str, GuardFailure]:

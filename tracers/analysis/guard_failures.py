@@ -131,6 +131,11 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
             source = found[0][1]
             return naming(source).name or spoken(emptiness.group(1)), "length", \
                 "it was empty when the version before was compiled", emptiness.group(1)
+    none = _IS_NONE.match(guard)
+    if none and find_sources(none.group(1)):  # ``x is None`` held, or did not, when the version before compiled
+        source = find_sources(none.group(1))[0][1]
+        return naming(source).name or spoken(none.group(1)), "value", \
+            f"it was {'set' if none.group(2) else 'None'} when the version before was compiled", none.group(1)
     sized = _size_of(guard)
     aligned = _ALIGNED.search(guard)
     if sized is not None and aligned:  # ``(x.size()[1] % 8) == 0``: compiled for sizes that were all multiples of 8
@@ -232,6 +237,7 @@ def made_dynamic(guards: str, failure: GuardFailure) -> bool:
     return False
 
 
+_IS_NONE = re.compile(r"^\s*(.+?)\s+is\s+(not\s+)?None\s*$")
 _ALIGNED = re.compile(r"%\s*(\d+)\)?\s*==\s*0|Mod\(.+?,\s*(\d+)\),\s*0\)")
 _NOT_A_NUMBER = re.compile(r"^it was (?!-?\d)")
 _GUARD_KIND = re.compile(r"^[| ]*\+- \w+: ")  # a guard tree line's drawing and kind, before its code

@@ -13,7 +13,7 @@ from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, Remedy, first_match,
                            unique_ids)
-from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library,
+from .frames import (SourceLine, block_caller, package_of, caller_paths, caller_places, compiled_in_a_loop, is_library,
                      is_users_file, parse_location, passed_by_user, short, traceback_lines, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
@@ -54,7 +54,7 @@ _ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats 
 _NOT_YOURS = ("The guard is in `{frame}` at {file}, which your line calls, not in your code: state it reads changed "
               "after the version before was compiled.{once}")
 _OPTIMIZER_ONCE = " Once is expected here: an optimizer's first step creates its state."
-_WAS_NONE = re.compile(r"the guard was `(.+?) is None`")
+_WAS_NONE = re.compile(r"the guard was `(.+?) is None`|^it was None when")
 _SET_SINCE = (" It was None when the version before was compiled and is set now: setting `{name}` before the first "
               "call (for a model's config attribute, in the config the model is built with) skips this recompile.")
 _WRAPPER_TYPE = ("The code compiled here, `{frame}` at {file}, is a wrapper's (a decorator's) that runs for more than "
@@ -120,18 +120,17 @@ _ONCE = ("It changed for one call only (the new version served 1 call, and nothi
          "dynamic before the first call (torch._dynamo.mark_dynamic(tensor, dim)) so that one version serves both.")
 _ONCE_TRAINER = ("It changed for one call only (the new version served 1 call, and nothing changed after it), as the "
                  "shorter last batch of the Trainer's DataLoader does: drop it "
-                 "(TrainingArguments(..., dataloader_drop_last=True)), or mark the dimension dynamic before the first "
-                 "call so that one version serves both.")
+                 "(TrainingArguments(..., dataloader_drop_last=True)).")
 _ONCE_OTHER = ("It changed for one call only (the new version served 1 call, and nothing changed after it): pad it to "
                "the usual size, or mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, "
                "dim)) so that one version serves both.")
-_FLAG_CHANGE = re.compile(r"it was (True|False|None|'[^']*'|\"[^\"]*\") when")
+_FLAG_CHANGE = re.compile(r"it was (True|False|'[^']*'|\"[^\"]*\") when")  # None, then set: state set since
 _FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one setting: each setting compiles its own "
          "version, once, wherever the option reaches. Nothing to fix if every setting is "
          "meant; else keep it the same between calls (for a model's output options, always the same one, converting "
          "the result where another form is wanted), so one version serves them all. A tensor cannot stand in for "
          "it: a Python `if` on a tensor breaks the graph.")
-_FLAG_WHAT = {"True": "a True/False option", "False": "a True/False option", "None": "an option that was None"}
+_FLAG_WHAT = {"True": "a True/False option", "False": "a True/False option"}
 _ALIGNED_CHANGE = re.compile(r"a multiple of (\d+) when")
 _ALIGNED = ("The version before was compiled for sizes of `{name}` that are multiples of {n} (its guard checks it), "
             "and this call's is not, so it compiled again. Pad that dimension to a "
@@ -161,6 +160,9 @@ _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other ra
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
             "dynamic), and that version served every later call. To skip the first, static version: {how}. A dynamic "
             "first compile can take longer than the static one and the recompile together: measure before changing it.")
+_DYNAMIC_LIBRARY = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic "
+                    "(automatic dynamic), and that version served every later call. {package} made this compile "
+                    "itself (torch.compile at {where}), so there is no call of yours to mark dynamic.")
 _DYNAMIC_NOT_ALL = ("After the first change Dynamo compiled it as dynamic (automatic dynamic), but later calls still "
                     "failed that version's guards ({later}): the dynamic version does not cover them; see the guards "
                     "those compiles failed.")
@@ -317,8 +319,11 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         what += f", then Dynamo compiled it as dynamic{served}"
         later = ", ".join(evidence.failed_against(last.compile_id, subject)) or \
             "the recompile limit refused a later call"
-        advice = say(Claim("served-later-calls", (last.compile_id, subject),
-                           _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"])),
+        library_call = evidence.library_compiled
+        dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.file).capitalize(),
+                                               where=library_call.short) \
+            if library_call is not None else _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"]))
+        advice = say(Claim("served-later-calls", (last.compile_id, subject), dynamic_said,
                            _DYNAMIC_NOT_ALL.format(later=later)), evidence, said)
         explained = SHAPES
     elif pin is not None:
@@ -468,8 +473,8 @@ def _indexes_modules(group: _Group) -> bool:
 
 
 def _is_flag(failure: GuardFailure) -> bool:
-    """An option (True/False, None, a string: ``return_dict``, ``reduction``) whose setting the guard checked: never
-    a number Dynamo could make dynamic."""
+    """An option (True/False or a string: ``return_dict``, ``reduction``) whose setting the guard checked: never a
+    number Dynamo could make dynamic."""
     return failure.kind == "value" and bool(_FLAG_CHANGE.match(failure.change))
 
 

@@ -84,6 +84,12 @@ class RunEvidence:
     specialised: dict[str, list[Specialisation]] = field(default_factory=dict)  # compile id -> what it pinned
     symbolic: list[SymbolicBreak] = field(default_factory=list)  # breaks on a symbolic operator argument
 
+    @property
+    def library_compiled(self) -> CompileCall | None:
+        """The run's torch.compile call where a library's code made every one (generate(), the Trainer): the user
+        compiled nothing themselves, so nothing of theirs can be marked or passed to torch.compile."""
+        return self.calls[0] if self.calls and all(call.by_library for call in self.calls) else None
+
     def pinned(self, compile_id: str, name: str, dim: int | None) -> Specialisation | None:
         """The compile's record that it made ``name`` (its dimension ``dim``, for a size) a constant, if any."""
         return next((found for found in self.specialised.get(compile_id, ())

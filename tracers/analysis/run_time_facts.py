@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,10 @@ _PLACE = re.compile(r"\(([^()]+:\d+)\)")
 _FIX = ("Pad or bucket the inputs to a few sizes, so each size is recorded once and replayed after; or list the "
         "sizes worth recording in torch._inductor.config.triton.cudagraph_capture_sizes (others run without CUDA "
         "graphs); or compile without CUDA graphs: mode=\"max-autotune-no-cudagraphs\", or the default mode.")
+_UNDER_LIBRARY = ("{package} compiled this with CUDA graphs{mode} and makes the calls in its own "
+                  "loop, so nothing can be placed between its steps: keep the shapes you pass few (pad prompts or "
+                  "batches to a few lengths, reuse one cache sized for the longest), or turn its CUDA graphs off where "
+                  "it has an option for the compile mode.")
 _SAME_SIZES = ("The inputs kept their sizes: a recording is made again when a call reaches the function by another "
                "path (after another compiled function than before) or when its static inputs moved; "
                "torch.compiler.cudagraph_mark_step_begin() at each step's start keeps one path per step.")
@@ -53,16 +58,22 @@ def recordings(trace: Trace) -> list[Recording]:
     return found
 
 
-def cudagraph_findings(trace: Trace, facts: TraceFacts) -> list[Finding]:
-    """One finding per compiled function (and direction) whose CUDA graph was recorded more than once."""
+def cudagraph_findings(trace: Trace, facts: TraceFacts, library: str | None = None, mode: str | None = None) \
+        -> list[Finding]:
+    """One finding per compiled function (and direction) whose CUDA graph was recorded more than once; ``library``:
+    the package whose code compiled it for the user (its loop makes the calls: nothing to mark there), with the
+    ``mode`` its torch.compile call passed."""
     groups: dict[tuple[str, str | None], list[Recording]] = {}
     for recording in recordings(trace):
         if recording.compile_id is not None:
             groups.setdefault((recording.compile_id, recording.mode), []).append(recording)
     frames = {compile_facts.compile_id: compile_facts.frame for compile_facts in facts.compiles}
     known = caller_paths(trace)
-    return [_finding(compile_id, mode, group, frames.get(compile_id), user_caller(trace, compile_id), known)
-            for (compile_id, mode), group in groups.items() if len(group) > 1]
+    found = [_finding(compile_id, mode, group, frames.get(compile_id), user_caller(trace, compile_id), known)
+             for (compile_id, mode), group in groups.items() if len(group) > 1]
+    said = _UNDER_LIBRARY.format(package=library, mode=f" (mode={mode!r})" if mode else "") if library else ""
+    return [dataclasses.replace(finding, advice=said) for finding in found] \
+        if library else found
 
 
 def _finding(compile_id: str, mode: str | None, group: list[Recording], frame: str | None,

@@ -210,13 +210,25 @@ def _installed(path: str) -> bool:
 
 
 def _compiled_code(target: Any) -> dict[str, Any]:
-    """Where the code torch.compile was given starts (a module's forward's), so a compile's frame finds its call."""
+    """Where the code torch.compile was given starts (a module's forward's), so a compile's frame finds its call.
+    A module's own ``__call__`` (``torch.compile(model.__call__)``, as transformers' generate() does) is named as the
+    model's call, not torch's ``Module._wrapped_call_impl``, and found by its forward."""
+    owner = getattr(target, "__self__", None)
+    called = getattr(getattr(target, "__func__", None), "__name__", "")
+    if hasattr(owner, "_call_impl") and called in _MODULE_CALLS:
+        forward = getattr(type(owner), "forward", None)
+        code = getattr(forward, "__code__", None)
+        return {"compiled": {"filename": code.co_filename, "line": code.co_firstlineno,
+                             "name": f"{type(owner).__qualname__}.__call__"}} if code is not None else {}
     function = getattr(type(target), "forward", None) if hasattr(target, "_call_impl") else target
     code = getattr(getattr(function, "__func__", function), "__code__", None)
     if code is None:
         return {}
     return {"compiled": {"filename": code.co_filename, "line": code.co_firstlineno,
                          "name": getattr(function, "__qualname__", code.co_name)}}
+
+
+_MODULE_CALLS = ("_wrapped_call_impl", "_call_impl", "__call__")  # torch.nn.Module's own call, by release
 
 
 setattr(_compile_called, TAKES_KEYWORDS, True)

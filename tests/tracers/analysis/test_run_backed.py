@@ -106,12 +106,14 @@ def test_a_prompt_then_single_tokens_is_not_a_change_for_one_call(found):
 
 def test_a_library_that_compiled_for_the_user_is_said_first_with_the_users_line(runs):
     run = runs["library_compiles"]
-    said = ("compiled by fakelib, not by your code: torch.compile(`Linear.forward`, backend='aot_eager') at "
+    said = ("compiled by fakelib, not by your code: torch.compile(`Net.__call__`, backend='aot_eager') at "
             "fakelib/__init__.py:")
     summary = run.stderr  # the summary goes to stderr, the script's output to stdout
-    assert said in summary and "reached from your line library_compiles.py:14 (`losses = fakelib.fit(" in summary
+    assert said in summary and "reached from your line library_compiles.py:24 (`losses = fakelib.fit(" in summary
     assert summary.index(said) < summary.index("Findings")
     assert "compiled by" not in runs["decode_cache"].stderr  # the user's own torch.compile is not said so
+    (dynamic,) = [finding for finding in findings(run.trace()) if finding.kind == "recompile"]
+    assert "Fakelib made this compile itself" in dynamic.fix and "mark_dynamic" not in dynamic.fix
 
 
 def test_the_cause_of_a_recompile_skips_versions_of_another_mode_and_values_seen_varying():

@@ -99,6 +99,14 @@ def test_recorded_again_at_the_same_sizes_is_said_without_the_size_fix():
     assert "cudagraph_mark_step_begin" in finding.fix
 
 
+def test_recordings_under_a_librarys_own_compile_get_no_call_to_place_in_its_loop():
+    trace = _trace([(0, [_tensor(1), _tensor(8)]), (0, [_tensor(1), _tensor(8)])], {0: ("0/1", "INFERENCE")})
+    (finding,) = cudagraph_findings(trace, analyze(trace), "transformers", "reduce-overhead")
+    assert "cudagraph_mark_step_begin" not in finding.fix
+    assert finding.fix.startswith("transformers compiled this with CUDA graphs (mode='reduce-overhead') and makes "
+                                  "the calls in its own loop")
+
+
 def test_a_torch_release_without_the_tables_files_nothing_and_breaks_nothing():
     recorder = Recorder()
     cudagraph_skips.install(recorder)

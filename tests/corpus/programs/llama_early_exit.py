@@ -1,0 +1,52 @@
+"""Early-exit inference on a tiny Llama: a @torch.compile method runs one layer at a time (a ModuleList indexed with
+the Python int i, a float temperature attribute, a nested compiled function) until the exit head is confident: blind
+round 3 (issue 51)."""
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM
+
+
+@torch.compile(backend="aot_eager")
+def exit_confidence(logits):
+    return logits.softmax(-1).max(-1).values.mean()
+
+
+class EarlyExitRunner:
+    def __init__(self, lm, threshold, temperature):
+        self.lm = lm
+        self.threshold = threshold
+        self.temperature = temperature
+
+    @torch.compile(backend="aot_eager")
+    def run_layer(self, i, hidden, position_embeddings):
+        hidden = self.lm.model.layers[i](hidden, position_embeddings=position_embeddings)
+        logits = self.lm.lm_head(self.lm.model.norm(hidden)) / self.temperature
+        return hidden, logits, exit_confidence(logits)
+
+    @torch.no_grad()
+    def __call__(self, ids):
+        h = self.lm.model.embed_tokens(ids)
+        pos = torch.arange(ids.shape[1])[None]
+        cos_sin = self.lm.model.rotary_emb(h, pos)
+        for i in range(len(self.lm.model.layers)):
+            h, logits, conf = self.run_layer(i, h, cos_sin)
+            if conf.item() > self.threshold:
+                break
+        return i, logits[:, -1].argmax(-1)
+
+
+def main():
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=6,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+    lm = LlamaForCausalLM(cfg).eval()
+    g = torch.Generator().manual_seed(0)
+    for threshold, temperature, T in [(0.99, 1.0, 10), (0.99, 0.7, 10), (0.0, 1.0, 14)]:
+        runner = EarlyExitRunner(lm, threshold, temperature)
+        ids = torch.randint(0, 128, (2, T), generator=g)
+        exit_layer, nxt = runner(ids)
+        print(f"thr {threshold} temp {temperature} T={T}: exit at layer {exit_layer}, next {nxt.tolist()}, "
+              f"final conf {exit_confidence(lm(ids).logits).item():.4f}")
+
+
+if __name__ == "__main__":
+    main()
