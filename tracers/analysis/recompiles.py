@@ -131,6 +131,10 @@ _FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one set
          "the result where another form is wanted), so one version serves them all. A tensor cannot stand in for "
          "it: a Python `if` on a tensor breaks the graph.")
 _FLAG_WHAT = {"True": "a True/False option", "False": "a True/False option"}
+_GLOBAL_AT_LIMIT = ("Each setting of {name} compiles its own version, once, as expected when one compiled function "
+                    "serves both training and evaluation; but the frame now holds {versions} versions, the most this "
+                    "run allows ({allowed}), so every setting doubles what its other changes need. Fix what makes "
+                    "the other versions (the findings above), or raise torch._dynamo.config.recompile_limit.")
 _ALIGNED_CHANGE = re.compile(r"a multiple of (\d+) when")
 _ALIGNED = ("The version before was compiled for sizes of `{name}` that are multiples of {n} (its guard checks it), "
             "and this call's is not, so it compiled again. Pad that dimension to a "
