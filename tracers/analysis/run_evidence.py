@@ -132,7 +132,7 @@ class RunEvidence:
     def call_for(self, frame: str | None) -> CompileCall | None:
         """The torch.compile call that compiled ``frame`` (``Tiny.forward (decode.py:13)``), when one says so; the
         run's only call where there is one and it names no code."""
-        found = _FRAME.search(frame or "")
+        found = _FRAME.search((frame or "").split(" via ", 1)[0])  # ``… via inner (external_utils.py:67)``: the frame's
         if found:
             name, line = found.group(1), int(found.group(2))
             for call in self.calls:

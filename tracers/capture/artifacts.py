@@ -24,6 +24,7 @@ class ArtifactCollector(logging.Handler):
         self._translator = RecordTranslator(keep_code, self.dropped, hint_check=wrong_names)
         self._logger: logging.Logger | None = None
         self._old_level = logging.NOTSET
+        self._old_propagate = False
         self._filter = RecordFilter(keeps, self.dropped, self._alone)  # records we would drop are never built
 
     # Our own bookkeeping must never break the traced program: swallow our errors, count them.
@@ -62,6 +63,10 @@ class ArtifactCollector(logging.Handler):
             self._translator.know_strings(dict(interned))
         self._logger = trace_log
         self._old_level = trace_log.level
+        # torch's records are for its trace handlers only (torch sets propagate off when it sets up logging): at
+        # DEBUG they would reach the root logger's handlers too, a test runner's captured log among them
+        self._old_propagate = trace_log.propagate
+        trace_log.propagate = False
         trace_log.setLevel(logging.DEBUG)
         trace_log.addHandler(self)
         self._filter.install()
@@ -78,6 +83,7 @@ class ArtifactCollector(logging.Handler):
         else:
             warnings.append("the script reset torch's logging during the run; later artifacts were not recorded")
         logger.setLevel(self._old_level)
+        logger.propagate = self._old_propagate
         return warnings
 
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.torch
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
 _NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache",
-          "library_compiles")
+          "library_compiles", "grad_at_limit")
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +114,15 @@ def test_a_library_that_compiled_for_the_user_is_said_first_with_the_users_line(
     assert "compiled by" not in runs["decode_cache"].stderr  # the user's own torch.compile is not said so
     (dynamic,) = [finding for finding in findings(run.trace()) if finding.kind == "recompile"]
     assert "Fakelib made this compile itself" in dynamic.fix and "mark_dynamic" not in dynamic.fix
+
+
+def test_grad_mode_versions_that_fill_the_runs_limit_are_not_nothing_to_fix(found):
+    grad = _one(found["grad_at_limit"], "recompile", "grad mode")
+    assert "the most this run allows (4)" in grad.fix and not grad.fix.startswith("Nothing to fix")
+    assert any(remedy.name == "torch._dynamo.config.recompile_limit" for remedy in grad.remedies)
+    # torch names the frame ``Linear.forward (linear.py:130) via inner (…)``: its torch.compile call is still found
+    size = _one(found["grad_at_limit"], "recompile", "the size of")
+    assert "torch.compile(..., dynamic=False) at grad_at_limit.py:11 keeps every size static" in size.fix
 
 
 def test_the_cause_of_a_recompile_skips_versions_of_another_mode_and_values_seen_varying():

@@ -78,6 +78,7 @@ def test_budgets_fail_naming_each_break_and_traces_are_written_per_compiling_tes
         "the size of `x` changed, then Dynamo compiled it as dynamic at test_project.py:13",
         "2 graph breaks: Failed to trace builtin operator at test_project.py:6"}
     assert "3 test(s) compiled something" in text
+    assert "torch.__trace" not in text  # torch's records never reach a failing test's captured log
 
     written = sorted(path.name for path in out.iterdir())
     assert written == sorted(f"test_project.py__{name}-cpu-warm.{suffix}"
