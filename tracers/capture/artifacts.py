@@ -24,7 +24,7 @@ class ArtifactCollector(logging.Handler):
         self._translator = RecordTranslator(keep_code, self.dropped, hint_check=wrong_names)
         self._logger: logging.Logger | None = None
         self._old_level = logging.NOTSET
-        self._old_propagate = False
+        self._router: _NotToCapture | None = None
         self._filter = RecordFilter(keeps, self.dropped, self._alone)  # records we would drop are never built
 
     # Our own bookkeeping must never break the traced program: swallow our errors, count them.
@@ -48,10 +48,11 @@ class ArtifactCollector(logging.Handler):
                                        found.payload, found.payload_size)
 
     def _alone(self) -> bool:
-        """No other handler would receive torch's records (torch's TORCH_TRACE handler unused, nothing else)."""
+        """No other handler would receive torch's records (torch's TORCH_TRACE handler unused, a test runner's kept
+        from them, nothing else)."""
         logger = self._logger
         return logger is not None and all(isinstance(handler, ArtifactCollector) or _idle_trace_handler(handler)
-                                          for handler in logger.handlers)
+                                          or _captures(handler) for handler in logger.handlers)
 
     # -- attach / detach ------------------------------------------------------------------
     def attach(self) -> None:
@@ -63,10 +64,8 @@ class ArtifactCollector(logging.Handler):
             self._translator.know_strings(dict(interned))
         self._logger = trace_log
         self._old_level = trace_log.level
-        # torch's records are for its trace handlers only (torch sets propagate off when it sets up logging): at
-        # DEBUG they would reach the root logger's handlers too, a test runner's captured log among them
-        self._old_propagate = trace_log.propagate
-        trace_log.propagate = False
+        self._router = _NotToCapture()
+        trace_log.addFilter(self._router)
         trace_log.setLevel(logging.DEBUG)
         trace_log.addHandler(self)
         self._filter.install()
@@ -83,8 +82,30 @@ class ArtifactCollector(logging.Handler):
         else:
             warnings.append("the script reset torch's logging during the run; later artifacts were not recorded")
         logger.setLevel(self._old_level)
-        logger.propagate = self._old_propagate
+        if self._router is not None:
+            logger.removeFilter(self._router)
+            self._router = None
         return warnings
+
+
+class _NotToCapture(logging.Filter):
+    """On torch's trace logger while traced: each record goes to its handlers as logging would send it, less a test
+    runner's captured-log handlers (pytest adds its own to every logger that does not propagate, and torch logs
+    its records to whatever handler is there: a failing test's log filled with empty DEBUG lines)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        logger = logging.getLogger(record.name)
+        if not any(_captures(handler) for handler in logger.handlers):
+            return True
+        for handler in logger.handlers:
+            if not _captures(handler) and record.levelno >= handler.level:
+                handler.handle(record)
+        return False
+
+
+def _captures(handler: logging.Handler) -> bool:
+    """A test runner's own handler (pytest's captured log, live log, log file)."""
+    return type(handler).__module__ == "_pytest.logging"
 
 
 def _idle_trace_handler(handler: logging.Handler) -> bool:
