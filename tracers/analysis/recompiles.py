@@ -131,6 +131,12 @@ _FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one set
          "the result where another form is wanted), so one version serves them all. A tensor cannot stand in for "
          "it: a Python `if` on a tensor breaks the graph.")
 _FLAG_WHAT = {"True": "a True/False option", "False": "a True/False option"}
+_UNFREEZE = ("Which parameters require grad changed between calls ({times}: layers frozen or unfrozen, "
+             "requires_grad_ on a module): torch guards each parameter's requires_grad, so each set of trainable "
+             "parameters compiles its own version and backward, once. Expected where training unfreezes layers in "
+             "stages, one recompile a stage. To avoid them, keep every parameter trainable and choose what the "
+             "optimizer updates instead (optimizer.add_param_group as layers join), at the cost of a full backward "
+             "from the first step.")
 _GLOBAL_AT_LIMIT = ("Each setting of {name} compiles its own version, once, as expected when one compiled function "
                     "serves both training and evaluation; but the frame now holds {versions} versions, the most this "
                     "run allows ({allowed}), so every setting doubles what its other changes need. Fix what makes "
@@ -240,7 +246,7 @@ def _one_per_pattern(groups: dict[tuple[str, str, str], _Group]) -> dict[tuple[s
     home: dict[tuple[str, str, str], tuple[str, str, str]] = {}
     for key, group in groups.items():
         first = group.failures[0][1]
-        signature = (group.frame, first.subject, first.kind)
+        signature = (group.frame, _pattern_subject(first), first.kind)
         if not key[0].startswith("burst ") or signature not in home:
             if key[0].startswith("burst "):
                 home[signature] = key
@@ -289,6 +295,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     frames = list(dict.fromkeys(short(compiles[compile_id].frame or "") for compile_id in compiled
                                 if compile_id in compiles))
     changed = first.said
+    trainable = kind == "requires_grad" and all(_pattern_subject(failure) == _PARAMETERS for _, failure in group.failures)
+    if trainable:  # layers frozen or unfrozen: one cause, whichever parameter torch's guard checked first
+        changed = f"the parameters' requires_grad changed (`{subject}` first)"
     times = f"{len(compiled)} time{'s' if len(compiled) != 1 else ''}"
     if len({_base_frame(name) for name in frames}) > 1:  # one change through several functions: said once
         listed = ", ".join(frame_words(name) for name in frames[:4]) + (" …" if len(frames) > 4 else "")
@@ -364,6 +373,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             _specialised(group, subject, (library or user).short if (library or user) else "its use")
     elif kind == "value" and subject.startswith("self."):
         advice = _ATTRIBUTE.format(name=subject)
+    elif trainable:
+        advice = _UNFREEZE.format(times="once" if len(compiled) == 1 else f"{len(compiled)} times")
     elif kind == "global" and evidence.served.get(first.version) == 1:
         # the version before served one call only: a warm-up under the other mode, which the later calls never need
         said.append(Claim("served", (first.version, "1"), ""))
@@ -474,6 +485,14 @@ def _indexes_modules(group: _Group) -> bool:
     ``__getitem__`` made the guard."""
     return any(failure.line is not None and failure.line.path.replace("\\", "/").endswith("nn/modules/container.py")
                for _, failure in group.failures)
+
+
+def _pattern_subject(failure: GuardFailure) -> str:
+    """What a pattern of recompiles is said to be about: any parameter's requires_grad is the trainable set's."""
+    return _PARAMETERS if failure.kind == "requires_grad" and "_parameters[" in failure.source else failure.subject
+
+
+_PARAMETERS = "the trainable parameters"
 
 
 def _is_flag(failure: GuardFailure) -> bool:
