@@ -42,6 +42,7 @@ KINDS = {
     "recompile-limit": {"recompile-limit"},
     "nothing-compiled": {"nothing-compiled"},
     "hook-ignored": {"hook-ignored"},
+    "uncompiled-method": {"uncompiled-method"},
 }
 # Torch's internal spellings that must never reach a finding's own words (what, parts, advice).
 RAW_NAMES = re.compile(r"\bL\[|\bG\[|kwargs\[|\bargs\[\d|___|\bself\._modules\[")
@@ -390,7 +391,8 @@ def write_results(path: Path, rows: list[dict], tally: dict[str, int], failed_co
 
 FIXED = HERE / "fixed"
 # The finding kinds that stand for one cause: a fix must leave no finding of the family that names the cause.
-FAMILIES = ({"recompile", "recompile-limit"}, {"graph-break", "frame-skipped"}, {"nothing-compiled"}, {"hook-ignored"})
+FAMILIES = ({"recompile", "recompile-limit"}, {"graph-break", "frame-skipped"}, {"nothing-compiled"}, {"hook-ignored"},
+            {"uncompiled-method"})
 
 
 @dataclass

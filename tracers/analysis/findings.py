@@ -15,6 +15,7 @@ from .frames import package_of
 from .guard_failures import GuardFailure, cause_of, parse_failure, varied_by
 from .hint_checks import checked_hints
 from .ignored_hooks import ignored_hooks
+from .uncompiled_methods import uncompiled_methods
 from .recompiles import named_failures, recompile_findings
 from .run_evidence import RunEvidence, gather
 from .run_time_facts import cudagraph_findings
@@ -52,7 +53,9 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))
     problems += speed_findings(trace)  # --vs-eager's: they cost no compile time of their own
     # compiled code that silently ignores what the user changed comes first: it costs no compile, only correctness
-    every = nothing_compiled(trace, facts, compiles, breaks) + ignored_hooks(trace, evidence) + problems + \
+    nothing = nothing_compiled(trace, facts, compiles, breaks)
+    # a method called through the wrapper where nothing compiled at all is that finding's cause: said there
+    every = nothing + ignored_hooks(trace, evidence) + (uncompiled_methods(trace) if not nothing else []) + problems + \
         ddp_splits(trace) + \
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
     names = _hint_names(trace)  # once: per finding, it read every artifact again (findings x artifacts)

@@ -24,6 +24,7 @@ from .fix_applied import FixApplied
 from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
 from .kernel_origins import KernelOrigins
+from .forwarded_methods import ForwardedMethods
 from .late_hooks import LateHooks
 from .lines import ExecutedLines, LineCounter, watch_for
 from .rank_watch import RankWatch
@@ -61,6 +62,7 @@ class TraceSession:
         self.recorder.listeners.extend(listeners)
         self.calls = CallCounter(self.recorder)
         self.late_hooks = LateHooks(self.recorder)  # hooks added after a module's compile, which it never runs
+        self.forwarded = ForwardedMethods(self.recorder)  # compiled.generate(): the original module's method
         self.fix = FixApplied(self.recorder, fix) if fix is not None else None  # --check-fixes' own runs
         self.kernel_origins = KernelOrigins(self.recorder)  # each kernel's FX nodes and user lines
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
@@ -96,6 +98,7 @@ class TraceSession:
             ResultObserver("the CUDA-graph skips", cudagraph_skips.install, self.recorder),
             self.calls,
             self.late_hooks,
+            self.forwarded,
             self.transformed,
             self.ir,
             StructuredTrace(self.collector),

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.torch
 
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
 _NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache",
-          "library_compiles", "grad_at_limit", "unfreeze")
+          "library_compiles", "grad_at_limit", "unfreeze",
+          "generate_through_wrapper")
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +165,10 @@ def test_layers_unfrozen_in_stages_are_one_finding_about_the_trainable_parameter
     (trainable,) = [finding for finding in found["unfreeze"] if finding.kind == "recompile"]
     assert "the parameters' requires_grad changed" in trainable.what and trainable.events == 2
     assert "each set of trainable parameters compiles its own version" in trainable.fix
+
+
+def test_generate_through_what_torch_compile_returned_is_not_a_clean_bill(found):
+    (bypass,) = [finding for finding in found["generate_through_wrapper"] if finding.kind == "uncompiled-method"]
+    assert not bypass.informational and bypass.user_line.short == "generate_through_wrapper.py:27"
+    assert bypass.what.startswith("`compiled.generate(...)` called `TinyLM.generate` of the original model")
+    assert "Compile the model in place instead" in bypass.fix

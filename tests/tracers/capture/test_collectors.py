@@ -26,6 +26,7 @@ ORDER = [
     "the CUDA-graph skips",
     "the call counts",
     "the module hooks added after compiling",
+    "the module methods called through torch.compile's wrapper",
     "Dynamo's rewritten code",
     "Inductor's IR logs",
     "torch's structured trace",
@@ -121,6 +122,26 @@ def _assert_complete(session: TraceSession, tmp_path) -> None:  # noqa: ANN001 -
     assert any(span.target.endswith("ConvertFrame.__call__") for span in again.spans)
     assert again.artifacts and again.info.targets_hooked and again.info.totals_check
     assert again.info.calls_served, "the call counts contributed"
+
+
+def test_a_method_called_through_the_wrapper_is_recorded_once_and_torchs_getattr_put_back():
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    class Scaled(torch.nn.Linear):
+        def scaled(self, x):
+            return self(x) * 2
+
+    original = vars(OptimizedModule)["__getattr__"]
+    compiled = torch.compile(Scaled(2, 2), backend="aot_eager")
+    session = TraceSession()
+    with session:
+        for _ in range(3):
+            compiled.scaled(torch.ones(2))  # the original module's own method, through the wrapper
+        assert compiled.in_features == 2  # an attribute, not a method: not recorded
+    assert vars(OptimizedModule)["__getattr__"] is original
+    (artifact,) = [a for a in session.trace.artifacts if a.name == "forwarded_method"]
+    assert artifact.metadata["method"] == "scaled" and artifact.metadata["module"].endswith("Scaled")
+    assert artifact.metadata["filename"] == __file__ and "compiled.scaled(" in artifact.metadata["loc"]
 
 
 @pytest.mark.parametrize("what", ORDER)
