@@ -190,8 +190,13 @@ def verdict(before: Counts, after: Counts | None, exit_before: int, exit_after: 
         return "not applied"
     if not output.same and not changes_output:
         return "changed the output"
-    fewer = (after.graph_breaks + after.recompiles + after.eager_calls
-             < before.graph_breaks + before.recompiles + before.eager_calls)
+    # calls back in compiled code or breaks gone count even where more versions are compiled for them (a raised
+    # recompile limit); a fix that trades one for another helps where the sum of them falls
+    gained = after.eager_calls < before.eager_calls or after.graph_breaks < before.graph_breaks or \
+        after.recompiles < before.recompiles
+    lost = after.eager_calls > before.eager_calls or after.graph_breaks > before.graph_breaks
+    fewer = gained and (not lost or after.graph_breaks + after.recompiles + after.eager_calls
+                        < before.graph_breaks + before.recompiles + before.eager_calls)
     if gone:  # a fix for what the program computes is worth its compile time; one for compile time is not, dearer
         return "helps" if dearer(before, after) and not changes_output else "works"
     return "helps" if fewer else "does nothing"

@@ -25,7 +25,7 @@ _TRANSPARENT = frozenset({"___from_numpy", "___as_tensor", "___unwrap_async_coll
 _GETITEM = frozenset({"dict.__getitem__", "list.__getitem__", "___odict_getitem", "___tuple_iterator_getitem",
                       "___set_getitem"})  # ``f(x, k)`` is ``x[k]`` to the user
 _GETATTR = frozenset({"getattr", "object.__getattribute__"})
-_MODULE_DICTS = frozenset({"_modules", "_parameters", "_buffers"})  # nn.Module storage: the user wrote an attribute
+MODULE_DICTS = frozenset({"_modules", "_parameters", "_buffers"})  # nn.Module storage: the user wrote an attribute
 # Names of the guard's own scope, never the user's: in failure text they stand bare like stripped locals do.
 _GUARD_SCOPE = frozenset({"utils_device", "torch", "Tensor", "DispatchKeySet", "inf", "nan", "math", "G", "L"})
 
@@ -282,9 +282,9 @@ def _root_said(root: Root, steps: list[Step]) -> str:
 def _said(text: str, steps: list[Step]) -> str:
     for index, step in enumerate(steps):
         before = steps[index - 1] if index else None
-        if isinstance(step, Attr) and step.name in _MODULE_DICTS and isinstance(_next(steps, index), Item):
+        if isinstance(step, Attr) and step.name in MODULE_DICTS and isinstance(_next(steps, index), Item):
             continue  # ``._modules['fc']`` is ``.fc``: the key step says it
-        if isinstance(step, Item) and isinstance(before, Attr) and before.name in _MODULE_DICTS \
+        if isinstance(step, Item) and isinstance(before, Attr) and before.name in MODULE_DICTS \
                 and isinstance(step.key, str):
             text = f"{text}[{step.key}]" if step.key.isdigit() else f"{text}.{step.key}"
         elif isinstance(step, Item):

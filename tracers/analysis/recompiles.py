@@ -16,9 +16,9 @@ from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding
 from .frames import (SourceLine, block_caller, package_of, caller_paths, caller_places, compiled_in_a_loop, is_library,
                      is_users_file, parse_location, passed_by_user, short, traceback_lines, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
-from .guard_sources import call_site, map_passed, map_wrapper_args, naming, parse_source
+from .guard_sources import MODULE_DICTS, Attr, Source, call_site, map_passed, map_wrapper_args, naming, parse_source
 from .claims import Claim, say
-from .run_evidence import RunEvidence, Specialisation
+from .run_evidence import CompileCall, RunEvidence, Specialisation
 from .symbolic_breaks import tells_dynamic, without_dynamic_advice
 from .trace_facts import CompileFacts, TraceFacts
 from .user_names import frame_words, resume_place
@@ -47,10 +47,15 @@ _ADVICE = {
               "them into one tensor before the call (items of several shapes then recompile once on their size).",
     "other": "A guard on `{name}` failed: see the reason and the guards of the compile before it.",
 }
-_ATTRIBUTE = ("`{name}` is an int attribute of the module: torch.compile treats it as a constant, so each new value "
-              "compiles a new version (and once the recompile limit is reached, calls run eager). Keep it out of "
-              "forward (count outside the compiled call), or keep it in a tensor buffer (register_buffer) updated in "
-              "place, and work on it with tensor ops (torch.clamp, not min()).")
+_ATTRIBUTE = ("`{name}` is {number} attribute of the module: torch.compile treats it as a constant, so each new "
+              "value compiles a new version (and once the recompile limit is reached, calls run eager). {keep}Keep it "
+              "in a tensor buffer (register_buffer) updated in place, and work on it with tensor ops (torch.clamp, "
+              "not min()).")
+_COUNTED = "Keep it out of forward (count outside the compiled call), or: "
+_TORCH_READS = ("`{name}` is {number} attribute that torch's own code reads as a Python number ({where}: `{code}`), so "
+                "it is a constant of each version: each new value compiles a new version, and past the recompile "
+                "limit calls run eager. A tensor cannot stand in for it there. Keep its values few (change it in a "
+                "few steps), or raise torch._dynamo.config.recompile_limit above the number of values it takes.")
 _NOT_YOURS = ("The guard is in `{frame}` at {file}, which your line calls, not in your code: state it reads changed "
               "after the version before was compiled.{once}")
 _OPTIMIZER_ONCE = " Once is expected here: an optimizer's first step creates its state."
@@ -137,6 +142,14 @@ _UNFREEZE = ("Which parameters require grad changed between calls ({times}: laye
              "stages, one recompile a stage. To avoid them, keep every parameter trainable and choose what the "
              "optimizer updates instead (optimizer.add_param_group as layers join), at the cost of a full backward "
              "from the first step.")
+_INSTANCES = ("Each torch.compile call of another object of the same class compiles the same code, so every object's "
+              "versions count against one limit: past it, calls of the later objects run eager. Give each its own "
+              "count: torch.compile(..., isolate_recompiles=True) (torch 2.13 and later), or torch.compiler.reset() "
+              "before compiling the next one where the earlier ones are no longer used; or raise "
+              "torch._dynamo.config.recompile_limit.")
+_INSTANCES_WITHIN = ("Each object of the same class compiled at this line runs the same code, so each one's own state "
+                     "compiles versions in one shared cache: expected in a sweep, and here within the recompile limit "
+                     "({allowed}). Past it, the later objects' calls would run eager.")
 _GLOBAL_AT_LIMIT = ("Each setting of {name} compiles its own version, once, as expected when one compiled function "
                     "serves both training and evaluation; but the frame now holds {versions} versions, the most this "
                     "run allows ({allowed}), so every setting doubles what its other changes need. Fix what makes "
@@ -218,7 +231,7 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
             (f"option {failure.subject}", "", failure.kind) if _is_flag(failure) else \
             (frame, failure.subject, failure.kind)
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
-    groups = _one_per_pattern(groups)
+    groups = _one_per_pattern(_per_instance(groups, evidence, compiles))
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
     limit_of = _limits_to_groups(groups, limits)
@@ -237,6 +250,37 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
                 explanation=first_match(EXPLANATION, limit.fail_reason or ""),
                 hint=first_match(HINT, limit.fail_reason or ""), explained=LIMIT))
     return out
+
+
+def _per_instance(groups: dict[tuple[str, str, str], _Group], evidence: RunEvidence,
+                  compiles: dict[str, CompileFacts]) -> dict[tuple[str, str, str], _Group]:
+    """Recompiles on the modules' own state (their settings, their parameters' sizes) of a frame whose torch.compile
+    line compiled several objects (a sweep's models, one a trial) are one cause: the objects share the code, so one
+    cache and one limit."""
+    merged: dict[tuple[str, str, str], _Group] = {}
+    for key, group in groups.items():
+        site = _compiled_at_one_line(evidence, compiles, group)
+        home = key if site is None or not all(failure.subject.startswith("self.") for _, failure in group.failures) \
+            else (f"instances {group.frame}", "", "instances")
+        if home in merged:
+            merged[home].failures.extend(group.failures)
+        else:
+            merged[home] = _Group(group.frame, list(group.failures))
+    for group in merged.values():
+        group.failures.sort(key=lambda item: sort_key(item[0]))
+    return merged
+
+
+def _compiled_at_one_line(evidence: RunEvidence, compiles: dict[str, CompileFacts],
+                          group: _Group) -> list[CompileCall] | None:
+    """The torch.compile calls of one line of the user's that compiled the group's frame, where there were several."""
+    facts = compiles.get(group.failures[0][0])
+    call = evidence.call_for(facts.frame if facts else None)
+    if call is None or call.by_library:
+        return None
+    same = [other for other in evidence.calls if (other.file, other.line, other.compiled_file, other.compiled_line)
+            == (call.file, call.line, call.compiled_file, call.compiled_line)]
+    return same if len(same) > 1 else None
 
 
 def _one_per_pattern(groups: dict[tuple[str, str, str], _Group]) -> dict[tuple[str, str, str], _Group]:
@@ -368,13 +412,34 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         crossing = _break_using(trace, own, subject)
         advice = _ACROSS_BREAK.format(name=subject, where=crossing.short, code=crossing.code.strip()) \
             if crossing is not None else \
-            _ATTRIBUTE.format(name=subject) if subject.startswith("self.") else \
+            _attribute(group, subject) if subject.startswith("self.") else \
             _GLOBAL_COUNTER.format(name=subject) if _counts_itself(guard_failure, subject) else \
             _specialised(group, subject, (library or user).short if (library or user) else "its use")
+        if subject.startswith("self.") and crossing is None and _read_by_torch(group) is not None:
+            remedies = (*remedies, _raised_limit(evidence, own or list(ids)))
     elif kind == "value" and subject.startswith("self."):
-        advice = _ATTRIBUTE.format(name=subject)
+        advice = _attribute(group, subject)
+        if _read_by_torch(group) is not None:
+            remedies = (*remedies, _raised_limit(evidence, own or list(ids)))
     elif trainable:
         advice = _UNFREEZE.format(times="once" if len(compiled) == 1 else f"{len(compiled)} times")
+    if kind == "instances":
+        calls = _compiled_at_one_line(evidence, compiles, group) or []
+        subjects = list(dict.fromkeys(f"`{failure.subject}`" for _, failure in group.failures))
+        allowed, _ = evidence.recompile_limit(ids[-1])
+        site = calls[0].short if calls else "one line"
+        what = (f"{len(calls)} objects compiled at {site} share the code of {frame_words(frame)}, so one cache and "
+                f"one recompile limit ({allowed}): each one's own state ({', '.join(subjects[:3])}"
+                f"{' …' if len(subjects) > 3 else ''}) compiled versions of its own, {times} in all")
+        if calls:  # the cause is the line that compiles each object
+            user, library = SourceLine(calls[0].file, calls[0].line, "", calls[0].code), None
+        if limit is not None or versions[first_frame] >= allowed:
+            advice = _INSTANCES
+            remedies = (*((Remedy("compile-argument", "isolate_recompiles", True, calls[0].file, calls[0].line),)
+                          if calls and _has_isolate(trace) else ()), _raised_limit(evidence, list(ids)))
+            explained = LIMIT
+        else:  # isolating them would compile a version per object: more, not fewer
+            advice = _INSTANCES_WITHIN.format(allowed=allowed)
     elif kind == "global" and evidence.served.get(first.version) == 1:
         # the version before served one call only: a warm-up under the other mode, which the later calls never need
         said.append(Claim("served", (first.version, "1"), ""))
@@ -473,6 +538,44 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         explanation=explanation, hint=hint, advice=advice, explained=explained, parts=parts,
         cost_counts=cost_counts, detail="\n\n".join(failure.raw for _, failure in group.failures[:3]),
         claims=tuple(said), remedies=remedies)
+
+
+def _attribute(group: _Group, name: str) -> str:
+    """The advice for a module attribute each version pinned: by who reads it (torch.nn's code, or the user's) and
+    whether the compiled code changes it itself (a counter)."""
+    first = group.failures[0][1]
+    value = re.match(r"it was (-?[\d.e+-]+) when", first.change)
+    number = "a float" if value and re.search(r"[.e]", value.group(1)) else "an int" if value else "a number"
+    torch_line = _read_by_torch(group)
+    if torch_line is not None:
+        return _TORCH_READS.format(name=name, number=number, where=torch_line.short, code=torch_line.code.strip())
+    counted = any(_counts_itself_attribute(failure, name) for _, failure in group.failures)
+    return _ATTRIBUTE.format(name=name, number=number, keep=_COUNTED if counted else "")
+
+
+def _read_by_torch(group: _Group) -> SourceLine | None:
+    """The guard's line where it is torch's own (``F.dropout(input, self.p, …)`` in torch/nn/modules/dropout.py)."""
+    return next((failure.line for _, failure in group.failures if failure.line is not None
+                 and re.search(r"(?:^|/)(?:torch/)?nn/(?:modules/|functional)", failure.line.path.replace("\\", "/"))),
+                None)
+
+
+def _counts_itself_attribute(failure: GuardFailure, name: str) -> bool:
+    code = failure.line.code if failure.line is not None else ""
+    bare = name.removeprefix("self.")
+    return bool(re.search(rf"(?<![\w]){re.escape(bare.rsplit('.', 1)[-1])}\s*[-+*]?=(?!=)", code))
+
+
+def _has_isolate(trace: Trace) -> bool:
+    """The run's torch.compile takes ``isolate_recompiles`` (torch 2.13 and later)."""
+    found = re.match(r"(\d+)\.(\d+)", trace.info.torch_version or "")
+    return found is not None and (int(found.group(1)), int(found.group(2))) >= (2, 13)
+
+
+def _raised_limit(evidence: RunEvidence, versions: list[str]) -> Remedy:
+    """The recompile limit raised, as the tracer applies it (checked by trace --check-fixes)."""
+    allowed, _ = evidence.recompile_limit(versions[-1])
+    return Remedy("setting", "torch._dynamo.config.recompile_limit", max(2 * allowed, 16))
 
 
 def _specialised(group: _Group, name: str, where: str) -> str:
@@ -704,10 +807,20 @@ def _named(trace: Trace, compile_id: str, failure: GuardFailure) -> GuardFailure
     argument = naming(source).wrapper_arg
     if argument is None or argument.index is None:
         return failure
+    if argument.index == 0 and _module_inside(source):
+        # a method's ``*args`` wrapper (a library's decorator on forward): its first argument is the module itself
+        mapped = map_wrapper_args(source, ["self"], {})
+        return dataclasses.replace(failure, subject=mapped) if mapped else failure
     caller = user_caller(trace, compile_id)  # a log read back: the user's line, when it holds one call
     passed_on_line = call_site(caller.code) if caller is not None and caller.code else None
     mapped = map_wrapper_args(source, *passed_on_line) if passed_on_line else None
     return dataclasses.replace(failure, subject=mapped) if mapped else failure
+
+
+def _module_inside(source: Source) -> bool:
+    """The source reads a module's own parts after its root (``args[0]._modules['model']``)."""
+    steps = list(source.steps)
+    return len(steps) > 1 and isinstance(steps[1], Attr) and steps[1].name in MODULE_DICTS
 
 
 def _in_time_order(trace: Trace, failures: dict[str, GuardFailure]) -> list[tuple[str, GuardFailure]]:

@@ -18,7 +18,7 @@ from .guard_sources import naming, parse_source
 from .symbolic_breaks import SymbolicBreak, symbolic_breaks
 
 DEFAULT_RECOMPILE_LIMIT = 8  # torch._dynamo.config.recompile_limit's default in every supported release
-_FRAME = re.compile(r"\(([^():]+):(\d+)\)$")  # ``Tiny.forward (decode.py:13)``: the file and first line
+_FRAME = re.compile(r"\(([^():]+):(\d+)\)")  # ``Tiny.forward (decode.py:13)``: the file and first line
 
 
 @dataclass(frozen=True)
@@ -132,8 +132,9 @@ class RunEvidence:
     def call_for(self, frame: str | None) -> CompileCall | None:
         """The torch.compile call that compiled ``frame`` (``Tiny.forward (decode.py:13)``), when one says so; the
         run's only call where there is one and it names no code."""
-        found = _FRAME.search((frame or "").split(" via ", 1)[0])  # ``… via inner (external_utils.py:67)``: the frame's
-        if found:
+        # ``Tiny.forward (decode.py:13)``, or ``Model.forward (m.py:40) via wrapper (generic.py:1030)``: the code a
+        # decorator wraps, or the decorator's own, which torch.compile was given
+        for found in _FRAME.finditer(frame or ""):
             name, line = found.group(1), int(found.group(2))
             for call in self.calls:
                 if call.compiled_line == line and call.compiled_file.rsplit("/", 1)[-1] == name:

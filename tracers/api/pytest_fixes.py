@@ -51,7 +51,7 @@ def check_test_fixes(nodeid: str, saved: Path, passed: bool, rootdir: Path) -> l
             if code is not None else "timed out"
         note = "the test passes with it; it failed without" if mended and result != "worse" else \
             "the test fails with it" if result == "worse" else \
-            "the finding is gone, but compiling took markedly longer" if result == "helps" and gone and after \
+            "but compiling took markedly longer" if result == "helps" and gone and after \
             and dearer(before, after) else ""
         checks.append(FixCheck(remedy.as_json(), remedy.key, result, label, code, asdict(before),
                                asdict(after) if after else {}, {}, "", gone, note))

@@ -63,6 +63,13 @@ class EntryCalls:
             codes = _entry_codes(cell.cell_contents)
             if codes:
                 self._wrappers.append((weakref.ref(result), codes))
+                # a wrapper made after its code gave up (a sweep's next model, compiled at the same line): its calls
+                # run eager too, and count
+                for code in codes:
+                    counted = next((calls for calls, watched, _ in self._counts.values() if watched is code), None)
+                    if counted is not None:
+                        self._swap(cell, counted)
+                        break
 
     def watch(self, code: CodeType, compile_id: str, served: int) -> bool:
         """Count ``code``'s calls from now on (``served``: its versions' calls so far); False where nothing
@@ -77,11 +84,14 @@ class EntryCalls:
         calls = [1]  # the call that made Dynamo give up runs eager: it is inside the wrapper already
         self._counts[compile_id] = (calls, code, served)
         for cell in cells:
-            original = cell.cell_contents
-            replacement = _counting(original, calls)
-            cell.cell_contents = replacement
-            self._swapped.append((cell, original, replacement))
+            self._swap(cell, calls)
         return True
+
+    def _swap(self, cell: Any, calls: list[int]) -> None:
+        original = cell.cell_contents
+        replacement = _counting(original, calls)
+        cell.cell_contents = replacement
+        self._swapped.append((cell, original, replacement))
 
     def eager(self, served_now: Callable[[CodeType], int]) -> dict[str, int]:
         """Per compile id that gave up: its frame's calls since, less those its compiled versions served."""

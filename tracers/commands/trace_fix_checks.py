@@ -227,6 +227,6 @@ def _checked(finding: Finding, remedy: Remedy, folder: Path, done: _Ran, first: 
     elif result == "works" and remedy.changes_output and not change.same:
         note = "its output changed, as this fix means it to"
     if after is not None and result == "helps" and gone and dearer(before, after):
-        note = "the finding is gone, but compiling took markedly longer"
+        note = "but compiling took markedly longer"
     return FixCheck(remedy.as_json(), remedy.key, result, label, done.code, asdict(before),
                     asdict(after) if after else {}, asdict(change), said_error, gone, note)

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.torch
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
 _NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache",
           "library_compiles", "grad_at_limit", "unfreeze",
-          "generate_through_wrapper")
+          "generate_through_wrapper", "sweep_models")
 
 
 @pytest.fixture(scope="module")
@@ -172,3 +172,11 @@ def test_generate_through_what_torch_compile_returned_is_not_a_clean_bill(found)
     assert not bypass.informational and bypass.user_line.short == "generate_through_wrapper.py:27"
     assert bypass.what.startswith("`compiled.generate(...)` called `TinyLM.generate` of the original model")
     assert "Compile the model in place instead" in bypass.fix
+
+
+def test_models_compiled_one_by_one_at_one_line_share_one_limit_said_once_with_isolation(found):
+    (shared,) = [finding for finding in found["sweep_models"] if finding.kind.startswith("recompile")]
+    assert shared.what.startswith("9 objects compiled at sweep_models.py:19 share the code of `Repeated.forward`")
+    assert shared.user_line.short == "sweep_models.py:19" and shared.kind == "recompile-limit"
+    assert shared.eager_calls == 2  # the ninth model's two calls, through a wrapper made after the limit was hit
+    assert {remedy.name for remedy in shared.remedies} == {"isolate_recompiles", "torch._dynamo.config.recompile_limit"}

@@ -126,6 +126,15 @@ def test_the_verdicts_put_a_crash_a_timeout_and_a_changed_output_first():
 
 
 @pytest.mark.pure
+def test_calls_back_in_compiled_code_help_though_more_versions_compile_for_them():
+    same = output_change(["a 1"], ["a 1"])
+    raised_limit = Counts(graphs=12, graph_breaks=0, recompiles=11, eager_calls=0, compile_s=2.0)
+    assert verdict(BEFORE, raised_limit, 0, 0, same, False, True) == "helps"
+    traded = Counts(graphs=2, graph_breaks=6, recompiles=1, eager_calls=3, compile_s=0.5)  # 3 recompiles for 6 breaks
+    assert verdict(BEFORE, traded, 0, 0, same, False, True) == "does nothing"
+
+
+@pytest.mark.pure
 def test_numbers_that_vary_between_runs_do_not_count_as_a_changed_output():
     first, control, fixed = ["loss 0.123", "done"], ["loss 0.456", "done"], ["loss 0.789", "done"]
     assert output_change(first, fixed).lost == 1
