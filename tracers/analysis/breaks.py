@@ -156,8 +156,9 @@ class BreakGroup:
             hint_note = ("torch's hint (that the code may fail when run eagerly too) is not passed on: the value was "
                          "symbolic only in the compiled version")
         elif (len(titles) > 1 or self.merged) and self.library is None:  # the user's own line breaks, not a library
-            advice = ("One line causes all of these: move it out of the compiled function (for a print or a "
-                      ".item(), return the tensor and use it after the call), so no break and no value crosses it.")
+            advice = ("One line causes all of these: move it out of the compiled function (compute the value "
+                      "outside and pass it in; for a print or a .item(), return the tensor and use it after the call), "
+                      "so no break and no value crosses it.")
         return Finding(
             kind=kind, what=what, events=count, recompiles=len(self.merged), compile_ids=ids, cost_s=self.cost_s,
             user_line=self.user, library_line=self.library, graphs_added=graphs, no_graph=no_graph,

@@ -150,6 +150,11 @@ _INSTANCES = ("Each torch.compile call of another object of the same class compi
 _INSTANCES_WITHIN = ("Each object of the same class compiled at this line runs the same code, so each one's own state "
                      "compiles versions in one shared cache: expected in a sweep, and here within the recompile limit "
                      "({allowed}). Past it, the later objects' calls would run eager.")
+# ``features[2]['label']``: a field of an item of a list the call passed (a batch of examples, before collating)
+_ITEMS_OF = re.compile(r"^([A-Za-z_]\w*)\[\d+\](?:\[|\.)")
+_ITEMS = ("`{name}` is a Python list the compiled function reads item by item: each item's values and sizes are guards "
+          "of their own, and each becomes dynamic only once it has changed itself ({times} here). A function that builds tensors from Python data (a collate function) gains nothing from "
+          "torch.compile: leave it uncompiled and compile the model; or pass the items stacked into tensors.")
 _GLOBAL_AT_LIMIT = ("Each setting of {name} compiles its own version, once, as expected when one compiled function "
                     "serves both training and evaluation; but the frame now holds {versions} versions, the most this "
                     "run allows ({allowed}), so every setting doubles what its other changes need. Fix what makes "
@@ -227,7 +232,10 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
         # A tensor's size, dtype or device change reaches every frame the values it made pass through (the model's,
         # its resume functions after a break, a loss function, a library's wrapper) in the one call that brought
         # it: one decision of the user's (a shorter last batch), one finding, named by the first frame's failure.
-        key = (f"burst {bursts[compile_id]}", "", failure.kind) if compile_id in bursts else \
+        items = _ITEMS_OF.match(failure.subject)
+        key = (f"items {frame} {items.group(1)}", "", "items") if items else \
+            (f"global {failure.subject}", "", "global") if failure.kind == "global" else \
+            (f"burst {bursts[compile_id]}", "", failure.kind) if compile_id in bursts else \
             (f"option {failure.subject}", "", failure.kind) if _is_flag(failure) else \
             (frame, failure.subject, failure.kind)
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
@@ -423,6 +431,11 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             remedies = (*remedies, _raised_limit(evidence, own or list(ids)))
     elif trainable:
         advice = _UNFREEZE.format(times="once" if len(compiled) == 1 else f"{len(compiled)} times")
+    if kind == "items":
+        root = _ITEMS_OF.match(subject).group(1)
+        what = (f"{frame_words(frames[0]) if len(frames) == 1 else f'`{frame}`'} recompiled {times}: the items of "
+                f"`{root}` changed ({', '.join(dict.fromkeys(f'`{failure.subject}`' for _, failure in group.failures))})")
+        advice = _ITEMS.format(name=root, times=f"{len(compiled)} recompile{'s' if len(compiled) != 1 else ''}")
     if kind == "instances":
         calls = _compiled_at_one_line(evidence, compiles, group) or []
         subjects = list(dict.fromkeys(f"`{failure.subject}`" for _, failure in group.failures))

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.torch
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
 _NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache",
           "library_compiles", "grad_at_limit", "unfreeze",
-          "generate_through_wrapper", "sweep_models")
+          "generate_through_wrapper", "sweep_models", "compiled_collate", "eval_two_functions")
 
 
 @pytest.fixture(scope="module")
@@ -180,3 +180,13 @@ def test_models_compiled_one_by_one_at_one_line_share_one_limit_said_once_with_i
     assert shared.user_line.short == "sweep_models.py:19" and shared.kind == "recompile-limit"
     assert shared.eager_calls == 2  # the ninth model's two calls, through a wrapper made after the limit was hit
     assert {remedy.name for remedy in shared.remedies} == {"isolate_recompiles", "torch._dynamo.config.recompile_limit"}
+
+
+def test_a_compiled_collate_is_one_finding_about_its_list_of_examples(found):
+    (items,) = [finding for finding in found["compiled_collate"] if finding.kind == "recompile"]
+    assert "the items of `examples` changed" in items.what and "leave it uncompiled" in items.fix
+
+
+def test_one_evaluation_under_no_grad_is_one_finding_for_every_function_it_reaches(found):
+    (grad,) = [finding for finding in found["eval_two_functions"] if finding.kind == "recompile"]
+    assert grad.what.startswith("grad mode") and "2 frames recompiled for it" in grad.what
