@@ -308,15 +308,10 @@ def _key_said(text: str, key: object) -> str:
     if isinstance(key, slice):
         step = "" if key.step is None else f":{key.step}"
         return f"{'' if key.start is None else key.start}:{'' if key.stop is None else key.stop}{step}"
-    nth = _NTH_KEY.match(text)
-    if nth:  # ``out[list(out.keys())[0]]``: a ModelOutput's first entry, which ``out[0]`` reads
-        return nth.group(1)
     if isinstance(key, Source):
         return user_name(key) or text
     return text
 
-
-_NTH_KEY = re.compile(r"^list\((?:dict\.keys\(.+\)|.+\.keys\(\))\)\[(\d+)\]$")  # ``list(d.keys())[0]``, either spelling
 
 
 def _next(steps: list[Step], index: int) -> Step | None:

@@ -154,13 +154,6 @@ def test_an_alignment_guard_is_said_as_a_multiple_without_torchs_spelling():
         assert failure.change == "a multiple of 8 when the version before was compiled, not now"
 
 
-def test_a_model_outputs_first_entry_is_named_by_its_index():
-    for source in ("dict.__getitem__(kwargs['encoder_outputs'], list(dict.keys(kwargs['encoder_outputs']))[0])",
-                   "kwargs['encoder_outputs'][list(kwargs['encoder_outputs'].keys())[0]]"):
-        failure = parse_failure(f"0/1: tensor '{source}' size mismatch at index 1. expected 12, actual 20")
-        assert failure.subject == "encoder_outputs[0]"
-
-
 def test_layers_unfrozen_in_stages_are_one_finding_about_the_trainable_parameters(found):
     (trainable,) = [finding for finding in found["unfreeze"] if finding.kind == "recompile"]
     assert "the parameters' requires_grad changed" in trainable.what and trainable.events == 2
