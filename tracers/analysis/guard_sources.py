@@ -313,7 +313,6 @@ def _key_said(text: str, key: object) -> str:
     return text
 
 
-
 def _next(steps: list[Step], index: int) -> Step | None:
     return steps[index + 1] if index + 1 < len(steps) else None
 
