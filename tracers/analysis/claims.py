@@ -111,7 +111,7 @@ BACKED_BY = {
     "for one call only": "served-once",
     "served one call only": "served",
     "compiled it as dynamic": "stays-dynamic",
-    "served every later call": "served-later-calls",
+    "no later call compiled again for it": "served-later-calls",
     "torch keeps by default": "default-limit",
     "an optimizer's first step": "in-optimizer",
     "torch skipped guards on module hooks": "hook-guards-skipped",

@@ -172,9 +172,9 @@ _STATIC = ("{subject} changed on {pattern}, and every new version was compiled f
            "version is dynamic and each change compiles again{limit}.")
 _STATIC_FIX = {
     "argument": "Leave `dynamic=False` out of torch.compile at {line} (with the default, dynamic=None, the second size "
-                "gets a version with a symbolic size that serves every later one), or pass dynamic=True.",
+                "gets a version with a symbolic size for the later sizes), or pass dynamic=True.",
     "config": "Leave torch._dynamo.config.automatic_dynamic_shapes at its default (True): the second size then gets a "
-              "version with a symbolic size that serves every later one; or mark the dimension dynamic before the "
+              "version with a symbolic size for the later sizes; or mark the dimension dynamic before the "
               "first call (torch._dynamo.mark_dynamic(tensor, dim)).",
 }
 _LAST_BATCH = ("The shorter last batch of each pass over the data is what recompiles: the calls each version served "
@@ -186,10 +186,15 @@ _LAST_BATCH = ("The shorter last batch of each pass over the data is what recomp
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep what every rank passes the same (shapes, dtypes, requires_grad).")
 _DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
-            "dynamic), and that version served every later call. To skip the first, static version: {how}. A dynamic "
+            "dynamic), and no later call compiled again for it. To skip the first, static version: {how}. A dynamic "
             "first compile can take longer than the static one and the recompile together: measure before changing it.")
+_FROM_CONSTANT = re.compile(r"dimension \d+: ([01]) before")
+_DYNAMIC_FROM_ONE = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic "
+                     "(automatic dynamic), and no later call compiled again for it. The first size was {size}, which "
+                     "torch always compiles as a constant of a version of its own (never symbolic), so marking the "
+                     "dimension dynamic or passing dynamic=True does not skip that version.")
 _DYNAMIC_LIBRARY = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic "
-                    "(automatic dynamic), and that version served every later call. {package} made this compile "
+                    "(automatic dynamic), and no later call compiled again for it. {package} made this compile "
                     "itself (torch.compile at {where}), so there is no call of yours to mark dynamic.")
 _DYNAMIC_NOT_ALL = ("After the first change Dynamo compiled it as dynamic (automatic dynamic), but later calls still "
                     "failed that version's guards ({later}): the dynamic version does not cover them; see the guards "
@@ -385,9 +390,15 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         later = ", ".join(evidence.failed_against(last.compile_id, subject)) or \
             "the recompile limit refused a later call"
         library_call = evidence.library_compiled
+        from_one = kind == "size" and _FROM_CONSTANT.match(first.change)
         dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.file).capitalize(),
                                                where=library_call.short) \
-            if library_call is not None else _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"]))
+            if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1)) if from_one \
+            else _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"]))
+        call = evidence.call_for(first_frame)
+        if library_call is None and not from_one and call is not None and not call.by_library \
+                and call.says("dynamic") is None:  # the first, static version skipped, as the advice says: checked
+            remedies = (Remedy("compile-argument", "dynamic", True, call.file, call.line),)
         advice = say(Claim("served-later-calls", (last.compile_id, subject), dynamic_said,
                            _DYNAMIC_NOT_ALL.format(later=later)), evidence, said)
         explained = SHAPES

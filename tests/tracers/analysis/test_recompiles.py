@@ -46,7 +46,7 @@ def test_a_shorter_last_batch_every_epoch_is_told_to_drop_it(runs):
     assert "shorter last batch of each pass" in finding.fix
     assert "fit 3 passes of 2 batches of 4 (dimension 0) then one of 2" in finding.fix
     assert "DataLoader(..., drop_last=True)" in finding.fix and "pad it to 4" in finding.fix
-    assert "Nothing to fix" not in finding.fix and "served every later call" not in finding.fix
+    assert "Nothing to fix" not in finding.fix and "no later call compiled again" not in finding.fix
     # Costed as what dropping it saves: the whole recompile, its backward included.
     compiles = {facts.compile_id: facts for facts in run.facts().compiles}
     assert finding.compile_ids == ("0/1",)
