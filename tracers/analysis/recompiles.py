@@ -13,7 +13,7 @@ from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, Remedy, first_match,
                            unique_ids)
-from .frames import (SourceLine, block_caller, package_of, caller_paths, caller_places, compiled_in_a_loop, is_library,
+from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library, package_of,
                      is_users_file, parse_location, passed_by_user, short, traceback_lines, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
 from .guard_sources import MODULE_DICTS, Attr, Source, call_site, map_passed, map_wrapper_args, naming, parse_source
@@ -153,8 +153,9 @@ _INSTANCES_WITHIN = ("Each object of the same class compiled at this line runs t
 # ``features[2]['label']``: a field of an item of a list the call passed (a batch of examples, before collating)
 _ITEMS_OF = re.compile(r"^([A-Za-z_]\w*)\[\d+\](?:\[|\.)")
 _ITEMS = ("`{name}` is a Python list the compiled function reads item by item: each item's values and sizes are guards "
-          "of their own, and each becomes dynamic only once it has changed itself ({times} here). A function that builds tensors from Python data (a collate function) gains nothing from "
-          "torch.compile: leave it uncompiled and compile the model; or pass the items stacked into tensors.")
+          "of their own, and each becomes dynamic only once it has changed itself ({times} here). A function that "
+          "builds tensors from Python data (a collate function) gains nothing from torch.compile: leave it uncompiled "
+          "and compile the model; or pass the items stacked into tensors.")
 _GLOBAL_AT_LIMIT = ("Each setting of {name} compiles its own version, once, as expected when one compiled function "
                     "serves both training and evaluation; but the frame now holds {versions} versions, the most this "
                     "run allows ({allowed}), so every setting doubles what its other changes need. Fix what makes "
@@ -553,7 +554,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         if kind == "global" and versions >= allowed and advice.startswith("Nothing to fix"):
             # each mode's versions take places under the limit that the frame's other changes needed
             advice = _GLOBAL_AT_LIMIT.format(name=subject, versions=versions, allowed=allowed)
-            remedies = (*remedies, Remedy("setting", "torch._dynamo.config.recompile_limit", max(2 * allowed, 8)))
+            remedies = (*remedies, _raised_limit(evidence, own or list(ids)))
     return Finding(
         kind="recompile-limit" if limit is not None else "recompile", what=what, events=len(group.failures),
         compile_ids=ids, cost_s=cost, user_line=user, library_line=library,
