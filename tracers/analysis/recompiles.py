@@ -48,10 +48,10 @@ _ADVICE = {
     "other": "A guard on `{name}` failed: see the reason and the guards of the compile before it.",
 }
 _ATTRIBUTE = ("`{name}` is {number} attribute of the module: torch.compile treats it as a constant, so each new "
-              "value compiles a new version (and once the recompile limit is reached, calls run eager). {keep}Keep it "
-              "in a tensor buffer (register_buffer) updated in place, and work on it with tensor ops (torch.clamp, "
-              "not min()).")
-_COUNTED = "Keep it out of forward (count outside the compiled call), or: "
+              "value compiles a new version (and once the recompile limit is reached, calls run eager). {fix}")
+_BUFFER = ("keep it in a tensor buffer (register_buffer) updated in place, and work on it with tensor ops (torch.clamp, "
+           "not min()).")
+_COUNTED = "Keep it out of forward (count outside the compiled call), or "
 _TORCH_READS = ("`{name}` is {number} attribute that torch's own code reads as a Python number ({where}: `{code}`), so "
                 "it is a constant of each version: each new value compiles a new version, and past the recompile "
                 "limit calls run eager. A tensor cannot stand in for it there. Keep its values few (change it in a "
@@ -245,7 +245,7 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
             (f"option {failure.subject}", "", failure.kind) if _is_flag(failure) else \
             (frame, failure.subject, failure.kind)
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
-    groups = _one_per_pattern(_per_instance(groups, evidence, compiles))
+    groups = _one_per_pattern(_per_instance(trace, groups, evidence, compiles))
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
     limit_of = _limits_to_groups(groups, limits)
@@ -266,16 +266,17 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
     return out
 
 
-def _per_instance(groups: dict[tuple[str, str, str], _Group], evidence: RunEvidence,
+def _per_instance(trace: Trace, groups: dict[tuple[str, str, str], _Group], evidence: RunEvidence,
                   compiles: dict[str, CompileFacts]) -> dict[tuple[str, str, str], _Group]:
     """Recompiles on the modules' own state (their settings, their parameters' sizes) of a frame whose torch.compile
     line compiled several objects (a sweep's models, one a trial) are one cause: the objects share the code, so one
-    cache and one limit."""
+    cache and one limit. Layers compiled one by one and called from their model's loop are said as layers."""
     merged: dict[tuple[str, str, str], _Group] = {}
     for key, group in groups.items():
         site = _compiled_at_one_line(evidence, compiles, group)
-        home = key if site is None or not all(failure.subject.startswith("self.") for _, failure in group.failures) \
-            else (f"instances {group.frame}", "", "instances")
+        separate = site is None or not all(failure.subject.startswith("self.") for _, failure in group.failures) \
+            or _block_repeat(trace, group) is not None
+        home = key if separate else (f"instances {group.frame}", "", "instances")
         if home in merged:
             merged[home].failures.extend(group.failures)
         else:
@@ -574,8 +575,8 @@ def _attribute(group: _Group, name: str) -> str:
     torch_line = _read_by_torch(group)
     if torch_line is not None:
         return _TORCH_READS.format(name=name, number=number, where=torch_line.short, code=torch_line.code.strip())
-    counted = any(_counts_itself_attribute(failure, name) for _, failure in group.failures)
-    return _ATTRIBUTE.format(name=name, number=number, keep=_COUNTED if counted else "")
+    fix = _COUNTED + _BUFFER if _counts_up(group) else _BUFFER[0].upper() + _BUFFER[1:]
+    return _ATTRIBUTE.format(name=name, number=number, fix=fix)
 
 
 def _read_by_torch(group: _Group) -> SourceLine | None:
@@ -585,10 +586,11 @@ def _read_by_torch(group: _Group) -> SourceLine | None:
                 None)
 
 
-def _counts_itself_attribute(failure: GuardFailure, name: str) -> bool:
-    code = failure.line.code if failure.line is not None else ""
-    bare = name.removeprefix("self.")
-    return bool(re.search(rf"(?<![\w]){re.escape(bare.rsplit('.', 1)[-1])}\s*[-+*]?=(?!=)", code))
+def _counts_up(group: _Group) -> bool:
+    """The value went 1, 2, 3, … from one version to the next: a counter."""
+    values = [int(found.group(1)) for _, failure in group.failures
+              if (found := re.match(r"it was (-?\d+) when", failure.change))]
+    return len(values) > 1 and all(later - earlier == 1 for earlier, later in zip(values, values[1:]))
 
 
 def _has_isolate(trace: Trace) -> bool:
