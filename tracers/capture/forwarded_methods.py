@@ -12,7 +12,6 @@ import sys
 from typing import Any
 
 from .collector import Warnings
-from .dynamo_shield import shield
 from .recorder import Recorder
 
 ARTIFACT = "forwarded_method"
@@ -41,8 +40,11 @@ class ForwardedMethods:
         if original is None:
             return None
         seen, recorder = self._seen, self.recorder
+        compiling = importlib.import_module("torch.compiler").is_compiling
 
         def __getattr__(wrapped: Any, name: str) -> Any:
+            if compiling():  # read inside compiled code: Dynamo traces torch's own lookup, as without the tracer
+                return original(wrapped, name)
             value = original(wrapped, name)
             if not name.startswith("_") and inspect.ismethod(value) and len(seen) < _KEPT:
                 caller = sys._getframe(1)
@@ -55,7 +57,6 @@ class ForwardedMethods:
                         "loc": linecache.getline(place[1], place[2]).strip()}, None, 0)
             return value
 
-        shield(sys.modules[__name__])  # called inside compiled code too: Dynamo must not compile the wrapper
         wrapper_class.__getattr__ = __getattr__
         self._class, self._original, self._wrapper = wrapper_class, original, __getattr__
         return None
