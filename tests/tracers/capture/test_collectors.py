@@ -144,6 +144,17 @@ def test_a_method_called_through_the_wrapper_is_recorded_once_and_torchs_getattr
     assert artifact.metadata["filename"] == __file__ and "compiled.scaled(" in artifact.metadata["loc"]
 
 
+def test_the_wrappers_attributes_read_inside_compiled_code_break_no_graph_while_traced():
+    compiled = torch.compile(torch.nn.Linear(2, 2), backend="aot_eager")
+
+    @torch.compile(backend="aot_eager", fullgraph=True)  # a break would raise
+    def step(x):
+        return compiled(x) * compiled.in_features
+
+    with TraceSession():
+        assert step(torch.ones(2)).shape == (2,)
+
+
 @pytest.mark.parametrize("what", ORDER)
 def test_a_collector_raising_in_stop_still_leaves_a_complete_trace_and_the_others_stopped(what, tmp_path):
     session = _everything_on()
