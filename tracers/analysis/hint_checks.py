@@ -94,7 +94,8 @@ _STEP_CALL = re.compile(r"\.(backward|zero_grad|step)\s*\(")
 _STEP_BREAK = re.compile(r"Tensor\.backward|Optimizer\.|LRScheduler\.|\w+\.step`|marked as skipped|graph_break\(\)")
 _STEP_ADVICE = ("These are the training step's own calls ({calls}), and each breaks the compiled function: the "
                 "backward is compiled all the same from the compiled forward (AOTAutograd), and torch.optim's steps "
-                "break it by design (torch skips their wrappers). Compile the forward and the loss only, return the loss, and make all of these "
+                "break it by design (torch skips their wrappers). Compile the forward and the loss only, return the "
+                "loss, and make all of these "
                 "calls outside it: {before}the others after the compiled call, in the order the function makes them. "
                 "Moving some out and not others "
                 "changes what the loop computes (an optimizer step before the backward uses the old gradients; a "
