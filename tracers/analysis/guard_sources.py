@@ -227,6 +227,21 @@ def _names_a_value(expression: str) -> bool:
     return isinstance(node, ast.Name)
 
 
+def compiled_argument(code: str) -> str | None:
+    """What a line's torch.compile call was given, as written (``compiled = torch.compile(model, …)`` -> ``model``);
+    None where the line holds no such call."""
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        func = node.func if isinstance(node, ast.Call) else None
+        named = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if named == "compile" and node.args:
+            return ast.unparse(node.args[0])
+    return None
+
+
 def call_site(code: str) -> tuple[list[str], dict[str, str]] | None:
     """The arguments of the one call on a line (``out = model(x, mask=m)`` -> ``(['x'], {'mask': 'm'})``); None where
     the line holds none or several."""

@@ -16,7 +16,8 @@ from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding
 from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library, package_of,
                      is_users_file, parse_location, passed_by_user, short, traceback_lines, user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure
-from .guard_sources import MODULE_DICTS, Attr, Source, call_site, map_passed, map_wrapper_args, naming, parse_source
+from .guard_sources import (MODULE_DICTS, Attr, Source, call_site, compiled_argument, map_passed, map_wrapper_args,
+                            naming, parse_source)
 from .claims import Claim, say
 from .run_evidence import CompileCall, RunEvidence, Specialisation
 from .symbolic_breaks import tells_dynamic, without_dynamic_advice
@@ -454,7 +455,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         subjects = list(dict.fromkeys(f"`{failure.subject}`" for _, failure in group.failures))
         allowed, _ = evidence.recompile_limit(ids[-1])
         site = calls[0].short if calls else "one line"
-        what = (f"{len(calls)} objects compiled at {site} share the code of {frame_words(frame)}, so one cache and "
+        given = compiled_argument(calls[0].code) if calls else None
+        objects = f"the {len(calls)} objects compiled from `{given}` at {site}" if given else \
+            f"{len(calls)} objects compiled at {site}"
+        what = (f"{objects} share the code of {frame_words(frame)}, so one cache and "
                 f"one recompile limit ({allowed}): each one's own state ({', '.join(subjects[:3])}"
                 f"{' …' if len(subjects) > 3 else ''}) compiled versions of its own, {times} in all")
         if calls:  # the cause is the line that compiles each object

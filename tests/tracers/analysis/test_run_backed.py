@@ -169,7 +169,8 @@ def test_generate_through_what_torch_compile_returned_is_not_a_clean_bill(found)
 
 def test_models_compiled_one_by_one_at_one_line_share_one_limit_said_once_with_isolation(found):
     (shared,) = [finding for finding in found["sweep_models"] if finding.kind.startswith("recompile")]
-    assert shared.what.startswith("9 objects compiled at sweep_models.py:19 share the code of `Repeated.forward`")
+    assert shared.what.startswith("the 9 objects compiled from `Repeated(depth)` at sweep_models.py:19 share the code "
+                                  "of `Repeated.forward`")
     assert shared.user_line.short == "sweep_models.py:19" and shared.kind == "recompile-limit"
     assert shared.eager_calls == 2  # the ninth model's two calls, through a wrapper made after the limit was hit
     assert {remedy.name for remedy in shared.remedies} == {"isolate_recompiles", "torch._dynamo.config.recompile_limit"}
