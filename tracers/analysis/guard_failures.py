@@ -10,6 +10,7 @@ from .guard_sources import Source, find_sources, naming, parse_source
 from .user_names import spoken, stack_value_words
 
 _VERSION = re.compile(r"^(\d+/\d+|\S+): ")  # "0/3: " before each version's failure
+_VERSION_ID = re.compile(r"\d+/\d+")
 _COMMENT = re.compile(r"#\s*(.*?)\s*#\s*(\S+\.py):(\d+) in (\w+)")  # "... # code  # file.py:5 in fn"
 _TORCH_HINT = re.compile(r"\(HINT: (.*?)\)\s*$", re.M)
 # The name may hold quotes itself (``tensor 'kwargs['input_ids']' size mismatch``).
@@ -85,6 +86,8 @@ def parse_failure(reason: str) -> GuardFailure:
         else (frames[-1] if frames else None)
     hint = _TORCH_HINT.search(first)
     subject, kind, change, source = _read_guard(guard, line)
+    if _VERSION_ID.fullmatch(version):  # which version: the one it failed against, not always the newest
+        change = change.replace("when the version before was compiled", f"when version {version} was compiled")
     # a global of the script itself (``G['__import___main__'].features``) is the name the script wrote: ``features``
     subject = subject.removeprefix("__main__.")
     return GuardFailure(version, subject, kind, change, line, hint.group(1).strip() if hint else None, reason, source)

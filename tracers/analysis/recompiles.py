@@ -162,7 +162,7 @@ _GLOBAL_AT_LIMIT = ("Each setting of {name} compiles its own version, once, as e
                     "run allows ({allowed}), so every setting doubles what its other changes need. Fix what makes "
                     "the other versions (the findings above), or raise torch._dynamo.config.recompile_limit.")
 _ALIGNED_CHANGE = re.compile(r"a multiple of (\d+) when")
-_ALIGNED = ("The version before was compiled for sizes of `{name}` that are multiples of {n} (its guard checks it), "
+_ALIGNED = ("Version {version} was compiled for sizes of `{name}` that are multiples of {n} (its guard checks it), "
             "and this call's is not, so it compiled again. Pad that dimension to a "
             "multiple of {n} (a Hugging Face collator: DataCollatorWithPadding(tokenizer, pad_to_multiple_of={n})), "
             "and the dynamic version made so far serves those calls too.")
@@ -485,7 +485,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             once = _ONCE_OTHER  # a library compiled its own call (generate()): no DataLoader of the user's feeds it
         advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
     elif kind == "size" and _ALIGNED_CHANGE.match(first.change):
-        advice = _ALIGNED.format(name=subject, n=_ALIGNED_CHANGE.match(first.change).group(1))
+        advice = _ALIGNED.format(name=subject, n=_ALIGNED_CHANGE.match(first.change).group(1), version=first.version)
     elif kind == "size" and _TO_CONSTANT.fullmatch(first.change) and len(compiled) == 1:
         advice = _TO_ONE.format(size=_TO_CONSTANT.fullmatch(first.change).group(1))
     elif batch is not None and batch.batches > 1:

@@ -311,7 +311,7 @@ def test_a_counting_attribute_is_named_with_what_to_do(runs):
     assert finding.what.startswith("`Scaled.forward` recompiled 4 times: the value of `self.calls` changed")
     assert finding.user_line.code == "self.calls += 1"
     assert "register_buffer" in finding.fix and "allow_unspec_int_on_nn_module" in finding.hint  # ours, and torch's
-    assert finding.parts[0] == "0/1: the value of `self.calls` changed (it was 0 when the version before was compiled)"
+    assert finding.parts[0] == "0/1: the value of `self.calls` changed (it was 0 when version 0/0 was compiled)"
 
 
 def test_a_library_parameter_is_named_by_what_the_users_call_passed(runs):

@@ -142,7 +142,7 @@ def test_dict_key_and_not_a_tensor_guards_are_read():
     key = parse_failure("0/1: ___dict_contains('k', self._modules['attn'].cache)  # if \"k\" in self.cache:  "
                         "# m.py:20 in forward")
     assert (key.subject, key.kind) == ("self.attn.cache", "other")
-    assert key.change == "it held the key 'k' when the version before was compiled"
+    assert key.change == "it held the key 'k' when version 0/1 was compiled"
     batch = parse_failure("0/2: expected type of 'batch' to be a tensor type, ' but found <class 'dict'>")
     assert (batch.subject, batch.kind, batch.change) == ("batch", "type", "a tensor before, now dict")
 
@@ -151,7 +151,7 @@ def test_an_alignment_guard_is_said_as_a_multiple_without_torchs_spelling():
     for reason in ("0/1: (kwargs['input_ids'].size()[1] % 8) == 0", "0/1: Eq(Mod(L['input_ids'].size()[1], 8), 0)"):
         failure = parse_failure(reason)
         assert (failure.subject, failure.kind) == ("input_ids", "size")
-        assert failure.change == "a multiple of 8 when the version before was compiled, not now"
+        assert failure.change == "a multiple of 8 when version 0/1 was compiled, not now"
 
 
 def test_layers_unfrozen_in_stages_are_one_finding_about_the_trainable_parameters(found):
