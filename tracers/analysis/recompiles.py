@@ -153,6 +153,7 @@ _INSTANCES_WITHIN = ("Each object of the same class compiled at this line runs t
                      "({allowed}). Past it, the later objects' calls would run eager.")
 # ``features[2]['label']``: a field of an item of a list the call passed (a batch of examples, before collating)
 _ITEMS_OF = re.compile(r"^([A-Za-z_]\w*)\[\d+\](?:\[|\.)")
+_MODULE_PART = re.compile(r"_(?:modules|parameters|buffers)\[")  # a module's own parts: a Sequential's layers
 _ITEMS = ("`{name}` is a Python list the compiled function reads item by item: each item's values and sizes are guards "
           "of their own, and each becomes dynamic only once it has changed itself ({times} here). A function that "
           "builds tensors from Python data (a collate function) gains nothing from torch.compile: leave it uncompiled "
@@ -239,7 +240,7 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
         # A tensor's size, dtype or device change reaches every frame the values it made pass through (the model's,
         # its resume functions after a break, a loss function, a library's wrapper) in the one call that brought
         # it: one decision of the user's (a shorter last batch), one finding, named by the first frame's failure.
-        items = _ITEMS_OF.match(failure.subject)
+        items = _ITEMS_OF.match(failure.subject) if not _MODULE_PART.search(failure.source) else None
         key = (f"items {frame} {items.group(1)}", "", "items") if items else \
             (f"global {failure.subject}", "", "global") if failure.kind == "global" else \
             (f"burst {bursts[compile_id]}", "", failure.kind) if compile_id in bursts else \
