@@ -17,6 +17,7 @@ from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
 from .user_names import frame_words, resume_place
 
+_IN_OPTIM = "torch/optim/"
 _CARRIED = frozenset({"size", "dtype", "device", "requires_grad"})
 _FORCE_SKIPPED = re.compile(r"skip reason: file is force-skipped \(([^)\s]+)\)")
 _GB_LINK = re.compile(r"(https://\S+/gb/(gb\d+)\.html)")
@@ -185,6 +186,11 @@ _DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>`
                        r"`torch\.compiler\.disable`")
 
 
+def _values(change: str) -> str:
+    """``159 before, now 239`` of ``dimension 2: 159 before, now 239``: the same change in any dimension."""
+    return re.sub(r"^dimension \d+: ", "", change)
+
+
 def _library_name(path: str) -> str:
     """``transformers`` of an installed file; "the library" where the path names no package."""
     package = package_of(path)
@@ -229,7 +235,9 @@ def group_breaks(trace: Trace, compiles: dict[str, CompileFacts]) -> list[BreakG
         # a library reaches from one line of the user's are two findings, one logger reached from two lines is one.
         if _LOGGING.search(_title(artifact)) and library is not None:
             key: tuple = ("log", location, skipped)
-        elif library is not None:  # each library line is a cause of its own, whichever line of the user's reaches it
+        elif library is not None and not (user and _IN_OPTIM in library.path.replace("\\", "/")):
+            # each library line is a cause of its own, whichever line of the user's reaches it; torch.optim's own
+            # breaks are the step the user's line makes (its skipped wrappers, its deliberate graph_break()): one
             key = ("library", location, skipped)
         else:
             key = ("user", user.path, user.line, skipped) if user else ("at", location, _title(artifact), skipped)
@@ -250,15 +258,17 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
     """Recompiles of a resume function on a value the break's line computed (``print(loss.item())``'s float) are
     that line's doing: they join its group. Returns their compile ids."""
     merged: set[str] = set()
+    carried = {_values(failure.change) for failure in failures.values()
+               if failure.kind in _CARRIED and not failure.on_stack and failure.change}
     home_of: dict[Place, int] = {}  # each place's first group: looked up, not every group asked per recompile
     for index, group in enumerate(groups):
         for place in group.places:
             home_of.setdefault(place, index)
     for compile_id, failure in failures.items():
         facts = compiles.get(compile_id)
-        # a tensor's size, dtype or device changing is the call's input changing, carried through the break: the
-        # input's finding; a number the line computed (``loss.item()``) is the line's
-        if facts is None or not failure.on_stack or failure.kind in _CARRIED:
+        # a tensor's size, dtype or device that changed as a named input's did (the same values) is the input's
+        # change carried through the break: the input's finding; a number or a size the line computed is the line's
+        if facts is None or not failure.on_stack or (failure.kind in _CARRIED and _values(failure.change) in carried):
             continue
         place = _resumed_at(facts.frame)
         home = home_of.get(place) if place is not None else None
