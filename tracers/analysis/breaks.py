@@ -11,7 +11,7 @@ from tracers.tracefile.events import Artifact, Trace
 from tracers.vocabulary.durations import duration_s
 
 from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
-from .frames import SourceLine, package_of, parse_location, short, traceback_lines, user_and_library
+from .frames import SourceLine, library_name, parse_location, short, traceback_lines, user_and_library
 from .guard_failures import GuardFailure
 from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
@@ -138,7 +138,7 @@ class BreakGroup:
             hint_note = (f"torch's hint is about the code at {self.library.short}, a library's, reached from your "
                          "line: not yours to change")
             code = f" (`{self.library.code.strip()}`)" if self.library.code.strip() else ""
-            advice = _LIBRARY_BREAK.format(package=_library_name(self.library.path), where=self.library.short, code=code,
+            advice = _LIBRARY_BREAK.format(package=library_name(self.library.path), where=self.library.short, code=code,
                                            line=self.user.short if self.user else "your line")
         disabled = _DISABLED.search(explanation or "")
         if disabled and not self.skipped:
@@ -186,15 +186,9 @@ _DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>`
                        r"`torch\.compiler\.disable`")
 
 
-def _values(change: str) -> str:
+def _change_values(change: str) -> str:
     """``159 before, now 239`` of ``dimension 2: 159 before, now 239``: the same change in any dimension."""
     return re.sub(r"^dimension \d+: ", "", change)
-
-
-def _library_name(path: str) -> str:
-    """``transformers`` of an installed file; "the library" where the path names no package."""
-    package = package_of(path)
-    return package if package and "/" not in package else "the library"
 
 
 def _cost_counts(group: BreakGroup) -> str:
@@ -258,7 +252,7 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
     """Recompiles of a resume function on a value the break's line computed (``print(loss.item())``'s float) are
     that line's doing: they join its group. Returns their compile ids."""
     merged: set[str] = set()
-    carried = {_values(failure.change) for failure in failures.values()
+    carried = {_change_values(failure.change) for failure in failures.values()
                if failure.kind in _CARRIED and not failure.on_stack and failure.change}
     home_of: dict[Place, int] = {}  # each place's first group: looked up, not every group asked per recompile
     for index, group in enumerate(groups):
@@ -268,7 +262,8 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
         facts = compiles.get(compile_id)
         # a tensor's size, dtype or device that changed as a named input's did (the same values) is the input's
         # change carried through the break: the input's finding; a number or a size the line computed is the line's
-        if facts is None or not failure.on_stack or (failure.kind in _CARRIED and _values(failure.change) in carried):
+        if facts is None or not failure.on_stack or \
+                (failure.kind in _CARRIED and _change_values(failure.change) in carried):
             continue
         place = _resumed_at(facts.frame)
         home = home_of.get(place) if place is not None else None

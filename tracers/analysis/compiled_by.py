@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .frames import SourceLine, package_of
+from .frames import SourceLine, library_name
 from .run_evidence import CompileCall, RunEvidence
 
 
@@ -19,8 +19,7 @@ def compiled_by(evidence: RunEvidence) -> tuple[str, ...]:
 
 
 def _said(call: CompileCall, times: int) -> str:
-    package = package_of(call.file)
-    who = package if package and "/" not in package else "a library"
+    who = library_name(call.file, "a library")
     target = f"`{call.compiled_name}`" if call.compiled_name else "a function"
     arguments = "".join(f", {name}={value!r}" for name, value in call.arguments.items())
     user = SourceLine(call.user_file.replace("\\", "/"), call.user_line).short

@@ -136,6 +136,12 @@ def package_of(path: str) -> str:
     return path.rsplit("/", 1)[0]
 
 
+def library_name(path: str, otherwise: str = "the library") -> str:
+    """``transformers`` of an installed file; ``otherwise`` where the path names no package."""
+    package = package_of(path)
+    return package if package and "/" not in package else otherwise
+
+
 def caller_places(trace: Any, compile_id: str) -> set[tuple[str, str]]:
     """(file name, function name) of each frame that led to the compile."""
     record = _callers_of(trace).records.get(compile_id) or {}
