@@ -3,6 +3,7 @@ ended the way Python would."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import importlib.machinery
 import os
@@ -109,6 +110,15 @@ def check_script(path: str) -> Program:
     return Program(script)
 
 
+# The script's globals as runpy hands them back, held until the process exits: Python keeps __main__'s objects
+# until it shuts down, and so does the tracer. Freed as the run returns instead, a DDP model's Reducer is destroyed
+# while the main thread holds the GIL, joining gloo's worker thread, which needs the GIL to finish: a hang. Python
+# frees __main__ after every atexit handler, first of the modules; registered before the script runs, this handler
+# runs after the script's own (atexit runs the last registered first), while print still works.
+_KEPT_GLOBALS: list[dict] = []
+atexit.register(_KEPT_GLOBALS.clear)
+
+
 def run_program(program: Program, args: list[str]) -> Outcome:
     """Execute the script or module as __main__; never raises what it raised, returns it.
 
@@ -126,9 +136,9 @@ def run_program(program: Program, args: list[str]) -> Outcome:
     previous_term = _install_sigterm()
     try:
         if program.path is None:
-            runpy.run_module(program.module, run_name="__main__", alter_sys=True)
+            _KEPT_GLOBALS.append(runpy.run_module(program.module, run_name="__main__", alter_sys=True))
         else:
-            runpy.run_path(str(program.path), run_name="__main__")
+            _KEPT_GLOBALS.append(runpy.run_path(str(program.path), run_name="__main__"))
     except (SystemExit, KeyboardInterrupt, Terminated) as ending:
         outcome = outcome_of(ending)
         if outcome.status == "exit" and not isinstance(ending.code, int):

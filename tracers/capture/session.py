@@ -25,6 +25,7 @@ from .hooks import HookSet
 from .inductor_ir import InductorIRCollector
 from .kernel_origins import KernelOrigins
 from .forwarded_methods import ForwardedMethods
+from .group_teardown import GroupTeardown
 from .late_hooks import LateHooks
 from .lines import ExecutedLines, LineCounter, watch_for
 from .rank_watch import RankWatch
@@ -99,6 +100,7 @@ class TraceSession:
             self.calls,
             self.late_hooks,
             self.forwarded,
+            GroupTeardown(),
             self.transformed,
             self.ir,
             StructuredTrace(self.collector),

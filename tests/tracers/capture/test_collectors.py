@@ -27,6 +27,7 @@ ORDER = [
     "the call counts",
     "the module hooks added after compiling",
     "the module methods called through torch.compile's wrapper",
+    "the process-group teardown",
     "Dynamo's rewritten code",
     "Inductor's IR logs",
     "torch's structured trace",

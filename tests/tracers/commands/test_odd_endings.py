@@ -135,3 +135,20 @@ def test_report_from_a_folder_holding_a_json_py_reads_with_pythons_json(tmp_path
     result = run_python(["-m", "tracers", "report", str(trace), "--out", str(tmp_path / "page")], cwd=tmp_path)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
     assert json.loads(json.dumps(result.stdout.strip())) == str(tmp_path / "page" / "frame_cache-cpu-cold.html")
+
+
+def test_the_scripts_globals_live_until_the_process_exits_as_without_the_tracer(tmp_path: Path) -> None:
+    """Python frees __main__'s objects as it shuts down, after the trace is written; the tracer holds them as long
+    (a DDP model freed as the run returns would join gloo's threads with the GIL held). The ``__del__`` is a function
+    of other globals, so nothing but the script's globals holds the object."""
+    script = tmp_path / "held.py"
+    script.write_text(textwrap.dedent("""\
+        import sys
+        free = eval("lambda self: print('freed', __import__('os').path.exists(TRACE), flush=True)", {"TRACE": sys.argv[1]})
+        kept = type("Held", (), {"__del__": free})()
+        """), encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_python(["-m", "tracers", "trace", "--out", str(out), "--no-page", "--quiet", str(script),
+                         str(out / "held-cpu-cold.json")])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["freed True"], result.stdout
