@@ -20,6 +20,11 @@ def compiled_by(evidence: RunEvidence) -> tuple[str, ...]:
 
 def _said(call: CompileCall, times: int) -> str:
     who = library_name(call.file, "a library")
+    entry = library_name(call.entry_file, "") if call.entry_name else ""
+    if entry and entry != who:  # the user called one library, another made the call: the Trainer through accelerate
+        who = f"{entry}'s `{call.entry_name}` (through {who})"
+    elif entry:
+        who = f"{who}'s `{call.entry_name}`"
     target = f"`{call.compiled_name}`" if call.compiled_name else "a function"
     arguments = "".join(f", {name}={value!r}" for name, value in call.arguments.items())
     user = SourceLine(call.user_file.replace("\\", "/"), call.user_line).short

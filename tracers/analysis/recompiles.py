@@ -395,7 +395,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             "the recompile limit refused a later call"
         library_call = evidence.library_compiled
         from_one = kind == "size" and _FROM_CONSTANT.match(first.change)
-        dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.file).capitalize(),
+        dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.entry_file or library_call.file).capitalize(),
                                                where=library_call.short) \
             if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1)) if from_one \
             else _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"]))

@@ -35,6 +35,8 @@ class CompileCall:
     user_file: str = ""  # where a library called torch.compile for the user: the user's line below that call
     user_line: int = 0
     user_code: str = ""
+    entry_file: str = ""  # the library function the user's line called, on the way to that call
+    entry_name: str = ""
 
     @property
     def by_library(self) -> bool:
@@ -197,10 +199,12 @@ def _compile_call(meta: dict[str, Any]) -> CompileCall:
     arguments = meta.get("arguments") if isinstance(meta.get("arguments"), dict) else {}
     line = meta.get("line")
     user = meta.get("user") if isinstance(meta.get("user"), dict) else {}
+    entry = meta.get("entry") if isinstance(meta.get("entry"), dict) else {}
     return CompileCall(str(meta.get("filename") or ""), line if isinstance(line, int) else 0, str(meta.get("loc") or ""),
                        {str(key): value for key, value in arguments.items()
                         if value is None or isinstance(value, (bool, str))},
                        str(compiled.get("filename") or ""),
                        compiled.get("line") if isinstance(compiled.get("line"), int) else 0,
                        str(compiled.get("name") or ""), str(user.get("filename") or ""),
-                       user.get("line") if isinstance(user.get("line"), int) else 0, str(user.get("loc") or ""))
+                       user.get("line") if isinstance(user.get("line"), int) else 0, str(user.get("loc") or ""),
+                       str(entry.get("filename") or ""), str(entry.get("name") or ""))

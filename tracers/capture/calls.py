@@ -193,15 +193,22 @@ def _compile_called(recorder: Recorder, args: tuple[Any, ...], kwargs: dict[str,
         passed = {key: kwargs[key] for key in COMPILE_ARGUMENTS
                   if key in kwargs and (kwargs[key] is None or isinstance(kwargs[key], (bool, str)))}
         # A library that calls torch.compile for the user (the Trainer, accelerate): its line, and the user's below it
-        user = frame
+        # and the library function that line called (the Trainer's train() where accelerate made the call)
+        user, entry = frame, frame
         while user is not None and _installed(user.f_code.co_filename):
-            user = user.f_back
+            user, entry = user.f_back, user
         via = {"user": {"filename": user.f_code.co_filename, "line": user.f_lineno, "name": user.f_code.co_name,
-                        "loc": linecache.getline(user.f_code.co_filename, user.f_lineno).strip()}} \
+                        "loc": linecache.getline(user.f_code.co_filename, user.f_lineno).strip()},
+               "entry": {"filename": entry.f_code.co_filename, "name": _qualified(entry)}} \
             if user is not None and user is not frame else {}
         recorder.add_artifact("compile-call", "torch.compile", None, {
             "filename": frame.f_code.co_filename, "line": line, "name": frame.f_code.co_name, "loc": code,
             "arguments": passed, **via, **_compiled_code(args[0] if args else None)}, None, 0)
+
+
+def _qualified(frame: Any) -> str:
+    """``Trainer.train`` for a method's frame (Python 3.11 names the class), else the function's name."""
+    return getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
 
 
 def _installed(path: str) -> bool:

@@ -107,8 +107,8 @@ def test_a_prompt_then_single_tokens_is_not_a_change_for_one_call(found):
 
 def test_a_library_that_compiled_for_the_user_is_said_first_with_the_users_line(runs):
     run = runs["library_compiles"]
-    said = ("compiled by fakelib, not by your code: torch.compile(`Net.__call__`, backend='aot_eager') at "
-            "fakelib/__init__.py:")
+    said = ("compiled by fakelib's `fit` (through fakeaccel), not by your code: torch.compile(`Net.__call__`, "
+            "backend='aot_eager') at fakeaccel/__init__.py:")
     summary = run.stderr  # the summary goes to stderr, the script's output to stdout
     assert said in summary and "reached from your line library_compiles.py:24 (`losses = fakelib.fit(" in summary
     assert summary.index(said) < summary.index("Findings")
