@@ -6,8 +6,9 @@ import argparse
 from pathlib import Path
 
 from tracers.ranks.merge import MergeError, find_rank_files, load_run
+from tracers.torchlogs.files import is_log_name
 from tracers.ranks.output import write_run
-from tracers.tracefile.names import inside
+from tracers.tracefile.names import inside, rank_files
 from tracers.vocabulary.printable import printable_value
 
 from .browser import show
@@ -36,6 +37,14 @@ def add_arguments(merge: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """0 merged, 2 nothing usable to merge (the message says why), 3 no browser to open the page in."""
+    logs = [text for text in args.inputs if _torch_logs(Path(text))]
+    if logs:
+        shown = printable_value(logs[0])
+        what = ("torch's TORCH_TRACE logs, not this tool's rank traces: `report {}` reads them and compares the ranks"
+                if Path(logs[0]).is_dir() else "a TORCH_TRACE log of torch's, not a rank trace of this tool's: "
+                                               "`report {}` reads it")
+        say("merge", f"{shown}: {what.format(shown)}")
+        return 2
     try:
         files = find_rank_files(args.inputs)
         merged = load_run(files)
@@ -49,3 +58,10 @@ def run(args: argparse.Namespace) -> int:
         return status
     print(printable_value(page))  # stdout: the page alone, as report prints it, for scripts
     return show(page) if args.open else 0
+
+
+def _torch_logs(path: Path) -> bool:
+    """A TORCH_TRACE log, or a directory of them with no rank traces of ours: what ``report`` reads."""
+    if path.is_dir():
+        return not rank_files(path) and any(is_log_name(child.name) for child in path.iterdir())
+    return path.is_file() and is_log_name(path.name)

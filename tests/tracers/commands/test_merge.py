@@ -173,3 +173,16 @@ def test_a_shift_within_a_run_s_length_reads_back_as_written(tmp_path):
     before = load_merged(RECORDED / "rank_divergent-cpu-cold-ranks.json")
     was = {rank: before.alignment.offsets_ns[rank] + before.ranks[rank].trace.spans[0].start_ns for rank in (0, 1)}
     assert abs((moved[1] - moved[0]) - (was[1] - was[0]) - hours_us * 1000) < 1e6  # within a millisecond
+
+
+def test_merge_of_torch_s_own_logs_points_to_report(tmp_path):
+    """A TORCH_TRACE folder or log given to merge: one line naming the command that reads it (issue 54)."""
+    folder = tmp_path / "torch_trace"
+    folder.mkdir()
+    log = folder / "dedicated_log_torch_trace_rank_0_ab12cd.log"
+    log.write_text("", encoding="utf-8")
+    for given, said in ((folder, f"`report {folder}` reads them and compares the ranks"),
+                        (log, f"`report {log}` reads it")):
+        result = run_python(["-m", "tracers", "merge", str(given)])
+        assert result.returncode == 2 and said in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
