@@ -7,6 +7,9 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from tests.corpus import run as corpus
@@ -30,13 +33,25 @@ def _params(strict_findings: bool) -> list:
 
 
 @pytest.fixture(scope="session")
-def traced():
-    """Trace each program at most once per test session, whichever test asks first."""
+def traced(request):
+    """Trace each program at most once per test session, whichever test asks first. Every program the session's
+    tests will ask for is traced ahead, in their order, as many at a time as there are cores (up to two): each run is
+    its own processes, so what it counts and finds does not depend on what runs beside it."""
+    wanted: dict[str, corpus.Truth] = {}
+    for item in request.session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        truth = params["fix"].as_truth() if "fix" in params else params.get("truth")
+        if isinstance(truth, corpus.Truth):
+            wanted.setdefault(truth.name, truth)
+    pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)))
+    ahead = {name: pool.submit(corpus.trace, truth) for name, truth in wanted.items() if name not in _RUNS}
+
     def get(truth: corpus.Truth) -> corpus.Run:
         if truth.name not in _RUNS:
-            _RUNS[truth.name] = corpus.trace(truth)
+            _RUNS[truth.name] = ahead[truth.name].result() if truth.name in ahead else corpus.trace(truth)
         return _RUNS[truth.name]
-    return get
+    yield get
+    pool.shutdown(cancel_futures=True)  # a session stopped early (-x, Ctrl-C) traces nothing more
 
 
 @pytest.mark.parametrize("truth", _params(strict_findings=False))
