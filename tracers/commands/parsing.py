@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -46,16 +47,33 @@ def unrecognized_line(words: list[str], options: list[str]) -> str | None:
     return None
 
 
+# argparse's words for a value outside an option's choices (3.11 quotes each choice; 3.12 and later do not)
+_INVALID_CHOICE = re.compile(r"argument (?P<argument>[^:]+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.*)\)$")
+
+
+def invalid_choice_line(message: str) -> str | None:
+    """"invalid COMMAND 'trac' (did you mean trace?); choose from trace, record, …" for argparse's invalid choice."""
+    match = _INVALID_CHOICE.match(message)
+    if match is None:
+        return None
+    value = match["value"].strip("'\"")
+    choices = [choice.strip().strip("'\"") for choice in match["choices"].split(",")]
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    return (f"invalid {match['argument']} {value!r}" + (f" (did you mean {close[0]}?)" if close else "")
+            + f"; choose from {', '.join(choices)}")
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse's parser, with one line and a suggestion for a mistyped option (exit 2)."""
+    """argparse's parser, with one line (and a suggestion for a mistyped option, command or choice) for every
+    mistake, exit 2, instead of the whole usage block."""
 
     def error(self, message: str):  # noqa: ANN201 - argparse's signature; never returns
         prefix = "unrecognized arguments: "
-        if message.startswith(prefix):
-            line = unrecognized_line(message[len(prefix):].split(), option_strings(self))
-            if line is not None:
-                self.exit(2, f"{self.prog}: {printable_value(line)}\n")
-        super().error(printable_value(message))  # the words typed are quoted in it: shown, not obeyed
+        line = unrecognized_line(message[len(prefix):].split(), option_strings(self)) \
+            if message.startswith(prefix) else invalid_choice_line(message)
+        if line is None:
+            line = f"{message} (--help lists the options)"
+        self.exit(2, f"{self.prog}: {printable_value(line)}\n")  # the words typed are quoted in it: shown, not obeyed
 
 
 def positive(text: str) -> int:

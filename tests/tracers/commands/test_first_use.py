@@ -51,3 +51,15 @@ def test_options_after_the_script_go_to_it_with_a_one_line_note(tmp_path):
     plain = run_python(["-m", "tracers", "trace", "--no-page", "--quiet", "--out", str(tmp_path / "out"), str(script),
                         "--epochs", "1"])
     assert plain.returncode == 0 and "note" not in plain.stderr
+
+
+@pytest.mark.parametrize("words, line", [
+    (["trac", "x.py"], "python -m tracers: invalid COMMAND 'trac' (did you mean trace?); choose from trace, record, "),
+    (["trace", "--cache", "hot", "x.py"], "python -m tracers trace: invalid --cache 'hot'; choose from cold, warm"),
+    (["trace", "--nproc"], "python -m tracers trace: argument --nproc: expected one argument (--help lists the "),
+])
+def test_a_mistyped_command_or_value_is_one_line_not_the_usage_block(words, line):
+    """issue 55: argparse's usage block for a bad choice or a missing value is one line, as a mistyped option is."""
+    result = run_python(["-m", "tracers", *words])
+    assert result.returncode == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(line), result.stderr
