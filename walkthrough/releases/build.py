@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import re
 import sys
 import time
 import webbrowser  # noqa: F401 - tests stand a browser in through it
@@ -60,7 +61,13 @@ class Built:
 
 
 def plan(spec: str) -> Planned:
-    """One release from a spec; opening it here (fetching a version's wheel once) turns a bad spec into one line."""
+    """One release from a spec; opening it here (fetching a version's wheel once) turns a bad spec into one line. A
+    release number outside the supported ones is refused before anything is fetched; its wheel, given as a file or
+    an unpacked folder, still builds."""
+    if re.fullmatch(r"\d+\.\d+\.\d+", spec) and spec not in supported():
+        raise SourceError(f"torch {spec}: not a release the walkthrough is built for (supported: "
+                          f"{', '.join(supported())}); to build it anyway, pass its wheel file or a folder holding "
+                          "its torch/")
     source = open_source(spec)
     return Planned(source.base_version, spec, source.version, source.git_version)
 

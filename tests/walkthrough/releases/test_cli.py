@@ -30,6 +30,19 @@ def test_build_all_refuses_a_release_that_is_not_supported(tmp_path, capsys):
     assert "not a supported release: 1.9.0" in err and "walkthrough/releases/catalog.py" in err
 
 
+def test_open_with_a_release_outside_the_supported_ones_says_the_range_before_fetching(tmp_path, capsys, monkeypatch):
+    """issue 55: `open --torch 2.99.0` ran pip before it said which releases are supported."""
+    from walkthrough import source
+    from walkthrough.releases.catalog import supported
+
+    monkeypatch.setattr(source, "fetch_wheel", lambda *a, **k: pytest.fail("fetched a wheel for an unsupported release"))
+    for command in ("open", "build"):
+        assert main([command, "--torch", "2.99.0", "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"torch 2.99.0: not a release the walkthrough is built for (supported: {', '.join(supported())})" in err and "\n" not in err
+    assert not (tmp_path / "out").exists()
+
+
 def test_build_without_a_docs_directory(tmp_path, capsys):
     wheel = write_wheel(tmp_path / "torch-9.0.0-py3-none-any.whl", "9.0.0")
     assert main(["build", "--torch", str(wheel), "--docs", str(tmp_path / "nodocs")]) == 2
