@@ -3,6 +3,7 @@ only where its check holds, else its fallback (what the evidence does support) i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,15 +21,28 @@ class Claim:
     fallback: str = ""
 
 
+_DIMENSION = re.compile(r"dimension (\d+):")
+
+
 def _served_once(evidence: RunEvidence, version: str, subject: str = "") -> bool:
     """The version served one call, and the value changed only that once: no other version of the frame failed on
-    the same value, before or after (a size that changes on every call makes each version serve one call too), and
-    no later call still failed the version before on it (the value stayed new, and another change compiled again)."""
+    the same value, before or after (a size that changes on every call makes each version serve one call too), no
+    later call still failed the version before on it (the value stayed new, and another change compiled again), and
+    the version did not make the size symbolic (a dynamic version may serve the later sizes elsewhere)."""
     if evidence.served.get(version) != 1 or evidence.still_differs(version):
         return False
+    failure = evidence.failures.get(version)
+    changed = _DIMENSION.match(failure.change) if failure is not None and failure.kind == "size" else None
+    if changed and evidence.made_symbolic(version, failure.source, int(changed.group(1))):
+        return False  # a dynamic version: later calls of other sizes go to it, so they say nothing of the value
     frame = version.rpartition("/")[0]
     return not any(failure.subject == subject for other, failure in evidence.failures.items()
                    if other != version and other.rpartition("/")[0] == frame)
+
+
+def _also_differs(evidence: RunEvidence, compile_id: str, version: str, name: str) -> bool:
+    """The version the recompile failed against pinned ``name`` to another value than the recompile's own guards."""
+    return any(source == name for source, _, _ in evidence.also_differs(compile_id, version))
 
 
 def _served(evidence: RunEvidence, version: str, calls: str) -> bool:
@@ -85,6 +99,7 @@ CHECKS: dict[str, Callable[..., bool]] = {
     "pinned": _pinned,
     "hook-guards-skipped": _hook_guards_skipped,
     "served-once": _served_once,
+    "also-differs": _also_differs,
     "served-later-calls": _served_later_calls,
     "limit-is": _limit_is,
     "default-limit": _default_limit,

@@ -55,7 +55,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     # compiled code that silently ignores what the user changed comes first: it costs no compile, only correctness
     nothing = nothing_compiled(trace, facts, compiles, breaks)
     # a method called through the wrapper where nothing compiled at all is that finding's cause: said there
-    every = nothing + ignored_hooks(trace, evidence) + (uncompiled_methods(trace) if not nothing else []) + problems + \
+    every = nothing + ignored_hooks(trace, evidence, compiles) + (uncompiled_methods(trace) if not nothing else []) + problems + \
         ddp_splits(trace) + \
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
     names = _hint_names(trace)  # once: per finding, it read every artifact again (findings x artifacts)

@@ -8,7 +8,8 @@ from tracers.tracefile.events import Trace
 from .claims import Claim, say
 from .finding_type import RECOMPILES, Finding, Remedy
 from .run_evidence import RunEvidence
-from .frames import is_library, user_caller
+from .frames import is_library, short, user_caller
+from .trace_facts import CompileFacts
 from .user_names import resume_place
 
 ARTIFACT = "late_hooks"  # capture/late_hooks.py's record
@@ -27,9 +28,9 @@ def _frame_said(frame: str) -> str:
     return f"the rest of `{owner}.{place[0]}` after line {place[1]}" if place else f"`{frame}`"
 
 
-def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
+def ignored_hooks(trace: Trace, evidence: RunEvidence, compiles: dict[str, CompileFacts]) -> list[Finding]:
     """One finding per set of hooks added to a compiled module after a code of it was last compiled (the codes
-    compiled before them said together)."""
+    compiled before them said together), each named as its compile is (the forward a decorator's wrapper wraps)."""
     # the hooks -> (them, count, the frames compiled before them, the compiles that saw them)
     late: dict[str, tuple[list[dict], int, list[tuple[str, str]], list[str]]] = {}
     for artifact in trace.artifacts:
@@ -40,7 +41,9 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence) -> list[Finding]:
         # whether the code compiled before them needs them is not in the run: nothing is said of them
         hooks = [hook for hook in meta["hooks"] if isinstance(hook, dict)
                  and not (isinstance(hook.get("file"), str) and hook["file"] and is_library(hook["file"]))]
-        frame, compile_id = str(meta.get("frame") or "the compiled module"), meta.get("compile_id")
+        compile_id = meta.get("compile_id")
+        named = compiles[compile_id].frame if isinstance(compile_id, str) and compile_id in compiles else None
+        frame = short(named) if named else str(meta.get("frame") or "the compiled module")
         count = meta.get("count") if isinstance(meta.get("count"), int) and meta["count"] >= len(hooks) \
             and len(hooks) == len(meta["hooks"]) else len(hooks)
         # only a version that served calls ran without them: one that produced no graph ran the code eagerly, hooks

@@ -199,6 +199,13 @@ _DYNAMIC_FROM_ONE = ("Nothing to fix if it keeps changing: after the first chang
 _DYNAMIC_LIBRARY = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic "
                     "(automatic dynamic), and no later call compiled again for it. {package} made this compile "
                     "itself (torch.compile at {where}), so there is no call of yours to mark dynamic.")
+_ALSO_DIFFERS = ("But version {version} would have failed this call on `{name}` too ({before} then, {now} now; torch "
+                 "names one failed guard of each version), so marking the size dynamic alone does not save this "
+                 "recompile: {fix}")
+_ALSO_SET = ("set it before the first call (for a model's config attribute, in the config the model is built with), "
+             "then mark the size dynamic (torch._dynamo.mark_dynamic(tensor, dim)) or pass "
+             "torch.compile(..., dynamic=True).")
+_ALSO_KEEP = "keep `{name}` the same from the first call, then mark the size dynamic."
 _DYNAMIC_NOT_ALL = ("After the first change Dynamo compiled it as dynamic (automatic dynamic), but later calls still "
                     "failed that version's guards ({later}): the dynamic version does not cover them; see the guards "
                     "those compiles failed.")
@@ -246,6 +253,8 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
             (f"burst {bursts[compile_id]}", "", failure.kind) if compile_id in bursts else \
             (f"option {failure.subject}", "", failure.kind) if _is_flag(failure) else \
             (frame, failure.subject, failure.kind)
+        if _to_constant(failure):  # a size of 0 or 1 is its own version, never dynamic: another cause than growth
+            key = (f"{key[0]} to {_to_constant(failure)}", key[1], key[2])
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
     groups = _one_per_pattern(_per_instance(trace, groups, evidence, compiles))
     limits = {compile_id: facts for compile_id, facts in compiles.items()
@@ -307,7 +316,7 @@ def _one_per_pattern(groups: dict[tuple[str, str, str], _Group]) -> dict[tuple[s
     home: dict[tuple[str, str, str], tuple[str, str, str]] = {}
     for key, group in groups.items():
         first = group.failures[0][1]
-        signature = (group.frame, _pattern_subject(first), first.kind)
+        signature = (group.frame, _pattern_subject(first), first.kind, _to_constant(first))
         if not key[0].startswith("burst ") or signature not in home:
             if key[0].startswith("burst "):
                 home[signature] = key
@@ -315,6 +324,12 @@ def _one_per_pattern(groups: dict[tuple[str, str, str], _Group]) -> dict[tuple[s
             continue
         merged[home[signature]].failures.extend(group.failures)
     return merged
+
+
+def _to_constant(failure: GuardFailure) -> str:
+    """``1`` (or ``0``) where the call's new size is one torch compiles as a constant; empty otherwise."""
+    found = _TO_CONSTANT.fullmatch(failure.change) if failure.kind == "size" else None
+    return found.group(1) if found else ""
 
 
 def _limits_to_groups(groups: dict[tuple[str, str, str], _Group],
@@ -394,13 +409,28 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         later = ", ".join(evidence.failed_against(last.compile_id, subject)) or \
             "the recompile limit refused a later call"
         library_call = evidence.library_compiled
-        from_one = kind == "size" and _FROM_CONSTANT.match(first.change)
+        # the size the frame's first version was compiled for: a later version of size 1 (decode after a prompt)
+        # failed is not where the dynamic one could have started
+        from_one = kind == "size" and _FROM_CONSTANT.match(first.change) and \
+            evidence.versions.get(first.version.rpartition("/")[0], [first.version])[0] == first.version
         dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.entry_file or library_call.file).capitalize(),
                                                where=library_call.short) \
             if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1)) if from_one \
             else _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"]))
+        # torch names one failed guard per version: where the version before also pinned another value differently,
+        # skipping the first, static version alone does not save the recompile
+        also = evidence.also_differs(group.failures[0][0], first.version, first.source)
+        alone_fails = False
+        if also and library_call is None and not from_one:
+            name, before, now = also[0]
+            claim = Claim("also-differs", (group.failures[0][0], first.version, name), "yes")
+            alone_fails = bool(say(claim, evidence, said))
+            if alone_fails:
+                dynamic_said = _DYNAMIC.split(" To skip", 1)[0] + " " + _ALSO_DIFFERS.format(
+                    version=first.version, name=name, before=before, now=now,
+                    fix=_ALSO_SET if before == "None" else _ALSO_KEEP.format(name=name))
         call = evidence.call_for(first_frame)
-        if library_call is None and not from_one and call is not None and not call.by_library \
+        if library_call is None and not from_one and not alone_fails and call is not None and not call.by_library \
                 and call.says("dynamic") is None:  # the first, static version skipped, as the advice says: checked
             remedies = (Remedy("compile-argument", "dynamic", True, call.file, call.line),)
         advice = say(Claim("served-later-calls", (last.compile_id, subject), dynamic_said,

@@ -85,6 +85,9 @@ class RunEvidence:
     refused: set[str] = field(default_factory=set)  # compile ids the recompile limit refused
     specialised: dict[str, list[Specialisation]] = field(default_factory=dict)  # compile id -> what it pinned
     symbolic: list[SymbolicBreak] = field(default_factory=list)  # breaks on a symbolic operator argument
+    symbols: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # compile id -> (value, dim) made symbolic
+    # compile id -> the values its guards pin (``self.config.problem_type`` -> ``None``), from its guard text
+    pinned_values: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
     def library_compiled(self) -> CompileCall | None:
@@ -96,6 +99,18 @@ class RunEvidence:
         """The compile's record that it made ``name`` (its dimension ``dim``, for a size) a constant, if any."""
         return next((found for found in self.specialised.get(compile_id, ())
                      if name in (found.name, found.said) and (dim is None or found.dim == dim)), None)
+
+    def made_symbolic(self, compile_id: str, source: str, dim: int) -> bool:
+        """The compile made that dimension of the value a symbol (torch's ``create_symbol`` record for it)."""
+        return (_bare(source), dim) in self.symbols.get(compile_id, ())
+
+    def also_differs(self, compile_id: str, version: str, skip: str = "") -> list[tuple[str, str, str]]:
+        """(value, in ``version``, in ``compile_id``) for each value both compiles' guards pin, differently: the
+        recompile would have failed ``version`` on it too (torch names one failed guard of each version), ``skip``
+        (the one it named) left out."""
+        before, now = self.pinned_values.get(version, {}), self.pinned_values.get(compile_id, {})
+        return [(source, before[source], now[source]) for source in before
+                if source in now and before[source] != now[source] and source != _bare(skip)]
 
     def setting(self, compile_id: str, name: str) -> Any:
         """A setting as the compile ran with it; None where the trace does not record it (an older trace)."""
@@ -163,11 +178,42 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
             evidence.tried[artifact.compile_id] = [parse_failure(str(reason)) for reason in meta["reasons"]]
         elif artifact.kind == "compile-call":
             evidence.calls.append(_compile_call(meta))
+        elif artifact.kind == "guards" and artifact.compile_id and artifact.payload:
+            evidence.pinned_values[artifact.compile_id] = _pinned_values(artifact.payload)
+        elif artifact.name == "create_symbol" and artifact.compile_id:
+            sized = _SYMBOL_SOURCE.match(str(meta.get("source") or ""))
+            if sized:
+                evidence.symbols.setdefault(artifact.compile_id, set()).add((_bare(sized.group(1)), int(sized.group(2))))
         elif artifact.name == "symbolic_shape_specialization" and artifact.compile_id:
             evidence.specialised.setdefault(artifact.compile_id, []).extend(_specialisations(meta))
     evidence.versions = {frame: sorted(ids, key=compile_identity.sort_key) for frame, ids in frames.items()}
     evidence.specialised = {compile_id: _with_lines(found) for compile_id, found in evidence.specialised.items()}
     return evidence
+
+
+_SYMBOL_SOURCE = re.compile(r"^(.+)\.size\(\)\[(\d+)\]$")  # create_symbol's source: ``L['x'].size()[1]``
+_LOCAL = re.compile(r"^L\[['\"](\w+)['\"]\]")
+
+
+# a guard that pins a value of the user's state: ``NONE_MATCH: L['self'].config.problem_type is None  # …`` or
+# ``EQUALS_MATCH: L['self'].config.problem_type == 'single_label_classification'  # …`` (attributes only: a guard
+# on an item of a library's own tables says nothing the user set)
+_PINNED_VALUE = re.compile(r"\b(?:NONE_MATCH|EQUALS_MATCH): (L\['\w+'\](?:\.\w+)+) (?:is (None)|== (.+?))\s*(?:#|$)")
+
+
+def _pinned_values(guards: str) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for line in guards.splitlines():
+        if "_MATCH: L[" in line:
+            match = _PINNED_VALUE.search(line)
+            if match:
+                found.setdefault(_bare(match.group(1)), match.group(2) or match.group(3).strip())
+    return found
+
+
+def _bare(source: str) -> str:
+    """A guarded value as both torch's records spell it: ``L['args'][0]`` and ``args[0]`` are one."""
+    return _LOCAL.sub(r"\1", source.strip())
 
 
 def _with_lines(found: list[Specialisation]) -> list[Specialisation]:
