@@ -190,7 +190,8 @@ def match_cause(cause: dict, findings: list, used: set[int] = frozenset()) -> Ca
     1. candidates: the problem findings whose kind can stand for the cause's kind (``KINDS``);
        none -> the cause is missed;
     2. of those, the first by: not taken by an earlier cause, says the cause's name, at a declared user line
-       (``lines``: ``file:line``, the first the expert's choice, the others also right);
+       (``lines``: ``file:line``, the first the expert's choice, the others also right), says of the next version
+       what ``next`` declares;
     3. on it: the name the user wrote appears, as a whole word, inside a backticked span of its own words
        (`` `input_ids` ``, `` `self.param_groups[0]['lr']` `` for ``lr``); its own words hold no torch
        spelling (``L['x']``, ``kwargs['input_ids']``, ``args[0]``, ``___``); for a recompile whose next version torch
@@ -205,8 +206,15 @@ def match_cause(cause: dict, findings: list, used: set[int] = frozenset()) -> Ca
     name = cause.get("name")
     unnamed = (lambda finding: re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text_of(finding)) is None) \
         if name else (lambda finding: False)
-    # unused first, then the one that says the cause's name, then the one at a declared line
-    candidates.sort(key=lambda finding: (id(finding) in used, unnamed(finding), line_of(finding) not in lines))
+    nxt = cause.get("next")
+    # a recompile torch made dynamic and one it specialised, of one name at one line (a prompt's length, then its
+    # decode step of 1): told apart by what each finding says of the next version
+    disagrees = (lambda finding: bool(SAYS_DYNAMIC.search(text_of(finding))) != (nxt == "dynamic")) \
+        if nxt in ("dynamic", "specialised") else (lambda finding: False)
+    # unused first, then the one that says the cause's name, then the one at a declared line, then the one that says
+    # of the next version what torch did
+    candidates.sort(key=lambda finding: (id(finding) in used, unnamed(finding), line_of(finding) not in lines,
+                                         disagrees(finding)))
     finding = candidates[0]
     at_line = line_of(finding) in lines
     wrong = []
@@ -223,7 +231,6 @@ def match_cause(cause: dict, findings: list, used: set[int] = frozenset()) -> Ca
     if raw:
         snippet = text[max(0, raw.start() - 10):raw.end() + 20].replace("\n", " ")
         wrong.append(f"torch spelling in text: '…{snippet}…'")
-    nxt = cause.get("next")
     if nxt == "dynamic" and not SAYS_DYNAMIC.search(text):
         wrong.append("does not say the next version was compiled dynamic")
     if nxt == "specialised" and SAYS_DYNAMIC.search(text):

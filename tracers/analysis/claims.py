@@ -28,14 +28,16 @@ def _served_once(evidence: RunEvidence, version: str, subject: str = "") -> bool
     """The version served one call, and the value changed only that once: no other version of the frame failed on
     the same value, before or after (a size that changes on every call makes each version serve one call too), no
     later call still failed the version before on it (the value stayed new, and another change compiled again), and
-    the version did not make the size symbolic (a dynamic version may serve the later sizes elsewhere)."""
+    no other version made the size symbolic (a dynamic version elsewhere serves later sizes unseen: the calls after
+    this one say nothing of the value going back)."""
     if evidence.served.get(version) != 1 or evidence.still_differs(version):
         return False
     failure = evidence.failures.get(version)
     changed = _DIMENSION.match(failure.change) if failure is not None and failure.kind == "size" else None
-    if changed and evidence.made_symbolic(version, failure.source, int(changed.group(1))):
-        return False  # a dynamic version: later calls of other sizes go to it, so they say nothing of the value
     frame = version.rpartition("/")[0]
+    if changed and any(evidence.made_symbolic(other, failure.source, int(changed.group(1)))
+                       for other in evidence.versions.get(frame, ()) if other != version):
+        return False  # another version takes any size there: later calls of other sizes may have gone to it
     return not any(failure.subject == subject for other, failure in evidence.failures.items()
                    if other != version and other.rpartition("/")[0] == frame)
 

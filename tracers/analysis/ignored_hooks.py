@@ -8,7 +8,7 @@ from tracers.tracefile.events import Trace
 from .claims import Claim, say
 from .finding_type import RECOMPILES, Finding, Remedy
 from .run_evidence import RunEvidence
-from .frames import is_library, short, user_caller
+from .frames import SourceLine, is_library, short, user_caller
 from .trace_facts import CompileFacts
 from .user_names import resume_place
 
@@ -58,6 +58,11 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence, compiles: dict[str, Compi
         frame, compile_id = frames[-1]
         # where the user's code called the module after adding them: a compile of its code that saw them
         after = user_caller(trace, seen[0]) if seen else None
+        if after is None:  # no compile saw them: the hook itself, where the user wrote it, is the place
+            after = next((SourceLine(hook["file"], hook["line"], str(hook.get("function") or ""),
+                                     str(hook.get("loc") or ""))
+                          for hook in hooks if isinstance(hook.get("file"), str) and hook["file"]
+                          and isinstance(hook.get("line"), int) and hook["line"] > 0), None)
         owner = frame.split(".", 1)[0]
         said = [f"{hook.get('kind', 'hook')} `{hook.get('function', '?')}` on "
                 + (f"`{hook['module']}` (in `{owner}`)" if hook.get("module") else f"`{owner}` itself")

@@ -188,9 +188,10 @@ _LAST_BATCH = ("The shorter last batch of each pass over the data is what recomp
                "longer than the static one and the recompile together.")
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep what every rank passes the same (shapes, dtypes, requires_grad).")
-_DYNAMIC = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
-            "dynamic), and no later call compiled again for it. To skip the first, static version: {how}. A dynamic "
-            "first compile can take longer than the static one and the recompile together: measure before changing it.")
+_DYNAMIC_KEPT = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
+                 "dynamic), and no later call compiled again for it.")
+_DYNAMIC = _DYNAMIC_KEPT + (" To skip the first, static version: {how}. A dynamic first compile can take longer than "
+                            "the static one and the recompile together: measure before changing it.")
 _FROM_CONSTANT = re.compile(r"dimension \d+: ([01]) before")
 _DYNAMIC_FROM_ONE = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic "
                      "(automatic dynamic), and no later call compiled again for it. The first size was {size}, which "
@@ -203,9 +204,8 @@ _ALSO_DIFFERS = ("But version {version} would have failed this call on `{name}` 
                  "names one failed guard of each version), so marking the size dynamic alone does not save this "
                  "recompile: {fix}")
 _ALSO_SET = ("set it before the first call (for a model's config attribute, in the config the model is built with), "
-             "then mark the size dynamic (torch._dynamo.mark_dynamic(tensor, dim)) or pass "
-             "torch.compile(..., dynamic=True).")
-_ALSO_KEEP = "keep `{name}` the same from the first call, then mark the size dynamic."
+             "then make the first version dynamic: {how}.")
+_ALSO_KEEP = "keep `{name}` the same from the first call, then make the first version dynamic: {how}."
 _DYNAMIC_NOT_ALL = ("After the first change Dynamo compiled it as dynamic (automatic dynamic), but later calls still "
                     "failed that version's guards ({later}): the dynamic version does not cover them; see the guards "
                     "those compiles failed.")
@@ -326,6 +326,15 @@ def _one_per_pattern(groups: dict[tuple[str, str, str], _Group]) -> dict[tuple[s
     return merged
 
 
+_MARKABLE = re.compile(r"^[A-Za-z_]\w*(?:\[(?:'[^']*'|\"[^\"]*\"|\d+)\])*$")
+
+
+def _markable(failure: GuardFailure) -> bool:
+    """A tensor the user's code holds before the call (``ids``, ``batch['input_ids']``), which mark_dynamic can take:
+    not words for an argument no call names, nor a path into an object the call builds (a cache's layers)."""
+    return not failure.worded and _MARKABLE.match(failure.subject) is not None
+
+
 def _to_constant(failure: GuardFailure) -> str:
     """``1`` (or ``0``) where the call's new size is one torch compiles as a constant; empty otherwise."""
     found = _TO_CONSTANT.fullmatch(failure.change) if failure.kind == "size" else None
@@ -411,12 +420,13 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         library_call = evidence.library_compiled
         # the size the frame's first version was compiled for: a later version of size 1 (decode after a prompt)
         # failed is not where the dynamic one could have started
+        how = _DYNAMIC_HOW["size" if kind == "size" and _markable(first) else "value"]
         from_one = kind == "size" and _FROM_CONSTANT.match(first.change) and \
             evidence.versions.get(first.version.rpartition("/")[0], [first.version])[0] == first.version
         dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.entry_file or library_call.file).capitalize(),
                                                where=library_call.short) \
             if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1)) if from_one \
-            else _DYNAMIC.format(how=_DYNAMIC_HOW.get(kind, _DYNAMIC_HOW["value"]))
+            else _DYNAMIC.format(how=how)
         # torch names one failed guard per version: where the version before also pinned another value differently,
         # skipping the first, static version alone does not save the recompile
         also = evidence.also_differs(group.failures[0][0], first.version, first.source)
@@ -426,9 +436,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             claim = Claim("also-differs", (group.failures[0][0], first.version, name), "yes")
             alone_fails = bool(say(claim, evidence, said))
             if alone_fails:
-                dynamic_said = _DYNAMIC.split(" To skip", 1)[0] + " " + _ALSO_DIFFERS.format(
+                dynamic_said = _DYNAMIC_KEPT + " " + _ALSO_DIFFERS.format(
                     version=first.version, name=name, before=before, now=now,
-                    fix=_ALSO_SET if before == "None" else _ALSO_KEEP.format(name=name))
+                    fix=(_ALSO_SET if before == "None" else _ALSO_KEEP).format(name=name, how=how))
         call = evidence.call_for(first_frame)
         if library_call is None and not from_one and not alone_fails and call is not None and not call.by_library \
                 and call.says("dynamic") is None:  # the first, static version skipped, as the advice says: checked

@@ -3,6 +3,8 @@ guards on module hooks by default, ``skip_nnmodule_hook_guards``), so the progra
 
 from __future__ import annotations
 
+import linecache
+
 from typing import Any
 
 from .collector import Warnings
@@ -72,8 +74,10 @@ class LateHooks:
             added, new_ids = [], set()
             for (path, name), hooks in dicts.items():
                 for hook_id in sorted(set(hooks) - before.get((path, name), set())):
-                    added.append({"module": path, "kind": _KIND[name], "function": _hook_name(hooks.get(hook_id)),
-                                  "file": _hook_file(hooks.get(hook_id))})
+                    hook = hooks.get(hook_id)
+                    file, line = _hook_file(hook), _hook_line(hook)
+                    added.append({"module": path, "kind": _KIND[name], "function": _hook_name(hook), "file": file,
+                                  "line": line, "loc": linecache.getline(file, line).strip() if file else ""})
                     new_ids.add(hook_id)
             # the first compile of the module's code that saw them: compiled at the first call after they were added
             seen_at = next((cid for cid, ids in self._history.get(module_id, []) if new_ids <= ids), None)
@@ -98,3 +102,9 @@ def _hook_file(hook: Any) -> str:
     """Where the hook's function is defined ("" where it has no code of its own: a partial, a C function)."""
     function = getattr(hook, "__func__", hook)
     return str(getattr(getattr(function, "__code__", None), "co_filename", "") or "")
+
+
+def _hook_line(hook: Any) -> int:
+    """The line the hook's function starts at (a lambda's: where it was written, often the line registering it)."""
+    function = getattr(hook, "__func__", hook)
+    return int(getattr(getattr(function, "__code__", None), "co_firstlineno", 0) or 0)
