@@ -23,6 +23,16 @@ _TREE_LINES = 30  # a longer stage tree is cut to its outer levels unless asked 
 _TREE_DEPTH = 4
 
 
+# Rows of a table the terminal shows before it says how many more there are: a clean log of thousands of compiles
+# would scroll its verdict off the screen. The page and the trace keep every row.
+_ROWS = 40
+
+
+def _more(count: int, what: str, style: Style) -> list[str]:
+    """The line that stands for the rows past ``_ROWS``; none when all were shown."""
+    return [style.dim(f"  … {count - _ROWS} more {what}: the page and the trace list them all")] if count > _ROWS else []
+
+
 def _walk(nodes: list[TreeNode]) -> Iterator[TreeNode]:
     for node in nodes:
         yield node
@@ -118,7 +128,7 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
         lines.append(style.bold("Compiles") + style.dim(f"  (one per frame compile id{resets})"))
         id_width = max(6, *(len(compile.compile_id) for compile in facts.compiles))
         indent = " " * (id_width + 4)
-        for compile in facts.compiles:
+        for compile in facts.compiles[:_ROWS]:
             parts = [f"{compile.compile_id:<{id_width}}", f"{compile.frame or '?':<40}"]
             parts.append(f"{compile.graphs} graph{'s' if compile.graphs != 1 else ''}")
             if compile.op_count is not None:
@@ -135,6 +145,7 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
                 lines.append(style.dim(f"{indent}called from {compile.user_frame}"))
             if compile.skipped:
                 lines.append(style.dim(f"{indent}skipped thanks to the cache: {', '.join(compile.skipped)}"))
+        lines.extend(_more(len(facts.compiles), "compiles", style))
 
     lines.extend(by_code.section(report, style, _WIDTH))
     lines.extend(speed.section(report, style, _WIDTH))  # --vs-eager / --profile
@@ -144,14 +155,16 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
         lines.append(f"{style.bold('Graphs')} {facts.graph_count}   {style.bold('Graph breaks')} "
                      f"{_breaks_said(facts, report.totals.graph_breaks)}   {style.bold('Recompiles')} "
                      f"{len(facts.recompiles)}   {style.bold('Cache')} " + _cache_line(facts))
-    for graph_break in facts.graph_breaks:
+    for graph_break in facts.graph_breaks[:_ROWS]:
         skipped = " (not resumable: the whole frame ran eagerly)" if graph_break.frame_skipped else ""
         place = report.break_places[graph_break.location]
         where = place.short if place else graph_break.location
         lines.append(f"  break  [{graph_break.compile_id}] {where}: {_clip(graph_break.reason + skipped)}")
-    for recompile in facts.recompiles:
+    lines.extend(_more(len(facts.graph_breaks), "graph breaks", style))
+    for recompile in facts.recompiles[:_ROWS]:
         said = report.guard_failure(recompile.reasons[0]).sentence if recompile.reasons else "?"
         lines.append(f"  recompile [{recompile.compile_id}] {_clip(said)}")
+    lines.extend(_more(len(facts.recompiles), "recompiles", style))
 
     lines.extend(_totals_check_lines(info.totals_check, style))
 

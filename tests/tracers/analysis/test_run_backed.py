@@ -54,8 +54,11 @@ def test_no_advice_makes_sizes_dynamic_where_a_dynamic_version_broke_on_a_symbol
     for finding in found["symbolic_flag"]:
         assert "mark_dynamic" not in finding.fix and "dynamic=True" not in finding.fix, finding.fix
         assert all(remedy.value is not True for remedy in finding.remedies if remedy.name == "dynamic")
-    recompile = _one(found["symbolic_flag"], "recompile", "the size of `x` changed")
+    recompile = _one(found["symbolic_flag"], "recompile", "the size of `x` changed, then Dynamo compiled it as dynamic")
     assert "Making sizes dynamic is not the fix in this run" in recompile.fix
+    # the decode step's size of 1 is a cause of its own (a constant version), not the second prompt's (round 5)
+    decode = [finding for finding in found["symbolic_flag"] if finding.kind == "recompile" and finding is not recompile]
+    assert len(decode) == 1 and "The new size is 1" in decode[0].fix and "as dynamic" not in decode[0].what
     assert not any(claim.kind == "dynamic-safe" for claim in recompile.claims)  # refuted: its fallback said
 
 
