@@ -25,6 +25,7 @@ class SharedFinding:
     ranks: tuple[int, ...]
     everywhere: bool  # every process that left a trace has it (and there are several)
     others_wait: str | None = None  # the other ranks' idle time while these compiled: what they wait for
+    numbers_of: int | None = None  # where the processes' numbers differ: the one whose finding is said (the worst)
 
 
 def shared_findings(run: MergedRun, found: Mapping[int, Sequence[Finding]]) -> list[SharedFinding]:
@@ -38,10 +39,11 @@ def shared_findings(run: MergedRun, found: Mapping[int, Sequence[Finding]]) -> l
     shared = []
     for group in by_key.values():
         ranks = tuple(sorted({rank for rank, _ in group}))
-        worst = max((finding for _, finding in group), key=lambda finding: finding.cost_s)
+        worst_rank, worst = max(group, key=lambda item: item[1].cost_s)
         everywhere = set(ranks) == everyone and len(everyone) > 1
         wait = None if everywhere or worst.informational else _others_wait(run, group)
-        shared.append(SharedFinding(worst, ranks, everywhere, wait))
+        differ = len({finding.what for _, finding in group}) > 1  # one kind of finding, other counts per process
+        shared.append(SharedFinding(worst, ranks, everywhere, wait, worst_rank if differ else None))
     return sorted(shared, key=lambda item: (item.finding.informational, -item.finding.cost_s))
 
 
@@ -62,7 +64,11 @@ def _others_wait(run: MergedRun, group: list[tuple[int, Finding]]) -> str | None
 
 
 def who(run: MergedRun, shared: SharedFinding) -> str:
-    return "every process" if shared.everywhere else names_text(run, shared.ranks)
+    """``every process``, or the processes named; where their numbers differ, whose numbers are said."""
+    said = "every process" if shared.everywhere else names_text(run, shared.ranks)
+    if shared.numbers_of is not None:
+        said += f" (the numbers are {run.names[shared.numbers_of]}'s; the others' differ)"
+    return said
 
 
 def names_text(run: MergedRun, ranks: tuple[int, ...] | list[int]) -> str:

@@ -204,6 +204,24 @@ def test_merged_ranks_say_which_ranks_have_each_finding(tmp_path):
     assert "recompiled 1 time" in block and "on rank 1" in block and "on every process" in block
 
 
+def test_one_finding_with_other_numbers_on_each_rank_says_whose_numbers_it_shows():
+    """issue 54: 3 breaks on rank 0 and 4 on rank 1 were said once, with rank 0's count, "on every process"."""
+    from dataclasses import replace
+
+    from tracers.ranks.findings import shared_findings, who
+    from tracers.ranks.merge import load_merged
+    from tracers.ranks.summary import report
+
+    run = load_merged(ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "rank_divergent-cpu-cold-ranks.json")
+    (recompile,) = [finding for finding in report(run).findings[1] if finding.kind == "recompile"]
+    more = replace(recompile, what=recompile.what.replace("version 0/1", "version 0/3"), cost_s=recompile.cost_s + 1)
+    (shared,) = shared_findings(run, {0: [recompile], 1: [more]})
+    assert shared.everywhere and shared.finding is more
+    assert who(run, shared) == "every process (the numbers are rank 1's; the others' differ)"
+    (same,) = shared_findings(run, {0: [recompile], 1: [recompile]})
+    assert who(run, same) == "every process"
+
+
 def test_graphs_compiled_before_the_block_are_not_counted_as_its_own():
     """A block traced from Python: the graph compiled before it is left alone; the recompile inside it counts."""
     import torch
