@@ -10,7 +10,7 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts, TreeNode
 from tracers.vocabulary.durations import duration
-from tracers.vocabulary.exported import export_line, export_of, no_problems_in_compiles
+from tracers.vocabulary.exported import export_line, export_of, has_problems, no_problems_in_compiles
 
 from . import by_code, speed
 from .findings import PageUrl, report_findings, render_recap
@@ -75,9 +75,14 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
               "error": style.red("script raised"), "interrupted": style.yellow("interrupted"),
               "terminated": style.yellow("terminated")}.get(info.status, info.status)
     failures = report.failed  # the script may have gone on (suppress_errors), the compile did not
+    export = export_of(info.from_log)  # a torch.export log's part, said in one line and not analysed
+    if has_problems(export):  # a finished export with a problem is not "ok": the head says what the line below does
+        count = int(export.get("problem_count") or 0)
+        failures = ", ".join(part for part in (failures, f"{count} export problem{'s' if count != 1 else ''}") if part)
     if failures:
         status = style.red(failures) if info.status == "ok" else f"{status}, {style.red(failures)}"
-    lines.append(style.bold("torch.compile trace") + f" — torch {info.torch_version}, {info.device}"
+    title = "torch.export log" if export and not report.compiled else "torch.compile trace"
+    lines.append(style.bold(title) + f" — torch {info.torch_version}, {info.device}"
                  f" ({info.device_name}), cache {info.cache_mode} — {status}")
     if info.error:
         lines.append(f"  {style.red(info.error)}")
@@ -88,7 +93,6 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
                                + ", ".join(item.split(" (", 1)[0] for item in info.from_log.get("cannot_give", []))))
 
     compiled = report.compiled
-    export = export_of(info.from_log)  # a torch.export log's part, said in one line and not analysed
     if export:
         lines.append(style.bold("  " + export_line(export)))
     if compiled or not export:

@@ -40,7 +40,9 @@ def _report(path: Path, out: Path) -> tuple[str, str]:
 
 
 def _export_lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if "torch.export" in line]
+    """The lines about the export part (not the head, which names the log's kind)."""
+    return [line.strip() for line in text.splitlines()
+            if "torch.export" in line and not line.startswith("torch.export log — ")]
 
 
 def test_a_log_with_a_compile_and_an_export(logs: dict[str, Path], tmp_path: Path) -> None:
@@ -63,6 +65,9 @@ def test_draft_exports_own_log(logs: dict[str, Path], tmp_path: Path) -> None:
     assert f"1 problem torch.export met: {FAKE_KERNEL}" in lines[0]
     assert not [line for line in ("Nothing was compiled", "No problems found", "Graphs 0") if line in said + page]
     assert html.escape(lines[0]) in page
+    head = next(line for line in said.splitlines() if line.startswith(("torch.export log", "torch.compile trace")))
+    # issue 54: a finished export with a problem was headed "torch.compile trace … — ok"
+    assert head.startswith("torch.export log — ") and head.endswith("— 1 export problem"), head
 
 
 def test_compiles_clean_beside_an_export_problem(logs: dict[str, Path], tmp_path: Path) -> None:
