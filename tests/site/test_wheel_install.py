@@ -100,8 +100,8 @@ def test_the_wheel_carries_the_site_within_its_budget(installed):
 
 def test_the_sdist_carries_the_site_sources_too(installed, tmp_path):
     setuptools = pytest.importorskip("setuptools")
-    if int(setuptools.__version__.split(".")[0]) < 68:
-        pytest.skip(f"setuptools {setuptools.__version__} here; the build needs >= 68 (pyproject's build-system)")
+    if int(setuptools.__version__.split(".")[0]) < 77:
+        pytest.skip(f"setuptools {setuptools.__version__} here; the build needs >= 77 (pyproject's build-system)")
     script = f"from setuptools.build_meta import build_sdist; print(build_sdist({str(tmp_path)!r}))"
     made = _run([sys.executable, "-c", script], installed["source"], os.environ.copy())
     assert made.returncode == 0, made.stderr
