@@ -192,7 +192,10 @@ def test_export_report(name: str, tmp_path: Path) -> None:
     assert not facts.compiles
     result = run_python(["-m", "tracers", "report", str(INPUTS / f"{name}.gz"), "--out", str(tmp_path)])
     assert result.returncode == 0, result.stderr
-    said = [line.strip() for line in result.stderr.splitlines() if "torch.export" in line]
+    lines = result.stderr.splitlines()
+    # the head names the log's kind and its problem (issue 54: it said "torch.compile trace … — ok")
+    assert any(line.startswith("torch.export log — ") and line.endswith("— 1 export problem") for line in lines)
+    said = [line.strip() for line in lines if "torch.export" in line and not line.startswith("torch.export log — ")]
     assert len(said) == 1, result.stderr
     line = said[0]
     assert line.startswith("This log is from torch.export, not torch.compile: 1 exported program (")
