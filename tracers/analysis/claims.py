@@ -3,7 +3,6 @@ only where its check holds, else its fallback (what the evidence does support) i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,9 +20,6 @@ class Claim:
     fallback: str = ""
 
 
-_DIMENSION = re.compile(r"dimension (\d+):")
-
-
 def _served_once(evidence: RunEvidence, version: str, subject: str = "") -> bool:
     """The version served one call, and the value changed only that once: no other version of the frame failed on
     the same value, before or after (a size that changes on every call makes each version serve one call too), no
@@ -33,10 +29,10 @@ def _served_once(evidence: RunEvidence, version: str, subject: str = "") -> bool
     if evidence.served.get(version) != 1 or evidence.still_differs(version):
         return False
     failure = evidence.failures.get(version)
-    changed = _DIMENSION.match(failure.change) if failure is not None and failure.kind == "size" else None
+    dim = failure.dimension if failure is not None else None
     frame = version.rpartition("/")[0]
-    if changed and any(evidence.made_symbolic(other, failure.source, int(changed.group(1)))
-                       for other in evidence.versions.get(frame, ()) if other != version):
+    if dim is not None and any(evidence.made_symbolic(other, failure.source, dim)
+                               for other in evidence.versions.get(frame, ()) if other != version):
         return False  # another version takes any size there: later calls of other sizes may have gone to it
     return not any(failure.subject == subject for other, failure in evidence.failures.items()
                    if other != version and other.rpartition("/")[0] == frame)

@@ -9,6 +9,7 @@ from .frames import SourceLine, traceback_lines
 from .guard_sources import Source, find_sources, naming, parse_source
 from .user_names import spoken, stack_value_words
 
+_DIMENSION = re.compile(r"dimension (\d+):")  # how a size change is worded (``change``)
 _VERSION = re.compile(r"^(\d+/\d+|\S+): ")  # "0/3: " before each version's failure
 _VERSION_ID = re.compile(r"\d+/\d+")
 _COMMENT = re.compile(r"#\s*(.*?)\s*#\s*(\S+\.py):(\d+) in (\w+)")  # "... # code  # file.py:5 in fn"
@@ -46,6 +47,12 @@ class GuardFailure:
     def on_stack(self) -> bool:
         """The value was computed before a graph break and handed to the resume function (not a name of the user's)."""
         return self.subject.startswith(("the number", "a value computed"))
+
+    @property
+    def dimension(self) -> int | None:
+        """The dimension a size change is at (``dimension 1: 9 before, now 12``); None for any other change."""
+        found = _DIMENSION.match(self.change) if self.kind == "size" else None
+        return int(found.group(1)) if found else None
 
     @property
     def worded(self) -> bool:

@@ -527,8 +527,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         advice = once + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
     elif kind == "size" and _ALIGNED_CHANGE.match(first.change):
         advice = _ALIGNED.format(name=subject, n=_ALIGNED_CHANGE.match(first.change).group(1), version=first.version)
-    elif kind == "size" and _TO_CONSTANT.fullmatch(first.change) and len(compiled) == 1:
-        advice = _TO_ONE.format(size=_TO_CONSTANT.fullmatch(first.change).group(1))
+    elif _to_constant(first) and len(compiled) == 1:
+        advice = _TO_ONE.format(size=_to_constant(first))
     elif batch is not None and batch.batches > 1:
         gone = "this recompile goes, saving all the compile time it costs" if len(compiled) == 1 else \
             f"these {len(compiled)} recompiles go, saving all the compile time they cost"
