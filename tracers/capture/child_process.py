@@ -15,6 +15,7 @@ from typing import Any
 from tracers.tracefile.names import child_file
 
 from .child_handoff import ENV, ChildSpec
+from .signal_relay import SignalRelay, die_by
 
 # torch's own helper processes: Inductor's compile workers import torch but run none of the user's code.
 _TORCH_HELPERS = ("torch/_inductor/compile_worker", "torch._inductor.compile_worker")
@@ -86,6 +87,8 @@ class _ChildTrace:
         self.exit_code: int | None = None  # a multiprocessing child's own status, from its _bootstrap
         self.writing = False  # end() is writing the trace: a SIGTERM now waits for it (pending_signal)
         self.pending_signal: int | None = None
+        self.sigterm_handled = threading.Event()
+        self.lock = threading.Lock()  # end() may be called by the signal relay's thread
         self.undo: list[Any] = []
 
     def start(self) -> None:
@@ -135,6 +138,7 @@ class _ChildTrace:
         self.pid = os.getpid()
         self.session.info.process = {**self.session.info.process, "pid": self.pid, "parent_pid": os.getppid()}
         self._mark_started()
+        self._relay_sigterm()  # the server's relay was left behind at the fork
 
     def _mark_started(self) -> None:
         """A note that this child began, so the parent can list it even if it dies before writing (SIGKILL, OOM)."""
@@ -174,6 +178,7 @@ class _ChildTrace:
             return
 
         def on_sigterm(signum: int, frame: Any) -> None:
+            self.sigterm_handled.set()
             if os.getpid() == self.pid:
                 if self.writing:
                     # The child is already ending and writing its trace (a pool worker leaving as terminate()
@@ -181,12 +186,27 @@ class _ChildTrace:
                     self.pending_signal = signum
                     return
                 self.end("terminated", 128 + signum, "terminated by SIGTERM")
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
+            die_by(signum)
 
         signal.signal(signal.SIGTERM, on_sigterm)
         self.undo.append(lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL)
                          if signal.getsignal(signal.SIGTERM) is on_sigterm else None)
+        self._relay_sigterm()
+
+    def _relay_sigterm(self) -> None:
+        """Where the kernel gives the SIGTERM to another thread, the handler above still runs (SignalRelay)."""
+        relay = SignalRelay(signal.SIGTERM, self.sigterm_handled, self._take_over)
+        if relay.start():
+            self.undo.append(relay.stop)
+
+    def _take_over(self) -> None:
+        """The main thread never ran the handler (a C call that ignores signals): end from the relay's thread."""
+        with self.lock:
+            if self.writing:
+                self.pending_signal = signal.SIGTERM  # end() is running in the main thread: it dies after
+                return
+        self.end("terminated", 128 + signal.SIGTERM, "terminated by SIGTERM")
+        die_by(signal.SIGTERM)
 
     def _catch_process_status(self) -> None:
         """A multiprocessing child's exit status is what its ``_bootstrap`` returns (it prints the traceback)."""
@@ -219,10 +239,11 @@ class _ChildTrace:
 
     def end(self, status: str, code: int, error: str | None = None) -> None:
         """Write this child's trace once, into the run's children folder; the parent names and merges it."""
-        if self.done:
-            return
-        self.done = True
-        self.writing = True
+        with self.lock:
+            if self.done:
+                return
+            self.done = True
+            self.writing = True
         from tracers.tracefile.chrome import write_atomic
 
         from .runner import Outcome
@@ -245,10 +266,10 @@ class _ChildTrace:
                     undo()
                 except Exception:  # noqa: BLE001, S110 - exiting: nothing more to do about it
                     pass
-            self.writing = False
+            with self.lock:
+                self.writing = False
             if self.pending_signal is not None:
-                signal.signal(self.pending_signal, signal.SIG_DFL)
-                os.kill(os.getpid(), self.pending_signal)
+                die_by(self.pending_signal)
 
 
 def _spawn_index() -> int | None:

@@ -153,3 +153,17 @@ def test_a_subprocess_childs_sys_exit_status_is_in_its_trace(tmp_path) -> None:
     (child,) = tmp_path.glob("subprocess_exit-cpu-cold-pid*.json")
     info = load(child).info
     assert (info.status, info.exit_code) == ("exit", 3)
+
+
+def test_a_sigterm_given_to_another_thread_still_ends_the_child_and_writes_its_trace(tmp_path) -> None:
+    # The child's main thread is blocked on a lock; the kernel gave SIGTERM to another thread. Python runs the
+    # tracer's handler only in the main thread: without the relay the child would live on, unlike a plain one.
+    run = run_trace(SCRIPTS / "sigterm_other_thread.py", tmp_path, "--no-page")
+    plain = run_python([str(SCRIPTS / "sigterm_other_thread.py")])
+    assert plain.stdout == "exit code -15\n"
+    assert run.stdout == plain.stdout, run.stderr
+    (child,) = tmp_path.glob("sigterm_other_thread-cpu-cold-pid*.json")
+    assert _torch_counts(child)["frame_compiles"] == 1
+    rows = _merged_rows(tmp_path / "sigterm_other_thread-cpu-cold-processes.json")
+    (ending,) = [row["ended"] for name, row in rows.items() if name != "main process"]
+    assert ending.startswith("killed (SIGTERM)"), ending
