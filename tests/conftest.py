@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable, TypeVar
 
 import pytest
 
@@ -20,6 +22,10 @@ _CHECKED: set[Path] = set()  # the traces the claim checker has read
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs" / "examples"
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
+# Traced runs that a fixture needs all of go two at a time where there are two cores: each run is its own
+# processes, so no result depends on what runs beside it.
+SIDE_BY_SIDE = max(1, min(2, os.cpu_count() or 1))
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,13 @@ def run_python(args: list[str], env: dict[str, str] | None = None, timeout: floa
     environment = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", **(env or {})}
     return subprocess.run([sys.executable, *args], cwd=cwd, env=environment, capture_output=True,
                           text=True, timeout=timeout)
+
+
+def side_by_side(jobs: dict[str, Callable[[], T]]) -> dict[str, T]:
+    """Each job's result by name, SIDE_BY_SIDE jobs at a time (the slowest first is best)."""
+    with ThreadPoolExecutor(max_workers=SIDE_BY_SIDE) as pool:
+        futures = {name: pool.submit(job) for name, job in jobs.items()}
+        return {name: future.result() for name, future in futures.items()}
 
 
 def run_trace(script: Path | str, out: Path, *options: str, script_args: tuple[str, ...] = (),

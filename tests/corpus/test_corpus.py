@@ -7,11 +7,11 @@
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.conftest import SIDE_BY_SIDE
 from tests.corpus import run as corpus
 
 pytest.importorskip("transformers", reason="the corpus needs transformers: nox -s corpus installs the pinned one")
@@ -43,7 +43,7 @@ def traced(request):
         truth = params["fix"].as_truth() if "fix" in params else params.get("truth")
         if isinstance(truth, corpus.Truth):
             wanted.setdefault(truth.name, truth)
-    pool = ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1)))
+    pool = ThreadPoolExecutor(max_workers=SIDE_BY_SIDE)
     ahead = {name: pool.submit(corpus.trace, truth) for name, truth in wanted.items() if name not in _RUNS}
 
     def get(truth: corpus.Truth) -> corpus.Run:

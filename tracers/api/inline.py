@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tracers.analysis.report_model import Report
-from tracers.report.links import chapter_site, page_urls
+from tracers.report.links import chapter_links
 from tracers.report.options import PAGE_PAYLOAD_CHARS, Links, RenderOptions
 from tracers.vocabulary.releases import source_url
 
@@ -28,7 +28,7 @@ def inline_html(report: Report, title: str) -> str:
 
     # Links to torch's source on GitHub and to a walkthrough built for this torch are plain anchors: nothing is
     # fetched when the block is shown.
-    links = Links(source_url=target_url, page_url=page_urls(chapter_site(None, trace.info.torch_version)[0]))
+    links = Links(source_url=target_url, page_url=chapter_links(None, trace.info.torch_version))
     highlight_css = code_css(f"{SCOPE} .highlight")
     options = RenderOptions(title=title, max_total_payload_chars=PAGE_PAYLOAD_CHARS)
     torch = installed_source() if trace.info.lines_recorded or trace.executed_lines else None

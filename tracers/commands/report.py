@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tracers.analysis.report_model import build_report
+from tracers.report.links import chapter_links
 from tracers.report.save import ReportUnavailable, write_page
 from tracers.terminal.summary import render_report, style_for
 from tracers.torchlogs import frames
@@ -80,7 +81,9 @@ def run(args: argparse.Namespace) -> int:
             dropped.clear()
             report = build_report(trace)
             page = write_page(report, path, out_dir, args.site)
-            summary = render_report(report, style_for(sys.stderr), [str(page)])  # the same summary as a log's
+            # the same summary as trace printed, its findings linked to the same chapters
+            summary = render_report(report, style_for(sys.stderr), [str(page)], None,
+                                    chapter_links(args.site, trace.info.torch_version))
     except (TraceFileError, MergeError, ReportUnavailable, PageUnavailable) as error:
         say("report", error)
         return 2
@@ -172,7 +175,8 @@ def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool)
     except OSError as error:
         say("report", f"cannot write {target}: {error.strerror or error}")
         return 2
-    print(render_report(report, style_for(sys.stderr), written), file=sys.stderr)
+    print(render_report(report, style_for(sys.stderr), written, None,
+                        chapter_links(site, report.trace.info.torch_version)), file=sys.stderr)
     if page is not None:
         print(printable_value(page))
         return _maybe_open(page, open_page)

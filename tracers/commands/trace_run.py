@@ -28,7 +28,7 @@ from .say import say
 from .trace_launch import launch
 from tracers.ranks.output import write_run
 from tracers.ranks.processes import gather
-from tracers.report.links import chapter_site, page_urls
+from tracers.report.links import chapter_links
 from tracers.report.save import save_over, save_report, save_trace
 from tracers.terminal.summary import render_report, style_for
 from tracers.tracefile.events import rank_of
@@ -265,9 +265,8 @@ def print_summary(report: Report | None, written: list[str], elsewhere: str | No
     if report is None:
         print("\n".join(written), file=sys.stderr)
         return
-    base, _ = chapter_site(options.site, report.trace.info.torch_version)  # the findings link their chapters there
-    print(render_report(report, style_for(sys.stderr), written, elsewhere, page_urls(base), options.tree),
-          file=sys.stderr)
+    links = chapter_links(options.site, report.trace.info.torch_version)  # the findings link their chapters there
+    print(render_report(report, style_for(sys.stderr), written, elsewhere, links, options.tree), file=sys.stderr)
     if rank_of(report.trace.info) is not None:
         print(f"Each rank wrote its own trace; for all of them side by side, divergence first: "
               f"python -m tracers merge {options.out}", file=sys.stderr)

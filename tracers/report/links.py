@@ -48,6 +48,11 @@ def page_urls(base: str | None):
     return page_url
 
 
+def chapter_links(site: str | None, torch_version: str = ""):
+    """``page_urls`` of the site ``chapter_site`` picks: the terminal's findings link where the page's do."""
+    return page_urls(chapter_site(site, torch_version)[0])
+
+
 def links_for(trace: Trace, trace_file: Path, page_dir: Path, site: str | None) -> Links:
     """The links of ``trace``'s page written into ``page_dir``: chapters, torch's source, the trace file itself."""
     base, note = chapter_site(site, trace.info.torch_version)

@@ -13,7 +13,7 @@ from tracers.report.options import Links, RenderOptions
 from tracers.report.page import render_page
 from tracers.tracefile.chrome import load
 
-from tests.conftest import EXAMPLES, ROOT, run_python, run_trace
+from tests.conftest import EXAMPLES, ROOT, run_python, run_trace, side_by_side
 
 pytestmark = pytest.mark.torch
 
@@ -24,14 +24,14 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Each program traced once, through the command line, with aot_eager (no C++ compile)."""
     out = tmp_path_factory.mktemp("findings")
-    found = {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
-             for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential",
-                          "call_names", "compiled_submodule")}
+    jobs = {"first_break": lambda: run_trace(PROGRAMS / "first_break.py", out, "--no-page")}  # Inductor: slowest
+    for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential",
+                 "call_names", "compiled_submodule"):
+        jobs[name] = lambda name=name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
     # The fix the DDP finding gives, run as the user would apply it: its trace must have a graph.
-    found["ddp_inner"] = run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page", script_args=("inner",))
-    # Inductor: the one program here with a C++ compile, for the one-time setup inside it.
-    found["first_break"] = run_trace(PROGRAMS / "first_break.py", out, "--no-page")
-    return found
+    jobs["ddp_inner"] = lambda: run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page",
+                                          script_args=("inner",))
+    return side_by_side(jobs)
 
 
 def test_breaks_in_library_code_are_one_finding_at_the_users_line(runs):

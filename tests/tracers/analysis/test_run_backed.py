@@ -11,7 +11,7 @@ import pytest
 from tracers.analysis.findings import findings
 from tracers.analysis.guard_failures import cause_of, parse_failure
 
-from tests.conftest import run_trace
+from tests.conftest import run_trace, side_by_side
 
 pytestmark = pytest.mark.torch
 
@@ -25,7 +25,8 @@ _NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "li
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Each program traced once with aot_eager."""
     out = tmp_path_factory.mktemp("run-backed")
-    traced = {name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page") for name in _NAMES}
+    traced = side_by_side({name: lambda name=name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
+                           for name in _NAMES})
     for name, run in traced.items():
         assert run.returncode == 0, f"{name}: {run.stderr[-2000:]}"
     return traced

@@ -12,9 +12,11 @@ from tracers.analysis.fix_checks import Counts, FixCheck, output_change, verdict
 from tracers.commands import trace_fix_checks
 from tracers.tracefile.chrome import load
 
-from tests.conftest import EXAMPLES, ROOT, run_python
+from tests.conftest import EXAMPLES, ROOT, run_python, side_by_side
 
 PROGRAMS = ROOT / "tests" / "programs" / "fix_checks"
+# One site for the trace and its report, whatever is built in the checkout meanwhile (build/html would be chosen).
+_SITE = ("--site", "https://walkthrough.example/")
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +26,13 @@ def checked(tmp_path_factory) -> dict:
     import tracers
 
     out = tmp_path_factory.mktemp("check-fixes")
-    runs = {}
-    for name in ("decode_static", "select_logged"):
-        result = run_python(["-m", "tracers", "trace", "--check-fixes", "--no-page", "--out", str(out),
+
+    def check(name: str) -> tuple:
+        result = run_python(["-m", "tracers", "trace", "--check-fixes", "--no-page", "--out", str(out), *_SITE,
                              str(PROGRAMS / f"{name}.py")])
-        runs[name] = (result, load(out / f"{name}-cpu-cold.json"), out / f"{name}-cpu-cold.json")
+        return result, load(out / f"{name}-cpu-cold.json"), out / f"{name}-cpu-cold.json"
+
+    runs = side_by_side({name: lambda name=name: check(name) for name in ("decode_static", "select_logged")})
     runs["late_hook"] = (tracers.check_fixes(EXAMPLES / "late_hook.py", out=out), None, out / "late_hook-cpu-cold.json")
     return runs
 
@@ -81,7 +85,8 @@ def test_the_hook_guard_fix_works_through_the_python_api_and_its_output_change_i
 
 @pytest.mark.torch
 def test_report_of_a_checked_trace_shows_the_checks_and_runs_nothing(checked, tmp_path):
-    result = run_python(["-m", "tracers", "report", str(checked["decode_static"][2]), "--out", str(tmp_path / "page")])
+    result = run_python(["-m", "tracers", "report", str(checked["decode_static"][2]), "--out", str(tmp_path / "page"),
+                         *_SITE])
     assert result.returncode == 0, result.stderr
     assert "check  `dynamic` left out of torch.compile at decode_static.py:21: works" in result.stderr
     assert not result.stdout.count("ids [[")  # report runs nothing
