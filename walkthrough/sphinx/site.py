@@ -41,7 +41,11 @@ class PipelineMap(SphinxDirective):
         for box in pipeline_boxes(self.env.found_docs):
             item = nodes.list_item(classes=["wt-stage"] + ([] if box.linked else ["wt-stage-todo"]))
             head = nodes.paragraph(classes=["wt-stage-head"])
-            head += nodes.inline(str(box.number), str(box.number), classes=["wt-stage-number"])
+            # The box is labelled with its chapter's number, the one the prose and the sidebar use; the stage's
+            # place in the pipeline is the boxes' order (a stage number beside it would read as a chapter).
+            if box.chapter_number is not None:
+                label = f"ch. {box.chapter_number}"
+                head += nodes.inline(label, label, classes=["wt-stage-chapter"])
             if box.linked:
                 head += _doc_link(box.chapter, box.title, ["wt-stage-title"])
             else:
