@@ -43,7 +43,10 @@ def build_site(base: Path) -> SiteBuild:
     if "walkthrough.sphinx.traces" in site_extensions():
         trace_page = TRACE_PAGE
         (source / f"{TRACE_PAGE}.md").write_text(
-            "---\norphan: true\n---\n\n# Trace check\n\n```{torch-trace} mlp\n```\n", encoding="utf-8")
+            "---\norphan: true\n---\n\n# Trace check\n\n```{torch-trace} mlp\n```\n\n"
+            # Both devices' "compile time by your code" on one page: each part names its own ids (the zoomed
+            # views), which the page must still hold once each.
+            "```{torch-trace} by_code\n:parts: code\n```\n", encoding="utf-8")
     started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-c", str(ROOT),

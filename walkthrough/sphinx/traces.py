@@ -22,6 +22,7 @@ from tracers.tracefile.chrome import TraceFileError, load
 from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID, USER_STAGE
 from walkthrough import __version__
+from walkthrough.html_ids import scope_ids
 from walkthrough.sphinx.directives import PageDirective, WalkthroughError, _resolver, release_view
 from walkthrough.symbols import SymbolNotFound
 
@@ -149,7 +150,7 @@ class TorchTrace(PageDirective):
         try:
             report = build_report(trace)
             header = report_header(report, options, links)
-            body = report_body(report, links, options)
+            body = "".join(_part(report, links, options, part) for part in options.parts)
         except (TypeError, ValueError, KeyError, AttributeError) as exc:
             # The loader checks the file's shape, not every value's type: a hand-edited trace ends here.
             raise WalkthroughError(f"{self.where}: {recording.path}: trace file is damaged "
@@ -210,6 +211,21 @@ class TorchTrace(PageDirective):
         return _SOURCE_URLS[key]
 
 
+TREE_FOLD_CLASS = "wt-tree-fold"
+
+
+def _part(report, links: Links, options: RenderOptions, part: str) -> str:  # noqa: ANN001 - a report model Report
+    """One part of a trace block. On a chapter page the call tree starts folded, under one line that says what
+    it holds: it is hundreds of timed rows, there for the reader who opens it (the nodes ``:open:`` names are
+    open inside the fold)."""
+    html = report_body(report, links, replace(options, parts=(part,)))
+    if part != "tree":
+        return html
+    calls = len(report.trace.spans)
+    summary = f"Call tree: {calls} timed call{'s' if calls != 1 else ''}, nested as they ran"
+    return f'<details class="{TREE_FOLD_CLASS}"><summary>{summary}</summary>{html}</details>'
+
+
 def _tab_set(blocks: list[tuple[Recording, nodes.Element]]) -> nodes.Element:
     """sphinx-design's tab-set, built as its directives build it, so MyST and rST pages get the same."""
     from sphinx_design.shared import create_component
@@ -226,17 +242,19 @@ def _tab_set(blocks: list[tuple[Recording, nodes.Element]]) -> nodes.Element:
 
 
 def resolve_chapter_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    """Chapter placeholders in trace HTML -> URLs relative to the page, as this builder spells them."""
+    """Chapter placeholders in trace HTML -> URLs relative to the page, as this builder spells them; and the ids
+    inside each block made the page's own (the same recording shown twice, or in two tabs, repeats its ids)."""
 
     def url(match: re.Match[str]) -> str:
         try:
             return app.builder.get_relative_uri(docname, match[1])
         except NoUri:
             return "#"
-    for raw in list(doctree.findall(nodes.raw)):
-        if RAW_CLASS in raw["classes"] and CHAPTER_PLACEHOLDER in raw.astext():
-            raw.replace_self(nodes.raw("", _PLACEHOLDER.sub(url, raw.astext()), format="html",
-                                       classes=raw["classes"]))
+    for index, raw in enumerate([raw for raw in doctree.findall(nodes.raw) if RAW_CLASS in raw["classes"]]):
+        html = raw.astext()
+        scoped = scope_ids(_PLACEHOLDER.sub(url, html), f"wt{index}-")
+        if scoped != html:
+            raw.replace_self(nodes.raw("", scoped, format="html", classes=raw["classes"]))
 
 
 def _outdated(app: Sphinx, env, added: set[str], changed: set[str], removed: set[str]) -> list[str]:  # noqa: ANN001
