@@ -47,7 +47,8 @@ class TorchTrace(PageDirective):
     :parts: findings, counts, timeline, tree, code, kernels, artifacts (default: timeline, tree, counts, artifacts)
     :artifacts: kinds or torch's names (default: graph, guards, break, recompile, code)
     :compile: one compile id, e.g. 0/0: only its artifacts
-    :open: stage ids whose tree nodes start open (default: the top two levels)
+    :open: stage ids whose tree nodes start open (default: the top two levels), inside the tree's fold: the tree
+           itself starts folded under one line
     :caption: a line under the header
     :rank: N: rank N's trace of a distributed run (``<stem>-<device>-<cache>-rank<N>.json``)
     """
