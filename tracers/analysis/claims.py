@@ -43,6 +43,12 @@ def _also_differs(evidence: RunEvidence, compile_id: str, version: str, name: st
     return any(source == name for source, _, _ in evidence.also_differs(compile_id, version))
 
 
+def _made_symbolic_too(evidence: RunEvidence, compile_id: str, *names: str) -> bool:
+    """The compile made each of those numbers a symbol (torch's ``create_symbol`` records)."""
+    made = evidence.values_made_symbolic(compile_id)
+    return bool(names) and all(name in made for name in names)
+
+
 def _served(evidence: RunEvidence, version: str, calls: str) -> bool:
     """The version served that many calls (the call that compiled it included)."""
     return str(evidence.served.get(version)) == calls
@@ -57,10 +63,10 @@ def _pinned(evidence: RunEvidence, version: str, name: str, dim: str = "") -> bo
     return not _stays_dynamic(evidence, version, name, dim)
 
 
-def _served_later_calls(evidence: RunEvidence, version: str, subject: str = "") -> bool:
-    """No later compile failed against the version on the same value (another guard, grad mode say, is another
-    cause), and the limit refused none of the frame's later calls."""
-    return not evidence.failed_against(version, subject or None) and \
+def _served_later_calls(evidence: RunEvidence, version: str, subject: str = "", dim: str = "") -> bool:
+    """No later compile failed against the version on the same value, at the same dimension (another guard, grad
+    mode say, is another cause), and the limit refused none of the frame's later calls."""
+    return not evidence.failed_against(version, subject or None, int(dim) if dim.isdigit() else None) and \
         not any(later in evidence.refused for later in evidence.later_versions(version))
 
 
@@ -98,6 +104,7 @@ CHECKS: dict[str, Callable[..., bool]] = {
     "hook-guards-skipped": _hook_guards_skipped,
     "served-once": _served_once,
     "also-differs": _also_differs,
+    "made-symbolic-too": _made_symbolic_too,
     "served-later-calls": _served_later_calls,
     "limit-is": _limit_is,
     "default-limit": _default_limit,
@@ -124,6 +131,7 @@ BACKED_BY = {
     "for one call only": "served-once",
     "served one call only": "served",
     "compiled it as dynamic": "stays-dynamic",
+    "made dynamic in the same compile": "made-symbolic-too",
     "no later call compiled again for it": "served-later-calls",
     "torch keeps by default": "default-limit",
     "an optimizer's first step": "in-optimizer",

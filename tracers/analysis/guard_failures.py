@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .frames import SourceLine, traceback_lines
 from .guard_sources import Source, find_sources, naming, parse_source
@@ -55,6 +55,18 @@ class GuardFailure:
         return int(found.group(1)) if found else None
 
     @property
+    def guard(self) -> str:
+        """The guard that failed, as torch wrote it, in the user's names (``(1.0 + ((-1)*self.p)) == 0.84``)."""
+        return spoken(_guard_of(self.raw.splitlines()[0] if self.raw else "")[1])
+
+    @property
+    def computed(self) -> bool:
+        """The guard pinned a number computed from the value (``(1.0 - self.p) == 0.84``), not the value itself:
+        the guard's line needed a Python number there."""
+        return self.kind == "value" and _computed_from(_guard_of(self.raw.splitlines()[0] if self.raw else "")[1]) \
+            is not None
+
+    @property
     def worded(self) -> bool:
         """The subject is words, not a name the user wrote (a stack value, an argument no call site names)."""
         return self.on_stack or self.subject.startswith("the call's ")
@@ -82,10 +94,7 @@ class GuardFailure:
 def parse_failure(reason: str) -> GuardFailure:
     """A failure line as torch's recompile record gives it (``0/0: tensor 'x' size mismatch at index 0. …``)."""
     first = reason.splitlines()[0] if reason else ""
-    version_match = _VERSION.match(first)
-    version = version_match.group(1) if version_match else ""
-    text = first[version_match.end():] if version_match else first
-    guard = text.split("#", 1)[0].strip()
+    version, guard = _guard_of(first)
     comment = _COMMENT.search(first)
     frames = traceback_lines(reason)
     # The guard's own comment names the line that made it; a log may carry no "User stack trace" below it.
@@ -98,6 +107,13 @@ def parse_failure(reason: str) -> GuardFailure:
     # a global of the script itself (``G['__import___main__'].features``) is the name the script wrote: ``features``
     subject = subject.removeprefix("__main__.")
     return GuardFailure(version, subject, kind, change, line, hint.group(1).strip() if hint else None, reason, source)
+
+
+def _guard_of(first: str) -> tuple[str, str]:
+    """(version, guard) of a failure's first line: ``0/3: x.p == 2  # code  # f.py:4 in fn`` -> ``0/3``, ``x.p == 2``."""
+    version = _VERSION.match(first)
+    text = first[version.end():] if version else first
+    return (version.group(1) if version else ""), text.split("#", 1)[0].strip()
 
 
 def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str]:
@@ -172,7 +188,28 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
                 if operator == "==" else f"the guard was `{spoken(guard)}`", str(source)
         return subject, "value", f"it was {value} when the version before was compiled" \
             if operator == "==" else f"the guard was `{spoken(guard)}`", str(source)
+    computed = _computed_from(guard)
+    if computed is not None:  # ``(1.0 + ((-1)*self.p)) == 0.84``: a number made from one value was pinned
+        named = naming(computed)
+        return named.name or spoken(str(computed)), "value", \
+            f"`{spoken(guard)}` held when the version before was compiled", str(computed)
     return spoken(guard)[:80] or "?", "other", "", ""
+
+
+_EQUALS_NUMBER = re.compile(r"==\s*-?\d+(?:\.\d+)?(?:e-?\d+)?\s*$")
+
+
+def _computed_from(guard: str) -> Source | None:
+    """The one plain value (not a size, not a stack value) a guard ``EXPRESSION == number`` computes with: torch
+    pinned the expression, as when a symbolic float reached an operator that needs a Python number."""
+    if not _EQUALS_NUMBER.search(guard):
+        return None
+    sources = {str(source): source for _, source in find_sources(guard)}
+    if len(sources) != 1:
+        return None
+    (source,) = sources.values()
+    named = naming(source)
+    return source if named.stack is None and named.attribute is None else None
 
 
 def _said(text: str) -> str:
@@ -242,9 +279,22 @@ def made_dynamic(guards: str, failure: GuardFailure) -> bool:
                 if named.name not in names or named.attribute is not None:
                     continue
                 present = True
-                pinned = pinned or bool(_LITERAL.match(text[end:]) and not text[:start].strip(" (")) 
+                pinned = pinned or bool(_LITERAL.match(text[end:]) and not text[:start].strip(" (")) \
+                    or _computed_from(text) is not None  # a number made from it pinned: specialised
         return present and not pinned
     return False
+
+
+def size_at(guards: str, failure: GuardFailure) -> str | None:
+    """The size a version's guards (torch's guard tree text) hold for the failure's tensor at its dimension:
+    ``6``, ``None`` (symbolic); None where they hold no check of it."""
+    names = {failure.subject, _said(failure.source)} if failure.source else {failure.subject}
+    dim = failure.dimension
+    for match in _TENSOR_GUARD.finditer(guards):
+        if dim is not None and _said(match.group(1)) in names:
+            sizes = [size.strip() for size in match.group(2).split(",")]
+            return sizes[dim] if dim < len(sizes) else None
+    return None
 
 
 _IS_NONE = re.compile(r"^\s*(.+?)\s+is\s+(not\s+)?None\s*$")
@@ -254,8 +304,10 @@ _GUARD_KIND = re.compile(r"^[| ]*\+- \w+: ")  # a guard tree line's drawing and 
 
 
 # Guards every version checks before the call's own values (grad mode first, then an input's type or identity): a
-# version failing one of these is of another mode, not the version the call differs from by a value.
-_COARSE = frozenset({"global", "type", "identity", "backend"})
+# version failing one of these is of another mode, not the version the call differs from by a value. A version
+# that failed on a number of items (a library's call passing more keyword arguments for a decoding step than for
+# the prompt) was compiled for the other kind of call too.
+_COARSE = frozenset({"global", "type", "identity", "backend", "length"})
 
 
 def cause_of(reasons: list[GuardFailure], varied: set[str]) -> GuardFailure:
@@ -264,7 +316,22 @@ def cause_of(reasons: list[GuardFailure], varied: set[str]) -> GuardFailure:
     (a version that fails grad mode was compiled for the other mode), and of those a value the frame's earlier
     recompiles had not already varied (``varied``: their sources and subjects), else the first."""
     fine = [failure for failure in reasons if failure.kind not in _COARSE] or reasons
-    return next((failure for failure in fine if not _related(failure, varied)), fine[0])
+    return _with_new_size(next((failure for failure in fine if not _related(failure, varied)), fine[0]), reasons)
+
+
+_NOW = re.compile(r"^dimension (\d+): .*?now (\d+)$")
+
+
+def _with_new_size(failure: GuardFailure, reasons: list[GuardFailure]) -> GuardFailure:
+    """A size failure on a range (``2 <= x.size()[0] <= 15``) says no new size; the same recompile's failure against
+    another version of the same tensor and dimension does (``expected 32, actual 1``): the size is said with it."""
+    if failure.kind != "size" or failure.dimension is not None:
+        return failure
+    for other in reasons:
+        found = _NOW.match(other.change) if other.kind == "size" and other.subject == failure.subject else None
+        if found and f".size()[{found.group(1)}]" in failure.change:
+            return replace(failure, change=f"dimension {found.group(1)}: now {found.group(2)} ({failure.change})")
+    return failure
 
 
 def varied_by(reasons: list[GuardFailure]) -> set[str]:

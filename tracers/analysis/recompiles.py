@@ -15,14 +15,14 @@ from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding
                            unique_ids)
 from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library, package_of,
                      is_users_file, parse_location, passed_by_user, short, traceback_lines, user_caller)
-from .guard_failures import GuardFailure, made_dynamic, parse_failure
+from .guard_failures import GuardFailure, made_dynamic, parse_failure, size_at
 from .guard_sources import (MODULE_DICTS, Attr, Source, call_site, compiled_argument, map_passed, map_wrapper_args,
                             naming, parse_source)
 from .claims import Claim, say
 from .run_evidence import CompileCall, RunEvidence, Specialisation
 from .symbolic_breaks import tells_dynamic, without_dynamic_advice
 from .trace_facts import CompileFacts, TraceFacts
-from .user_names import frame_words, resume_place
+from .user_names import frame_words, resume_place, spoken
 
 _LIMIT = re.compile(r"recompile[_ ]limit|cache[_ ]size[_ ]limit", re.I)
 _LIMIT_VALUE = re.compile(r"currently set to (\d+)")
@@ -73,9 +73,8 @@ _NOT_YOURS_TYPE = ("`{name}` reached `{frame}` ({file}, which your line calls) a
 _LIBRARY_KEYWORDS = ("`{name}` is the compiled function's own catch-all, filled by the library's call at {where} "
                      "(code your line calls): it passes another number of keyword arguments on some calls than on "
                      "others (a model's generate(), for one, calls it one way for the prompt and another for each "
-                     "decoding step), and each number compiles its own version. Nothing in your code to change; where the "
-                     "library documents a way to compile this call (a static cache, its own compile option), follow "
-                     "that.")
+                     "decoding step), and each number compiles its own version, once. Expected; nothing in your code "
+                     "to change.")
 _PINNED = ("Dynamo compiled `{name}` with a dynamic size, but {where} makes the size a constant in each version "
            "(torch: symbolic_shape_specialization, {reason}), so every new size compiles again. Marking the dimension "
            "dynamic does not help (torch then raises ConstraintViolationError at that line); write that step so it "
@@ -105,7 +104,10 @@ _PER_LAYER = ("Each layer compiled on its own runs one shared code, and its vers
 _PER_LAYER_CACHE = ("Make what every layer reads the same at the call (a per-layer cache: for training, call the model "
                     "with use_cache=False where it has one)")
 _PER_LAYER_BUFFER = ("Keep `{name}` in a tensor buffer (register_buffer), which the shared graph takes as an input "
-                     "where an int is a constant of each version")
+                     "where a number is a constant of each version")
+_PER_LAYER_PINNED = ("Its use at {where} (`{code}`) needs it as a Python number, so torch pins a number computed from it "
+                     "in each version (`{guard}`): write that step with tensor ops that take the value as a tensor "
+                     "(a mask from `torch.rand(...) < p` in place of a function that takes a Python float)")
 _PER_LAYER_GRAD = ("`{name}` reaches the layers with requires_grad set on some calls and not on others (as when the "
                    "first layer's input is your data and the later layers' inputs are outputs that require grad): one "
                    "version for each setting, once; nothing to fix.")
@@ -167,7 +169,7 @@ _ALIGNED = ("Version {version} was compiled for sizes of `{name}` that are multi
             "and this call's is not, so it compiled again. Pad that dimension to a "
             "multiple of {n} (a Hugging Face collator: DataCollatorWithPadding(tokenizer, pad_to_multiple_of={n})), "
             "and the dynamic version made so far serves those calls too.")
-_TO_CONSTANT = re.compile(r"dimension \d+: \d+ before, now ([01])")
+_TO_CONSTANT = re.compile(r"dimension \d+: (?:\d+ before, )?now ([01])(?: \(.*\))?")
 _TO_ONE = ("The new size is {size}: torch never makes a size of 0 or 1 symbolic, and compiles it as a constant of a "
            "version of its own, so calls with {size} there (one token at a time after a prompt, a batch of one) get "
            "that version, once. Nothing to fix while later calls keep to these sizes.")
@@ -311,12 +313,13 @@ def _compiled_at_one_line(evidence: RunEvidence, compiles: dict[str, CompileFact
 
 def _one_per_pattern(groups: dict[tuple[str, str, str], _Group]) -> dict[tuple[str, str, str], _Group]:
     """Bursts that are one pattern said once: the calls that brought them changed the same value of the same frame
-    first (a size growing on every call of a decoding loop is one cause, however many calls it recompiles on)."""
+    first, at the same dimension (a size growing on every call of a decoding loop is one cause, however many calls it
+    recompiles on; a prompt's length and its batch are two)."""
     merged: dict[tuple[str, str, str], _Group] = {}
     home: dict[tuple[str, str, str], tuple[str, str, str]] = {}
     for key, group in groups.items():
         first = group.failures[0][1]
-        signature = (group.frame, _pattern_subject(first), first.kind, _to_constant(first))
+        signature = (group.frame, _pattern_subject(first), first.kind, first.dimension, _to_constant(first))
         if not key[0].startswith("burst ") or signature not in home:
             if key[0].startswith("burst "):
                 home[signature] = key
@@ -372,6 +375,12 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     own = [compile_id for compile_id in compiled if compile_id in compiles and compiles[compile_id].frame == first_frame]
     last = compiles.get(own[-1]) if own else None
     dynamic = last is not None and made_dynamic(guards.get(last.compile_id, ""), first)
+    made = group.failures[0][0]
+    if not dynamic and first.dimension is not None and made in compiles and \
+            evidence.made_symbolic(made, first.source, first.dimension):
+        # the version this change compiled made the size a symbol; a later one of the group serves other calls
+        # (a decoding step after the prompt), whose guards say nothing of it
+        last, dynamic = compiles[made], True
     dim = _DIMENSION.match(first.change)
     dim_text = dim.group(1) if dim else ""
     if dynamic:  # symbolic in the guards, yet torch may have made it a constant while tracing (a loop over it)
@@ -401,7 +410,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     guard_failure = next((failure for _, failure in reversed(group.failures) if failure.line), first) \
         if specialised else first
     user, library = _lines(trace, guard_failure, ids[0])
-    if kind == "length" and subject in ("kwargs", "args") and library is not None:
+    keywords = kind == "length" and subject in ("kwargs", "args") and library is not None
+    if keywords:
         # the compiled function's own ``**kwargs``, filled by the library's call at ``library``: not the user's items
         advice = _LIBRARY_KEYWORDS.format(name=subject, where=library.short)
     batch = _last_batches(group, compiles) if kind == "size" else None
@@ -414,15 +424,25 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     if dynamic:
         served = f"; version {last.compile_id} served {last.calls} call{'s' if last.calls != 1 else ''}" \
             if last.calls else ""
-        what += f", then Dynamo compiled it as dynamic{served}"
-        later = ", ".join(evidence.failed_against(last.compile_id, subject)) or \
+        # torch names one failed guard: other numbers the same compile made symbols changed on that call too
+        also_values = [name for name in evidence.values_made_symbolic(made) if name not in (first.source, subject)] \
+            if kind == "value" else []
+        listed = ", ".join(f"`{spoken(name)}`" for name in also_values)
+        together = say(Claim("made-symbolic-too", (made, *also_values),
+                             f" (and {listed}, made dynamic in the same compile)"), evidence, said) if also_values else ""
+        what += f"{together}, then Dynamo compiled it as dynamic{served}"
+        # by torch's name: another call site names the same argument otherwise (``batch`` here, ``x`` there)
+        later = ", ".join(evidence.failed_against(last.compile_id, first.source or subject, first.dimension)) or \
             "the recompile limit refused a later call"
         library_call = evidence.library_compiled
         # the size the frame's first version was compiled for: a later version of size 1 (decode after a prompt)
         # failed is not where the dynamic one could have started
         how = _DYNAMIC_HOW["size" if kind == "size" and _markable(first) else "value"]
-        from_one = kind == "size" and _FROM_CONSTANT.match(first.change) and \
-            evidence.versions.get(first.version.rpartition("/")[0], [first.version])[0] == first.version
+        frame_first = evidence.versions.get(first.version.rpartition("/")[0], [first.version])[0]
+        # the first size was 0 or 1: the frame's first version was compiled for it (torch's guards say so)
+        from_one = _FROM_CONSTANT.match(first.change) if kind == "size" else None
+        if from_one and frame_first != first.version and size_at(guards.get(frame_first, ""), first) not in ("0", "1"):
+            from_one = None
         dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.entry_file or library_call.file).capitalize(),
                                                where=library_call.short) \
             if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1)) if from_one \
@@ -443,8 +463,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         if library_call is None and not from_one and not alone_fails and call is not None and not call.by_library \
                 and call.says("dynamic") is None:  # the first, static version skipped, as the advice says: checked
             remedies = (Remedy("compile-argument", "dynamic", True, call.file, call.line),)
-        advice = say(Claim("served-later-calls", (last.compile_id, subject), dynamic_said,
+        advice = say(Claim("served-later-calls", (last.compile_id, first.source or subject, dim_text), dynamic_said,
                            _DYNAMIC_NOT_ALL.format(later=later)), evidence, said)
+        if advice != dynamic_said:
+            remedies = ()  # the dynamic version does not serve the later calls: no fix of it is offered
         explained = SHAPES
     elif pin is not None:
         said.append(Claim("pinned", (last.compile_id, subject, dim_text), ""))
@@ -547,10 +569,13 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         if kind == "requires_grad":
             advice = _PER_LAYER_GRAD.format(name=subject)
         else:
-            how = _PER_LAYER_BUFFER if subject.startswith("self.") else _PER_LAYER_CACHE
-            advice = _PER_LAYER.format(name=subject, limit=_DEFAULT_LIMIT, how=how.format(name=subject))
+            if first.computed and first.line is not None:
+                how = _PER_LAYER_PINNED.format(where=first.line.short, code=first.line.code.strip(), guard=first.guard)
+            else:
+                how = (_PER_LAYER_BUFFER if subject.startswith("self.") else _PER_LAYER_CACHE).format(name=subject)
+            advice = _PER_LAYER.format(name=subject, limit=_DEFAULT_LIMIT, how=how)
     elif kind not in _PROPAGATES and not dynamic and len(compiled) == 1 and library is not None and user is not None \
-            and not _is_flag(first):
+            and not _is_flag(first) and not keywords:
         # The guard is in code the user calls (a library's), not theirs: said so, and not told to rewrite it.
         # the function the guard's line is in (the compiled frame may be a wrapper that calls it)
         guard_frame = library.function or frame

@@ -100,6 +100,10 @@ class RunEvidence:
         return next((found for found in self.specialised.get(compile_id, ())
                      if name in (found.name, found.said) and (dim is None or found.dim == dim)), None)
 
+    def values_made_symbolic(self, compile_id: str) -> list[str]:
+        """The numbers (not sizes) the compile made symbols, as torch's records name them, bare (``temperature``)."""
+        return sorted(name for name, dim in self.symbols.get(compile_id, ()) if dim == PLAIN_VALUE)
+
     def made_symbolic(self, compile_id: str, source: str, dim: int) -> bool:
         """The compile made that dimension of the value a symbol (torch's ``create_symbol`` record for it)."""
         return (_bare(source), dim) in self.symbols.get(compile_id, ())
@@ -130,11 +134,12 @@ class RunEvidence:
         order = self.versions.get(frame, [])
         return order[order.index(compile_id) + 1:] if compile_id in order else []
 
-    def failed_against(self, compile_id: str, subject: str | None = None) -> list[str]:
-        """The later compiles whose failed guard was this version's (on ``subject``, where given): calls it did
-        not serve (for that value)."""
+    def failed_against(self, compile_id: str, subject: str | None = None, dimension: int | None = None) -> list[str]:
+        """The later compiles whose failed guard was this version's (on ``subject``, at ``dimension`` of its size,
+        where given): calls it did not serve (for that value; a batch after a length is another cause)."""
         return [later for later, failure in self.failures.items()
-                if failure.version == compile_id and (subject is None or failure.subject == subject)]
+                if failure.version == compile_id and (subject is None or subject in (failure.subject, failure.source))
+                and (dimension is None or failure.dimension is None or failure.dimension == dimension)]
 
     def still_differs(self, compile_id: str) -> bool:
         """A later recompile of the frame failed the version this one failed against, on the same value: the value
@@ -181,9 +186,12 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
         elif artifact.kind == "guards" and artifact.compile_id and artifact.payload:
             evidence.pinned_values[artifact.compile_id] = _pinned_values(artifact.payload)
         elif artifact.name == "create_symbol" and artifact.compile_id:
-            sized = _SYMBOL_SOURCE.match(str(meta.get("source") or ""))
-            if sized:
-                evidence.symbols.setdefault(artifact.compile_id, set()).add((_bare(sized.group(1)), int(sized.group(2))))
+            source = str(meta.get("source") or "")
+            sized = _SYMBOL_SOURCE.match(source)
+            made = (_bare(sized.group(1)), int(sized.group(2))) if sized else \
+                (_bare(source), PLAIN_VALUE) if _VALUE_SOURCE.match(source) else None
+            if made:
+                evidence.symbols.setdefault(artifact.compile_id, set()).add(made)
         elif artifact.name == "symbolic_shape_specialization" and artifact.compile_id:
             evidence.specialised.setdefault(artifact.compile_id, []).extend(_specialisations(meta))
     evidence.versions = {frame: sorted(ids, key=compile_identity.sort_key) for frame, ids in frames.items()}
@@ -192,6 +200,8 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
 
 
 _SYMBOL_SOURCE = re.compile(r"^(.+)\.size\(\)\[(\d+)\]$")  # create_symbol's source: ``L['x'].size()[1]``
+_VALUE_SOURCE = re.compile(r"^L\[[^\]]+\](?:\.\w+)*$")  # or a number itself: ``L['alpha']``, ``L['self'].p``
+PLAIN_VALUE = -1  # the "dimension" of a number made a symbol, in ``RunEvidence.symbols``
 _LOCAL = re.compile(r"^L\[['\"](\w+)['\"]\]")
 
 
