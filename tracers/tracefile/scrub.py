@@ -25,6 +25,7 @@ def _prefixes() -> list[tuple[str, str]]:
     package_dirs = {sysconfig.get_paths().get(key) for key in ("purelib", "platlib")}
     package_dirs.update(getattr(site, "getsitepackages", lambda: [])())
     package_dirs.add(getattr(site, "getusersitepackages", lambda: None)())
+    package_dirs.update(_installed_into())
     candidates += [(directory, "<site-packages>") for directory in package_dirs if directory]
     candidates += [(os.getcwd(), "."), (tempfile.gettempdir(), "<tmp>")]
     candidates += [(prefix, "<python>") for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
@@ -35,6 +36,23 @@ def _prefixes() -> list[tuple[str, str]]:
         if prefix not in _TOO_BROAD:
             usable.append((prefix, placeholder))
     return sorted(set(usable), key=lambda item: len(item[0]), reverse=True)
+
+
+def _installed_into() -> set[str]:
+    """Folders on sys.path that pip installed packages into outside site-packages (``pip install --target``, on
+    PYTHONPATH): they hold a ``*.dist-info``. The working directory and folders in it stay the user's own."""
+    here = os.getcwd().rstrip("/") + "/"
+    found = set()
+    for entry in sys.path:
+        if not entry or (entry.rstrip("/") + "/").startswith(here) or not os.path.isdir(entry):
+            continue
+        try:
+            with os.scandir(entry) as listing:
+                if any(item.name.endswith(".dist-info") for item in listing):
+                    found.add(entry)
+        except OSError:
+            continue
+    return found
 
 
 # No match of _ANY_PACKAGES_DIR holds one of these: it lies inside a stretch of text between two of them.

@@ -79,3 +79,16 @@ def test_a_path_torch_quotes_in_backquotes_is_scrubbed():
 
     text = json.dumps("the function `disable` in file `/opt/py/lib/python3.11/site-packages/torch/x.py` should not")
     assert json.loads(scrub(text)) == "the function `disable` in file `<site-packages>/torch/x.py` should not"
+
+
+def test_packages_installed_outside_site_packages_are_packages_too(tmp_path, monkeypatch):
+    # pip install --target DIR, with DIR on PYTHONPATH: a library's code, not the user's, though no
+    # site-packages is in its path; a folder of the working directory stays the user's even so.
+    vendored = tmp_path / "vendored"
+    (vendored / "accelerate-1.0.dist-info").mkdir(parents=True)
+    project = tmp_path / "project"
+    (project / "libs" / "mine-0.1.dist-info").mkdir(parents=True)
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(sys, "path", [*sys.path, str(vendored), str(project / "libs")])
+    text = scrub(_as_json({"a": f"{vendored}/accelerate/accelerator.py", "b": f"{project}/libs/mine/m.py"}))
+    assert json.loads(text) == {"a": "<site-packages>/accelerate/accelerator.py", "b": "./libs/mine/m.py"}
