@@ -204,10 +204,12 @@ def _computed_from(guard: str) -> Source | None:
     pinned the expression, as when a symbolic float reached an operator that needs a Python number."""
     if not _EQUALS_NUMBER.search(guard):
         return None
-    sources = {str(source): source for _, source in find_sources(guard)}
-    if len(sources) != 1:
+    found = find_sources(guard)
+    if len({str(source) for _, source in found}) != 1:
         return None
-    (source,) = sources.values()
+    (start, end), source = found[0]
+    if not guard[:start].strip(" (") and _EQUALS_NUMBER.fullmatch(guard[end:].lstrip(" )")):
+        return None  # the value itself pinned (``self.depth == 2``): no number computed from it
     named = naming(source)
     return source if named.stack is None and named.attribute is None else None
 

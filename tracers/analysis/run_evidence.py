@@ -101,8 +101,10 @@ class RunEvidence:
                      if name in (found.name, found.said) and (dim is None or found.dim == dim)), None)
 
     def values_made_symbolic(self, compile_id: str) -> list[str]:
-        """The numbers (not sizes) the compile made symbols, as torch's records name them, bare (``temperature``)."""
-        return sorted(name for name, dim in self.symbols.get(compile_id, ()) if dim == PLAIN_VALUE)
+        """The numbers (not sizes) of the user's the compile made symbols, bare (``temperature``): not the values
+        Dynamo itself hands across a graph break (``___stack0``)."""
+        return sorted(name for name, dim in self.symbols.get(compile_id, ())
+                      if dim == PLAIN_VALUE and not name.startswith("___"))
 
     def made_symbolic(self, compile_id: str, source: str, dim: int) -> bool:
         """The compile made that dimension of the value a symbol (torch's ``create_symbol`` record for it)."""

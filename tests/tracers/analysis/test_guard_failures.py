@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracers.analysis.guard_failures import made_dynamic, parse_failure
+from tracers.analysis.guard_failures import cause_of, made_dynamic, parse_failure
 
 pytestmark = pytest.mark.pure
 
@@ -77,3 +77,32 @@ def test_the_limit_said_is_the_running_torchs_default_and_versions_leave_out_the
     compiles["1/0"] = CompileFacts("1/0", "other (model.py:9)")
     assert recompiles._versions(compiles)[frame] == 5
 
+
+
+def test_a_number_computed_from_one_value_and_pinned_is_that_values_change():
+    # a symbolic float reached an operator that needs a Python number: torch pins the expression, at that line
+    failure = parse_failure("0/7: (1.0 + ((-1)*self.drop_prob)) == 0.8444  # mask = x.bernoulli_(keep)  "
+                            "# blocks.py:12 in drop_path")
+    assert (failure.subject, failure.kind, failure.computed) == ("self.drop_prob", "value", True)
+    assert failure.line is not None and failure.line.line == 12
+    assert failure.guard == "(1.0 + ((-1)*self.drop_prob)) == 0.8444"
+    plain = parse_failure("0/2: self.depth_index == 1")
+    assert (plain.subject, plain.kind, plain.computed) == ("self.depth_index", "value", False)
+    # the next version pins the expression again: specialised, not dynamic
+    assert not made_dynamic("| +- LAMBDA_GUARD: (1.0 + ((-1)*L['self'].drop_prob)) == 0.8222  # m", failure)
+
+
+def test_a_version_failing_on_a_number_of_items_is_of_the_other_kind_of_call():
+    # generate() passes the prompt's call one keyword fewer than a decoding step's: against the version of its own
+    # kind (the prompt's), the new prompt's length is what changed
+    reasons = [parse_failure("0/1: len(kwargs) == 7"),
+               parse_failure("0/0: tensor 'kwargs['input_ids']' size mismatch at index 1. expected 6, actual 11")]
+    assert cause_of(reasons, {"kwargs"}).subject == "input_ids"
+
+
+def test_a_range_failure_takes_the_new_size_from_the_same_recompiles_other_failure():
+    reasons = [parse_failure("0/1: 2 <= x.size()[0] <= 15"),
+               parse_failure("0/0: tensor 'x' size mismatch at index 0. expected 32, actual 1")]
+    chosen = cause_of(reasons, set())
+    assert chosen.version == "0/1" and chosen.change.startswith("dimension 0: now 1 (")
+    assert chosen.dimension == 0
