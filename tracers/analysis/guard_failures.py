@@ -86,6 +86,7 @@ class GuardFailure:
                 "type": f"the type of {name} changed",
                 "value": f"{name} changed" if self.worded else f"the value of {name} changed",
                 "length": f"the number of items in {name} changed",
+                "keys": f"the keys of {name} changed",
                 "global": f"{self.subject} changed",
                 "backend": "the backend changed"}.get(self.kind, f"a guard on {name} failed")
         return said
@@ -145,8 +146,12 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
     key = _DICT_CONTAINS.match(guard)
     if key:  # ``___dict_contains('k', cache)``: whether the dict holds the key is guarded, not the dict
         absent, _, name, holder = key.groups()
-        return _said(holder), "other", f"it {'held no' if absent else 'held the'} key '{name}' when the version before " \
+        return _said(holder), "keys", f"it {'held no' if absent else 'held the'} key '{name}' when the version before " \
             "was compiled", holder.strip()
+    missing = _KEY_ERROR.match(guard)
+    if missing:  # the version read a key this call's dict does not hold
+        holder, _, name = missing.groups()
+        return _said(holder), "keys", f"it held the key '{name}' when the version before was compiled", holder.strip()
     not_tensor = _NOT_TENSOR.search(guard)
     if not_tensor:  # torch's check that a tensor argument still is one (the call passed a dict or a tuple)
         return _said(not_tensor.group(1)), "type", f"a tensor before, now {not_tensor.group(2)}", not_tensor.group(1)
@@ -235,6 +240,7 @@ _OPERATOR = re.compile(r"^\s*(==|!=|<=|>=|<|>|is\s+not\s|is\s)\s*(.+?)\s*$")
 
 _NOT = re.compile(r"^\s*not\s+(\S.*?)\s*$")
 _DICT_CONTAINS = re.compile(r"^\s*(not\s+)?___dict_contains\((['\"])(.*?)\2,\s*(.+)\)\s*$")
+_KEY_ERROR = re.compile(r"^\s*KeyError on (.+)\[(['\"])(.*?)\2\]\s*$")
 _NOT_TENSOR = re.compile(r"expected type of '(.+?)' to be a tensor type, '? ?but found <class '([\w.]+)'>")
 
 
@@ -307,9 +313,10 @@ _GUARD_KIND = re.compile(r"^[| ]*\+- \w+: ")  # a guard tree line's drawing and 
 
 # Guards every version checks before the call's own values (grad mode first, then an input's type or identity): a
 # version failing one of these is of another mode, not the version the call differs from by a value. A version
-# that failed on a number of items (a library's call passing more keyword arguments for a decoding step than for
-# the prompt) was compiled for the other kind of call too.
-_COARSE = frozenset({"global", "type", "identity", "backend", "length"})
+# that failed on the keys a dict holds, or on the number of keyword arguments (a library's call passing more for a
+# decoding step than for the prompt), was compiled for the other kind of call too.
+_COARSE = frozenset({"global", "type", "identity", "backend", "keys"})
+_CALL_ITEMS = frozenset({"kwargs", "args"})
 
 
 def cause_of(reasons: list[GuardFailure], varied: set[str]) -> GuardFailure:
@@ -317,7 +324,8 @@ def cause_of(reasons: list[GuardFailure], varied: set[str]) -> GuardFailure:
     against, torch's order): a value or size that failed against a version of the call's own mode, where one did
     (a version that fails grad mode was compiled for the other mode), and of those a value the frame's earlier
     recompiles had not already varied (``varied``: their sources and subjects), else the first."""
-    fine = [failure for failure in reasons if failure.kind not in _COARSE] or reasons
+    fine = [failure for failure in reasons if failure.kind not in _COARSE
+            and not (failure.kind == "length" and failure.subject in _CALL_ITEMS)] or reasons
     return _with_new_size(next((failure for failure in fine if not _related(failure, varied)), fine[0]), reasons)
 
 

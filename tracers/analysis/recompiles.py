@@ -40,6 +40,8 @@ _ADVICE = {
     "value": "The value of `{name}` is a constant in the compiled graph: each new value compiles a new version. If it "
              "varies from call to call, pass it as a tensor.",
     "backend": "Each torch.compile backend compiles its own version of the frame: expected when comparing backends.",
+    "keys": "Each set of keys `{name}` arrives with compiles its own version, once: pass the same keys on every call "
+            "(a default value where a key is optional) if the versions cost more than they are worth.",
     "global": "Nothing to fix: each setting of {name} compiles its own version, once, as expected when one compiled "
               "function serves both training and evaluation under torch.no_grad(). (Compiling the evaluation step on its "
               "own moves that compile there; it does not save it.)",
@@ -97,6 +99,11 @@ _GLOBAL_COUNTER = ("`{name}` is a global number the compiled function changes it
                    "it as a constant of each version, so every call's new value compiles a new version (and past the "
                    "recompile limit, calls run eager). Count outside the compiled function (in the loop that calls "
                    "it), or keep the count in a tensor updated in place.")
+_HOOK_DICT = re.compile(r"^(.+)\._(?:forward|forward_pre|backward|backward_pre)_hooks$")
+_HOOKS_CHANGED = ("Dynamo guards the hooks on `{owner}` (the compiled code runs them inline): a hook added or removed "
+                  "after a compile makes the next call compile again, with the hooks it finds then, so the results "
+                  "stay right. Expected where hooks come and go on purpose; else register them before the first "
+                  "call and keep them.")
 _PER_LAYER = ("Each layer compiled on its own runs one shared code, and its versions serve whichever layer's call "
               "matches their guards: `{name}` differs from one layer's call to the next, so the layers need a version "
               "each, up to the recompile limit ({limit} by default); past it, the other layers run eager. {how}, or "
@@ -539,6 +546,11 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         advice = _WARMUP.format(name=subject, version=first.version)
     elif kind == "length" and _appends_itself(guard_failure, subject):
         advice = _APPENDED.format(name=subject, where=guard_failure.line.short if guard_failure.line else "its line")
+    elif kind == "length" and _HOOK_DICT.match(subject):
+        owner = _HOOK_DICT.match(subject).group(1)
+        changed = f"the hooks on `{owner}` changed (one added or removed since the version before was compiled)"
+        what = what.replace(first.said, changed)
+        advice = _HOOKS_CHANGED.format(owner=owner)
     if kind in _PROPAGATES and served_once:
         # A batch is dimension 0: a different dimension that changed once is not a last batch (a prompt, then decode).
         once = _ONCE if first.change.startswith("dimension 0:") else _ONCE_OTHER

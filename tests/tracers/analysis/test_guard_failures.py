@@ -106,3 +106,15 @@ def test_a_range_failure_takes_the_new_size_from_the_same_recompiles_other_failu
     chosen = cause_of(reasons, set())
     assert chosen.version == "0/1" and chosen.change.startswith("dimension 0: now 1 (")
     assert chosen.dimension == 0
+
+
+def test_the_keys_of_a_dict_are_of_the_other_kind_of_call():
+    # a version compiled with the optional key fails a call without it (KeyError) or the other way round: against
+    # the version of the same keys, a hook's closure list that grew is what changed
+    missing = parse_failure("0/1: KeyError on batch['weight']")
+    assert (missing.subject, missing.kind) == ("batch", "keys") and missing.said == "the keys of `batch` changed"
+    absent = parse_failure("0/0: not ___dict_contains('weight', batch)")
+    assert absent.kind == "keys" and "held no key 'weight'" in absent.change
+    grown = parse_failure("0/0: not self.mix._forward_hooks[list(self.mix._forward_hooks.keys())[0]].__closure__[0]"
+                          ".cell_contents")
+    assert cause_of([missing, grown], set()) is grown
