@@ -22,9 +22,9 @@ def _said(call: CompileCall, times: int) -> str:
     who = library_name(call.file, "a library")
     entry = library_name(call.entry_file, "") if call.entry_name else ""
     if entry and entry != who:  # the user called one library, another made the call: the Trainer through accelerate
-        who = f"{entry}'s `{call.entry_name}` (through {who})"
+        who = f"{_possessive(entry)} `{call.entry_name}` (through {who})"
     elif entry:
-        who = f"{who}'s `{call.entry_name}`"
+        who = f"{_possessive(who)} `{call.entry_name}`"
     target = f"`{call.compiled_name}`" if call.compiled_name else "a function"
     arguments = "".join(f", {name}={value!r}" for name, value in call.arguments.items())
     user = SourceLine(call.user_file.replace("\\", "/"), call.user_line).short
@@ -33,3 +33,8 @@ def _said(call: CompileCall, times: int) -> str:
     where = SourceLine(call.file.replace("\\", "/"), call.line).short
     return (f"compiled by {who}, not by your code: torch.compile({target}{arguments}) at {where}{often}, "
             f"reached from your line {user}{code}")
+
+
+def _possessive(name: str) -> str:
+    """``transformers'``, ``accelerate's``."""
+    return f"{name}'" if name.endswith("s") else f"{name}'s"

@@ -13,6 +13,7 @@ from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Trace
 from tracers.tracefile.torch_records import CONFIG_KEY
 
+from .frames import library_name
 from .guard_failures import GuardFailure, parse_failure
 from .guard_sources import naming, parse_source
 from .symbolic_breaks import SymbolicBreak, symbolic_breaks
@@ -258,6 +259,8 @@ def _compile_call(meta: dict[str, Any]) -> CompileCall:
     line = meta.get("line")
     user = meta.get("user") if isinstance(meta.get("user"), dict) else {}
     entry = meta.get("entry") if isinstance(meta.get("entry"), dict) else {}
+    if library_name(str(entry.get("filename") or ""), "") == "torch":
+        entry = {}  # a trace of an older tracer named torch's own wrapper (a no_grad decorator) as the one called
     return CompileCall(str(meta.get("filename") or ""), line if isinstance(line, int) else 0, str(meta.get("loc") or ""),
                        {str(key): value for key, value in arguments.items()
                         if value is None or isinstance(value, (bool, str))},

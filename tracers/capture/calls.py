@@ -196,7 +196,9 @@ def _compile_called(recorder: Recorder, args: tuple[Any, ...], kwargs: dict[str,
         # and the library function that line called (the Trainer's train() where accelerate made the call)
         user, entry = frame, frame
         while user is not None and _installed(user.f_code.co_filename):
-            user, entry = user.f_back, user
+            if not user.f_code.co_filename.startswith((*_TORCH, _STDLIB)):
+                entry = user  # torch's own wrappers on the way (generate()'s @torch.no_grad()) are not whom it called
+            user = user.f_back
         via = {"user": {"filename": user.f_code.co_filename, "line": user.f_lineno, "name": user.f_code.co_name,
                         "loc": linecache.getline(user.f_code.co_filename, user.f_lineno).strip()},
                "entry": {"filename": entry.f_code.co_filename, "name": _qualified(entry)}} \
