@@ -145,7 +145,7 @@ def test_the_cause_of_a_recompile_skips_versions_of_another_mode_and_values_seen
 def test_dict_key_and_not_a_tensor_guards_are_read():
     key = parse_failure("0/1: ___dict_contains('k', self._modules['attn'].cache)  # if \"k\" in self.cache:  "
                         "# m.py:20 in forward")
-    assert (key.subject, key.kind) == ("self.attn.cache", "other")
+    assert (key.subject, key.kind) == ("self.attn.cache", "keys")
     assert key.change == "it held the key 'k' when version 0/1 was compiled"
     batch = parse_failure("0/2: expected type of 'batch' to be a tensor type, ' but found <class 'dict'>")
     assert (batch.subject, batch.kind, batch.change) == ("batch", "type", "a tensor before, now dict")
