@@ -4,7 +4,7 @@ compiled as resume functions, and their recompiles on values the line computed."
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
@@ -15,7 +15,7 @@ from .frames import SourceLine, library_name, parse_location, short, traceback_l
 from .guard_failures import GuardFailure
 from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
-from .user_names import frame_words, resume_place
+from .user_names import frame_words, resume_place, stack_value_words
 
 _IN_OPTIM = "torch/optim/"
 _CARRIED = frozenset({"size", "dtype", "device", "requires_grad"})
@@ -268,6 +268,18 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
         place = _resumed_at(facts.frame)
         home = home_of.get(place) if place is not None else None
         if home is not None:
-            groups[home].merged[compile_id] = failure
+            groups[home].merged[compile_id] = _by_break_line(failure, groups[home].user, place[2])
             merged.add(compile_id)
     return merged
+
+
+_WAS = re.compile(r"^it was (\S+) when")
+
+
+def _by_break_line(failure: GuardFailure, user: SourceLine | None, line: int) -> GuardFailure:
+    """A value handed across the break is what the break's line computed (``peak = h.max().item()``'s number),
+    not the line after it where the guard records its use: said by the break's line."""
+    if user is None or user.line != line or not user.code:
+        return failure
+    found = _WAS.match(failure.change)
+    return replace(failure, subject=stack_value_words(user.code, line, found.group(1) if found else ""))

@@ -9,7 +9,7 @@ _KWARGS = re.compile(r"^kwargs\['([^']+)'\]")  # a keyword argument a **kwargs f
 _MODULE_DICT = re.compile(r"\._(?:modules|parameters|buffers)\['([^']+)'\]")  # nn.Module storage: an attribute
 _IMPORTED = re.compile(r"__import_(\w+?)(?=[.\[\s]|$)")  # Dynamo's global alias for an imported module
 _STACK = re.compile(r"^___stack(\d+)$")
-_ITEM_CALL = re.compile(r"([A-Za-z_][\w.]*(?:\([^()]*\))?\.item\(\))")
+_ITEM_CALL = re.compile(r"([A-Za-z_]\w*(?:\.\w+|\([^()]*\))*\.item\(\))")  # ``h.abs().max().item()`` whole
 _RESUME = re.compile(r"^(?:[\w.]+\.)?torch_dynamo_resume_in_(\w+?)_at_(\d+)\b")  # a method's: Class.torch_…
 
 

@@ -118,3 +118,16 @@ def test_the_keys_of_a_dict_are_of_the_other_kind_of_call():
     grown = parse_failure("0/0: not self.mix._forward_hooks[list(self.mix._forward_hooks.keys())[0]].__closure__[0]"
                           ".cell_contents")
     assert cause_of([missing, grown], set()) is grown
+
+
+def test_a_value_handed_across_a_break_is_said_by_the_line_that_computed_it():
+    from tracers.analysis.breaks import _by_break_line
+    from tracers.analysis.frames import SourceLine
+    from tracers.analysis.user_names import stack_value_words
+
+    assert stack_value_words("peak = h.abs().max().item()", 24, "0.6") == \
+        "the number `h.abs().max().item()` returned (line 24)"
+    # torch's guard records where the value is used (the logging line after the break), not where it was made
+    used = parse_failure("1/0: ___stack0 == 0.63  # logger.info('peak %.3f', peak)  # t.py:25 in forward")
+    said = _by_break_line(used, SourceLine("t.py", 24, "forward", "peak = h.abs().max().item()"), 24)
+    assert said.subject == "the number `h.abs().max().item()` returned (line 24)"
