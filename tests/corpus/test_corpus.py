@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -22,10 +23,17 @@ _RUNS: dict[str, corpus.Run] = {}
 pytestmark = [pytest.mark.corpus, pytest.mark.torch]
 
 
+def _missing(truth: corpus.Truth) -> list[pytest.MarkDecorator]:
+    """A skip mark for a program that needs a library beyond transformers (its truth's ``"requires"``, e.g.
+    accelerate) that is not installed: the importorskip above, per program."""
+    missing = [name for name in truth.raw.get("requires", []) if importlib.util.find_spec(name) is None]
+    return [pytest.mark.skip(reason=f"{truth.name} needs {', '.join(missing)}")] if missing else []
+
+
 def _params(strict_findings: bool) -> list:
     params = []
     for truth in TRUTHS:
-        marks = [pytest.mark.slow] if truth.slow else []
+        marks = ([pytest.mark.slow] if truth.slow else []) + _missing(truth)
         if strict_findings and truth.xfail:
             marks.append(pytest.mark.xfail(strict=True, reason=truth.xfail))
         params.append(pytest.param(truth, id=truth.name, marks=marks))
@@ -39,6 +47,8 @@ def traced(request):
     its own processes, so what it counts and finds does not depend on what runs beside it."""
     wanted: dict[str, corpus.Truth] = {}
     for item in request.session.items:
+        if item.get_closest_marker("skip"):  # a program whose library is missing: not traced
+            continue
         params = getattr(getattr(item, "callspec", None), "params", {})
         truth = params["fix"].as_truth() if "fix" in params else params.get("truth")
         if isinstance(truth, corpus.Truth):
@@ -80,6 +90,7 @@ def _fix_params() -> list:
     params = []
     for fix in FIXES:
         marks = [] if fix.name_id in DEFAULT_FIXES and not fix.truth.slow else [pytest.mark.slow]
+        marks += _missing(fix.truth)
         if fix.xfail:
             marks.append(pytest.mark.xfail(strict=True, reason=fix.xfail))
         params.append(pytest.param(fix, id=fix.name_id, marks=marks))

@@ -1,0 +1,47 @@
+"""tabular_breaks.py with its .item() break finding's fix applied: "for a print or a .item(), return the tensor and
+use it after the call": peak stays a tensor, the clamp is a torch.where, the caller logs peak.item()."""
+import logging
+import math
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+logger = logging.getLogger("tabular")
+logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s")
+
+
+class TabularNet(nn.Module):
+    def __init__(self, features=12, hidden=48):
+        super().__init__()
+        self.norm = nn.LayerNorm(features)
+        self.body = nn.Sequential(nn.Linear(features, hidden), nn.GELU(), nn.Linear(hidden, hidden), nn.GELU())
+        self.out = nn.Linear(hidden, 1)
+
+    def forward(self, x):
+        x = self.norm(x)
+        h = self.body(x)
+        peak = h.abs().max()
+        h = torch.where(peak > 0.75, h.clamp(-0.75, 0.75), h)
+        scale = np.sqrt(h.shape[-1]) / math.pi
+        return self.out(h * float(np.float32(scale))), peak
+
+
+def main():
+    torch.manual_seed(0)
+    model = torch.compile(TabularNet(), backend="aot_eager")
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    for step in range(6):
+        x = torch.randn(32, 12) * (1 + step)
+        y = x[:, :3].sum(dim=1, keepdim=True)
+        pred, peak = model(x)
+        logger.info("activation peak %.3f", peak.item())
+        loss = nn.functional.mse_loss(pred, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(f"step {step}: loss {loss.item():.4f}")
+
+
+if __name__ == "__main__":
+    main()
