@@ -442,11 +442,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         later = ", ".join(evidence.failed_against(last.compile_id, first.source or subject, first.dimension)) or \
             "the recompile limit refused a later call"
         library_call = evidence.library_compiled
-        # the size the frame's first version was compiled for: a later version of size 1 (decode after a prompt)
-        # failed is not where the dynamic one could have started
         how = _DYNAMIC_HOW["size" if kind == "size" and _markable(first) else "value"]
         frame_first = evidence.versions.get(first.version.rpartition("/")[0], [first.version])[0]
-        # the first size was 0 or 1: the frame's first version was compiled for it (torch's guards say so)
+        # the first size was 0 or 1 where the frame's first version was compiled for it (its guards say so): a later
+        # version of size 1 that failed (decode after a prompt) is not where the dynamic one could have started
         from_one = _FROM_CONSTANT.match(first.change) if kind == "size" else None
         if from_one and frame_first != first.version and size_at(guards.get(frame_first, ""), first) not in ("0", "1"):
             from_one = None
