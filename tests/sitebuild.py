@@ -94,6 +94,7 @@ def build_release_site(base: Path) -> ReleaseSite | None:
         text = (ROOT / "docs" / page).read_text(encoding="utf-8")
         # Links to chapters this small site leaves out become their text.
         text = re.sub(r"\[([^\]]+)\]\((\d\d-[\w-]+\.md)(#[\w-]*)?\)", r"\1", text)
+        text = re.sub(r"\{ref\}`([^`<]+?)\s*<ch\d+-[\w-]+>`", r"\1", text)  # and links to their labels
         (docs / page).write_text(text, encoding="utf-8")
     for folder in ("verify", "_traces", "_compare"):  # the data the pages read (changes.md shows a comparison)
         shutil.copytree(ROOT / "docs" / folder, docs / folder)

@@ -102,6 +102,7 @@ def test_open_builds_first_when_needed_then_only_opens(tmp_path, monkeypatch, fa
 
 def test_open_with_no_out_uses_the_same_place_as_build(tmp_path, monkeypatch, fake_builds):
     built, opened = fake_builds
+    monkeypatch.chdir(tmp_path)  # away from a checkout whose build/html open would take first
     monkeypatch.setenv("TORCH_WALKTHROUGH_CACHE", str(tmp_path / "cache"))
     installed = sources(tmp_path / "site-packages" / "walkthrough" / "_site")
     monkeypatch.setattr(build, "site_sources", lambda: bundle.SiteSources(installed, installed / "docs", False))
