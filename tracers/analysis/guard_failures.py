@@ -14,6 +14,7 @@ _VERSION = re.compile(r"^(\d+/\d+|\S+): ")  # "0/3: " before each version's fail
 _VERSION_ID = re.compile(r"\d+/\d+")
 _COMMENT = re.compile(r"#\s*(.*?)\s*#\s*(\S+\.py):(\d+) in (\w+)")  # "... # code  # file.py:5 in fn"
 _TORCH_HINT = re.compile(r"\(HINT: (.*?)\)\s*$", re.M)
+_HINT_NAME = re.compile(r'^guard on "([A-Za-z_]\w*)"([^\s,]*)')  # torch's name for a closure's value: ``"captured"[0]``
 # The name may hold quotes itself (``tensor 'kwargs['input_ids']' size mismatch``).
 _TENSOR = re.compile(r"tensor '(.+?)' (\w+) mismatch(?: at index (\d+))?\.?\s*(?:expected ([^,]+), actual (\S+))?")
 _OBJ_ID = re.compile(r"___check_obj_id\(\s*([^,]+),")
@@ -107,7 +108,11 @@ def parse_failure(reason: str) -> GuardFailure:
         change = change.replace("when the version before was compiled", f"when version {version} was compiled")
     # a global of the script itself (``G['__import___main__'].features``) is the name the script wrote: ``features``
     subject = subject.removeprefix("__main__.")
-    return GuardFailure(version, subject, kind, change, line, hint.group(1).strip() if hint else None, reason, source)
+    hint_text = hint.group(1).strip() if hint else None
+    named = _HINT_NAME.match(hint_text or "")
+    if named and ".__closure__[" in subject:  # a closure's cell (a hook's list): torch names the variable it holds
+        subject = named.group(1) + named.group(2)
+    return GuardFailure(version, subject, kind, change, line, hint_text, reason, source)
 
 
 def _guard_of(first: str) -> tuple[str, str]:

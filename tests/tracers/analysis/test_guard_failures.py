@@ -131,3 +131,13 @@ def test_a_value_handed_across_a_break_is_said_by_the_line_that_computed_it():
     used = parse_failure("1/0: ___stack0 == 0.63  # logger.info('peak %.3f', peak)  # t.py:25 in forward")
     said = _by_break_line(used, SourceLine("t.py", 24, "forward", "peak = h.abs().max().item()"), 24)
     assert said.subject == "the number `h.abs().max().item()` returned (line 24)"
+
+
+def test_a_closure_cell_is_said_by_the_variable_torch_names_in_its_hint():
+    hooked = "self._modules['mix']._forward_hooks[list(dict.keys(self._modules['mix']._forward_hooks))[0]]"
+    failure = parse_failure(f"0/0: not {hooked}.__closure__[0].cell_contents  # h = lambda m, i, o: "
+                            "captured.append(o)  # s.py:38 in <lambda> (HINT: guard on \"captured\")")
+    assert (failure.subject, failure.kind) == ("captured", "length")
+    assert failure.said == "the number of items in `captured` changed"
+    plain = parse_failure(f"0/0: not {hooked}.__closure__[0].cell_contents  # captured.append(o)  # s.py:38 in <lambda>")
+    assert "__closure__" in plain.subject  # no hint: torch's path stays, never a guessed name
