@@ -287,8 +287,13 @@ def versions() -> str:
     import torch
     import transformers
 
-    return (f"torch {torch.__version__} (git {torch.version.git_version[:12]}), transformers {transformers.__version__}, "
-            f"Python {platform.python_version()}, {platform.machine()}")
+    try:  # the programs that declare "requires": ["accelerate"] run only where it is installed
+        import accelerate
+    except ImportError:
+        accelerate = None
+    extra = f", accelerate {accelerate.__version__}" if accelerate is not None else ""
+    return (f"torch {torch.__version__} (git {torch.version.git_version[:12]}), transformers {transformers.__version__}"
+            f"{extra}, Python {platform.python_version()}, {platform.machine()}")
 
 
 def short_counts(counts: dict[str, dict[str, int]]) -> str:
