@@ -18,7 +18,7 @@ from tracers.vocabulary.durations import duration
 from .kernels import Kernel, KernelMap, UserLine, kernel_map
 from .one_time import OneTime, one_time
 from .speed_layers import layered
-from .spread import Compared, Spread, rounds
+from .spread import MIN_PER_ROUND, Compared, Spread, rounds
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,12 @@ class PartSpeed:
     @property
     def speedup(self) -> float | None:
         return self.eager_ns / self.compiled_ns if self.compiled_ns and self.eager_ns is not None else None
+
+    @property
+    def ratio(self) -> str:
+        """The speedup as the tables show it: ``1.84×``, or ``—`` where no spread was measured (too few steady calls
+        for two rounds: one pair of medians over so few calls is no verdict, warm-up noise included)."""
+        return f"{self.speedup:.2f}×" if self.speedup is not None and self.verdict is not None else "—"
 
     @property
     def verdict(self) -> str | None:
@@ -167,7 +173,8 @@ class FunctionSpeed:
         if headline is None or headline.speedup is None:
             return "—"
         if headline.verdict is None:
-            return f"no spread measured ({headline.steady} steady {self.per}s: too few for rounds)"
+            return (f"no verdict: {headline.steady} steady {self.per}{'' if headline.steady == 1 else 's'}, "
+                    f"{2 * MIN_PER_ROUND} needed (two rounds)")
         if headline.verdict == "slower":
             return "slower"
         if headline.verdict == "even":

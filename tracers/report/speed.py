@@ -105,7 +105,7 @@ def runtime_html(speed: Speed | None) -> str:
 
 
 def _function(function: FunctionSpeed) -> FunctionRow:
-    speedup = f"{function.speedup:.2f}×" if function.speedup is not None else "—"
+    speedup = function.headline.ratio if function.headline is not None else "—"
     headline = function.headline
     parts = tuple(_part(part) for part in [headline] + [other for other in (function.step, function.forward,
                                                                            function.backward)
@@ -120,7 +120,7 @@ def _function(function: FunctionSpeed) -> FunctionRow:
 
 def _part(part: PartSpeed) -> PartRow:
     return PartRow(part.part, f"{part.steady:,}", _time(part.eager_ns), _time(part.compiled_ns),
-                   f"{part.speedup:.2f}×" if part.speedup is not None else "—",
+                   part.ratio,
                    part.spread_text if part.compared is not None else "—", part.verdict == "slower")
 
 

@@ -66,10 +66,7 @@ def _verdict(function: FunctionSpeed, style: Style) -> str:
 
 
 def _speedup(part: PartSpeed, style: Style) -> str:
-    if part.speedup is None:
-        return f"{'—':>9}"
-    text = f"{part.speedup:.2f}×"
-    return style.red(f"{text:>9}") if part.verdict == "slower" else f"{text:>9}"
+    return style.red(f"{part.ratio:>9}") if part.verdict == "slower" else f"{part.ratio:>9}"
 
 
 def _time(ns: float | None) -> str:

@@ -18,11 +18,13 @@ CALLS = 44  # 1 compiling + 3 warm-up + 40 steady: five rounds of eight
 
 
 def _trace(compiled_steps: list[int], eager_steps: list[int], compile_ns: int = 10**9) -> Trace:
-    """A compiled object called once a step, forward and backward constant, steps as given (CALLS - 1 of them)."""
+    """A compiled object called once a step, forward and backward constant, steps as given (one call more)."""
+    calls = len(compiled_steps) + 1
+
     def timed(steps: list[int], compiling: bool) -> TimedFunction:
-        host = (compile_ns if compiling else 1_000,) + (1_000,) * (CALLS - 1)
+        host = (compile_ns if compiling else 1_000,) + (1_000,) * (calls - 1)
         return TimedFunction("train.py:9", 0, "Net", host, compiling=(0,) if compiling else (),
-                             compile_ids=("0/0",) if compiling else (), backward_host_ns=(2_000,) * CALLS,
+                             compile_ids=("0/0",) if compiling else (), backward_host_ns=(2_000,) * calls,
                              step_host_ns=tuple(steps))
     record = SpeedRecord(TimedRun("compiled", (timed(compiled_steps, True),)),
                          TimedRun("eager", (timed(eager_steps, False),)))
@@ -92,3 +94,11 @@ def test_a_call_without_a_backward_is_left_out_of_the_backward():
     trace.info.runtime = SpeedRecord(TimedRun("compiled", functions), record.eager).as_json()
     [function] = speed_of(trace).functions
     assert function.backward.steady == function.forward.steady - 1
+
+
+def test_too_few_steady_steps_give_no_ratio_and_no_verdict():
+    trace = _trace([70_000_000] * 5, [464_000] * 5)  # 1 compiling call, 3 warm-up, 2 steady calls: 1 steady step
+    [function] = speed_of(trace).functions
+    assert function.speedup is not None and function.headline.ratio == "—"
+    assert function.verdict_said == "no verdict: 1 steady step, 4 needed (two rounds)"
+    assert speed_findings(trace) == []
