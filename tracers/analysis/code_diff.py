@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tracers.tracefile.events import Trace
@@ -42,17 +43,20 @@ class CodeDiff:
     from_comments: tuple[bool, bool] = (False, False)
 
 
-def code_diff(a: Trace, b: Trace) -> CodeDiff:
+def code_diff(a: Trace, b: Trace, as_a: Callable[[str], str] | None = None) -> CodeDiff:
+    """``as_a``: B's names as A's, where the two runs' scripts have different names (diff.py's ``Renamed``)."""
+    as_a = as_a or (lambda text: text)
     split_a, split_b = by_code(a), by_code(b)
     rows_a = {row.code: row for row in split_a.rows()}
-    rows_b = {row.code: row for row in split_b.rows()}
+    rows_b = {as_a(row.code): row for row in split_b.rows()}
     rows = [CodeDiffRow(code, rows_a[code].inclusive_ns if code in rows_a else None,
                         rows_b[code].inclusive_ns if code in rows_b else None,
                         rows_a[code].calls if code in rows_a else 0, rows_b[code].calls if code in rows_b else 0)
             for code in dict.fromkeys([*rows_a, *rows_b])]
     rows.sort(key=lambda row: -abs((row.b_ns or 0) - (row.a_ns or 0)))
     map_a, map_b = kernel_map(a), kernel_map(b)
-    lines_a, lines_b = _kernels_by_line(map_a), _kernels_by_line(map_b)
+    lines_a = _kernels_by_line(map_a)
+    lines_b = {as_a(line): names for line, names in _kernels_by_line(map_b).items()}
     lines = tuple(LineDiffRow(line, lines_a.get(line, ()), lines_b.get(line, ()))
                   for line in dict.fromkeys([*lines_a, *lines_b])
                   if lines_a.get(line, ()) != lines_b.get(line, ()))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .findings import Finding
@@ -65,14 +66,18 @@ def _same(a: Finding, b: Finding) -> bool:
     return a.kind == "slow-stage" or (a.events == b.events and a.what == b.what)
 
 
-def findings_diff(a: list[Finding], b: list[Finding]) -> tuple[FindingChange, ...]:
-    """Findings matched by kind and place (the user's line first); in A's order, then B's new ones."""
+def findings_diff(a: list[Finding], b: list[Finding],
+                  as_a: Callable[[str], str] | None = None) -> tuple[FindingChange, ...]:
+    """Findings matched by kind and place (the user's line first); in A's order, then B's new ones. ``as_a``: B's
+    places as A's, where the two runs' scripts have different names."""
+    as_a = as_a or (lambda text: text)
     by_a: dict[tuple[str, str], Finding] = {}
     for finding in a:
         by_a.setdefault(_key(finding), finding)
     by_b: dict[tuple[str, str], Finding] = {}
     for finding in b:
-        by_b.setdefault(_key(finding), finding)
+        kind, where = _key(finding)
+        by_b.setdefault((kind, as_a(where)), finding)
     out = []
     for key, old in by_a.items():
         new = by_b.get(key)

@@ -22,8 +22,10 @@ HELP = "compare two traces stage by stage"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The two traces."""
-    parser.description = ("Show which stages and targets ran in one trace and not the other, time per stage side "
-                          "by side, and the generated kernels (e.g. CPU vs CUDA, cold vs warm, two torch releases).")
+    parser.description = ("Show which findings went away, appeared or changed (before and after a fix: the script may "
+                          "have another name), then which stages and targets ran in one trace and not the other, time "
+                          "per stage side by side, and the generated kernels (e.g. CPU vs CUDA, cold vs warm, two "
+                          "torch releases).")
     parser.add_argument("a", metavar="A.json", help="a trace this tool wrote, or torch's TORCH_TRACE log of one process")
     parser.add_argument("b", metavar="B.json", help="the same, to compare with A")
 

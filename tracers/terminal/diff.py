@@ -16,7 +16,15 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
     a, b = names
     # what comes from a trace (labels, names, targets, kernels) is one line each: a newline in it would make lines of
     # its own (style.finish keeps the layout's newlines, escaping the rest)
-    lines = [style.bold("Stage diff"), f"  {a}: {one_line(result.a_label)}", f"  {b}: {one_line(result.b_label)}", ""]
+    lines = [style.bold("Diff"), f"  {a}: {one_line(result.a_label)}", f"  {b}: {one_line(result.b_label)}"]
+    if result.renamed is not None:
+        lines.append(style.dim(f"  {b}'s script is {one_line(result.renamed.b)}, {a}'s {one_line(result.renamed.a)}: "
+                               f"{b}'s lines are matched with {a}'s by function and line"))
+    lines += ["", style.bold("Findings")]
+    changes = [change.sentence(a, b) for change in result.findings]
+    lines += [f"  {one_line(said)}" for said in changes] or ["  the same findings in both"]
+    lines += ["", style.bold("Stages") + style.dim(f"  (one run each: a stage's time also moves between runs of the "
+                                                   f"same code; {_same_work(result, a, b)})")]
     lines.append(f"  {'stage':<32}{a:>12}{b:>12}   ratio")
     for row in result.stages:
         title = STAGE_BY_ID[row.stage].title if row.stage in STAGE_BY_ID else one_line(row.stage)
@@ -57,6 +65,16 @@ def render_diff(result: TraceDiff, style: Style, names: tuple[str, str] = ("A", 
         lines.append(f"  {b}: {len(result.kernels_b)}  " + ", ".join(map(one_line, result.kernels_b[:6]))
                      + (" …" if len(result.kernels_b) > 6 else ""))
     return style.finish("\n".join(lines))  # input text made printable (style.py)
+
+
+def _same_work(result: TraceDiff, a: str, b: str) -> str:
+    """The runs' own speed difference, from the compiles that did the same work in both."""
+    same = result.same_work
+    if same is None:
+        return "no compile did the same work in both, to say how much of it that is"
+    spread = f", {same.low:.2f}–{same.high:.2f}×" if same.compiles > 1 else ""
+    return (f"the {same.compiles} compile{'s' if same.compiles != 1 else ''} that did the same work in both took "
+            f"{same.ratio:.2f}× as long in {b}{spread}: a stage near that ratio changed with the run, not the code")
 
 
 def render_code_diff(result: CodeDiff, style: Style, names: tuple[str, str]) -> list[str]:

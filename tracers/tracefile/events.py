@@ -119,8 +119,6 @@ class RunInfo:
     # --vs-eager / --profile: each compiled function's calls timed, compiled and eager, and the kernels profiled
     # (tracefile/runtime.py: SpeedRecord.as_json()); None when neither option was given.
     runtime: dict[str, Any] | None = None
-    # A child process of a traced run (spawn, forkserver, subprocess): pid, parent_pid, run_id, spawn_index.
-    process: dict[str, Any] | None = None
     # A run of --check-fixes' own: the one fix it ran with (a Remedy's JSON, analysis/finding_type.py) and how many
     # times it took (settings made, torch.compile calls changed).
     applied_fix: dict[str, Any] | None = None

@@ -80,3 +80,22 @@ def test_compiles_are_matched_by_id_and_resets_stay_apart(tmp_path):
     assert same.compiles and not any(row.differs for row in same.compiles)
     printed = run_python(["-m", "tracers", "diff", str(CPU), str(tutorial / "tutorial_resets-cpu-cold.json")])
     assert "r1:0/0" in printed.stdout and "B: bar (tutorial_resets.py:" in printed.stdout
+
+
+def test_a_fix_under_another_file_name_leads_with_the_breaks_that_went_away():
+    before, after = ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "graph_breaks-cpu-cold.json", \
+        ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "graph_breaks_fixed-cpu-cold.json"
+    result = diff(load(before), load(after))
+    assert (result.renamed.a, result.renamed.b) == ("graph_breaks.py", "graph_breaks_fixed.py")
+    gone = [change.where for change in result.findings if change.change == "went away"]
+    assert gone == ["graph_breaks.py:10", "graph_breaks.py:11"]  # B's lines matched as A's
+    text = run_python(["-m", "tracers", "diff", str(before), str(after)]).stdout
+    assert text.index("Findings") < text.index("Stages")
+    assert "a graph break at graph_breaks.py:10 went away under B" in text
+
+
+def test_the_compiles_that_did_the_same_work_measure_the_runs_own_difference():
+    trace = load(CPU)
+    same = diff(trace, trace).same_work
+    assert same is not None and same.ratio == same.low == same.high == 1.0
+    assert diff(trace, trace).findings == ()

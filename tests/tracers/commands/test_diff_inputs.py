@@ -31,7 +31,7 @@ def test_a_torch_trace_log_is_diffed_as_the_trace_it_reads_as(tmp_path: Path, na
         log.write_bytes(gzip.decompress((INPUTS / "simple.log.gz").read_bytes()))
     result = _diff(log, TRACE)
     assert result.returncode == 0 and "not a TORCH_TRACE log" not in result.stderr, result.stderr
-    assert result.stdout.startswith("Stage diff\n  A: cuda · torch unknown")
+    assert result.stdout.startswith("Diff\n  A: cuda · torch unknown")
     # what reading the log noticed is said, as report says it
     assert f"diff: warning: {name}: no torch_version records" in result.stderr
 
