@@ -12,7 +12,7 @@ from sphinx.application import Sphinx
 from tracers.vocabulary.releases import REFERENCE_TORCH
 from tracers.measure.measurement import MeasureFileError, Measurement, load
 from tracers.measure.plots import KINDS
-from tracers.measure.table import HEADERS, LEGEND, rows
+from tracers.measure.table import HEADERS, LEGEND, disagreements, rows
 from tracers.tracefile.names import DEVICES, Recording
 from tracers.vocabulary.releases import release_key
 from walkthrough import __version__
@@ -149,6 +149,8 @@ class TorchMeasure(PageDirective):
             block += items
         block += table_node(measurement)
         block += nodes.paragraph(text=LEGEND, classes=["wt-measure-legend"])
+        for said in disagreements(measurement):
+            block += nodes.paragraph(text=f"Note: {said}", classes=["wt-measure-note"])
         by_kind = {plot.kind: plot for plot in measurement.plots}
         for kind in kinds:
             plot = by_kind.get(kind)

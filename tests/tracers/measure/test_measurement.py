@@ -161,9 +161,9 @@ def test_table_rows_say_never_and_leave_gaps_for_missing_numbers():
     table = rows(measurement())
     assert len(table) == 4 and all(len(row) == len(HEADERS) for row in table)
     eager, fast, _, slow = table
-    assert eager[:4] == ("1", "eager", "200 µs (180 µs–220 µs)", "1×")
-    assert fast[3] == "2.00×" and fast[5] == "2 s" and fast[6].replace(",", "").isdigit()
-    assert slow[6] == slow[7] == "never" and slow[5] == "–"
+    assert eager[:5] == ("1", "eager", "200 µs (180 µs–220 µs)", "–", "1×")
+    assert fast[4] == "2.00×" and fast[6] == "2 s" and fast[7].replace(",", "").isdigit()
+    assert slow[7] == slow[8] == "never" and slow[6] == "–"
     text = render_text(measurement())
     assert text.splitlines()[0].startswith("batch  mode") and "never" in text
 
@@ -184,3 +184,15 @@ def test_charts_cover_every_kind_and_take_their_numbers_from_the_results(tmp_pat
         ET.parse(tmp_path / plot.file)  # well-formed
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(plot.file for plot in plots)
 
+
+
+def test_the_eager_time_the_speedup_uses_has_its_column_and_a_far_off_eager_process_is_said():
+    found = runs()
+    found[0] = replace(found[0], steady=timing(0.092))  # eager's own process: 92 ms a call
+    found[1] = replace(found[1], eager_steady=timing(0.0047))  # eager beside default: 4.7 ms
+    taken = measurement(runs=tuple(found), results=summarize(found, SETTINGS.modes, SETTINGS.batch_sizes))
+    row = dict(zip(HEADERS, rows(taken)[1]))
+    assert (row["mode"], row["eager beside it"], row["speedup"]) == ("default", "4.7 ms", "47.00×")
+    text = render_text(taken)
+    assert "note: batch 1: eager took 92 ms a call in its own process and 4.7 ms beside default, 20× apart" in text
+    assert "note:" not in render_text(measurement())  # eager alike in both: nothing said
