@@ -535,7 +535,7 @@ def fix_row(fix: Fix, before: Run, after: Run) -> dict:
 
 
 # Which of the tracer's own fixes (Remedy kinds) a fix's words are: the ones `trace --check-fixes` applies itself.
-_REMEDY_WORDS = (("ignore-logging", "ignore_logging_functions"), ("setting", "torch._dynamo.config."),
+_REMEDY_WORDS = (("ignore-logging", "ignore_logging_functions"), ("reorder-logging", "reorderable_logging_functions"), ("setting", "torch._dynamo.config."),
                  ("setting", "torch._inductor.config."), ("compile-argument", "dynamic=True"),
                  ("compile-argument", "`dynamic=False` out"))
 

@@ -49,6 +49,7 @@ class Remedy:
 
     kind: str  # "setting", "compile-argument" (at ``file:line``; ``value`` None with ``drop``: left out) or
     #            "ignore-logging" (``name``: the call's function as the code at ``file`` names it, e.g. logger.info)
+    #            or "reorder-logging" (the same, put in reorderable_logging_functions: ``print``)
     name: str  # torch._dynamo.config.skip_nnmodule_hook_guards, dynamic, logger.warning_once
     value: bool | int | str | None = None
     file: str = ""
@@ -70,6 +71,8 @@ class Remedy:
                 f"torch.compile(..., {self.name}={self.value!r}) at {where}"
         if self.kind == "ignore-logging":
             return f"`{self.name}` (the call at {where}) added to torch._dynamo.config.ignore_logging_functions"
+        if self.kind == "reorder-logging":
+            return f"`{self.name}` (the call at {where}) added to torch._dynamo.config.reorderable_logging_functions"
         return f"{self.name} = {self.value!r}"
 
     def as_json(self) -> dict[str, object]:

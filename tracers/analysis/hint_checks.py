@@ -17,6 +17,7 @@ _NEEDS = ((re.compile(r"\.(?:tolist|item)\(\)|Tensor\.item|Data dependent operat
 _LOGGING_HINT = re.compile(r"ignore_log(?:ger_methods|ging_functions)|logging function|logger method", re.I)
 _LOG_CALL = re.compile(r"([A-Za-z_][\w.]*\.(?:warning_once|info_once|warning|warn|info|debug|error|exception|critical|"
                        r"log))\s*\(")
+_PRINT = re.compile(r"builtin `print`")  # torch's words for a break on print(...)
 _OPTIM = ("torch/optim/", "optim/lr_scheduler.py", "optim/optimizer.py")
 
 _OPTIM_ADVICE = ("This break is in torch.optim's own code ({where}), reached from your line: it is not yours to "
@@ -41,6 +42,12 @@ _LOGGING_ADVICE = ("The break is the logging call `{method}`. Adding that functi
                    "logger's level lets through, or a warning_once not yet said): the output can change. Keep it if "
                    "the messages matter; else add it (trace --check-fixes shows what changes), or log outside the "
                    "compiled function.")
+_PRINT_ADVICE = ("The break is the `print` at this line. "
+                 "`torch._dynamo.config.reorderable_logging_functions.add(print)` before the first call lets Dynamo "
+                 "compile through it: the print is kept and moved to after the graph, printing the same values (a "
+                 "tensor changed in place after the print shows its later value). Or print outside the compiled "
+                 "function: return the value and print it after the call.")
+_PRINT_NOTE = "torch's hint (an equivalent alternative to `print`) names none; one is given above"
 _LOGGING_UNNAMED = ("torch's hint (ignore_logging_functions) removes the break by dropping the logging call from "
                     "compiled code: its messages are then not printed while the code runs compiled.")
 
@@ -155,9 +162,11 @@ def _with_remedy(finding: Finding) -> Finding:
         value = {"True": True, "False": False}.get(setting.group(2), setting.group(2))
         remedies.append(Remedy("setting", setting.group(1), int(value) if isinstance(value, str) else value))
     method = _logging_call(finding)
+    line = finding.library_line or finding.user_line
     if method is not None:
-        line = finding.library_line or finding.user_line
         remedies.append(Remedy("ignore-logging", method, None, line.path if line else "", line.line if line else 0))
+    if _is_print(finding):
+        remedies.append(Remedy("reorder-logging", "print", None, line.path if line else "", line.line if line else 0))
     return dataclasses.replace(finding, remedies=tuple(remedies)) if remedies != list(finding.remedies) else finding
 
 
@@ -170,8 +179,18 @@ def _logging_call(finding: Finding) -> str | None:
     return method.group(1) if method else None
 
 
+def _is_print(finding: Finding) -> bool:
+    """A break torch puts down to the builtin print, at a line that calls it."""
+    said = " ".join((finding.hint or "", finding.explanation or "", finding.advice or "", finding.what))
+    line = finding.library_line or finding.user_line
+    return bool(_PRINT.search(said)) and line is not None and bool(re.search(r"(?<![\w.])print\s*\(", line.code or ""))
+
+
 def _checked(finding: Finding, breaks: list[Finding], compiled: frozenset[str]) -> Finding:
     hint = finding.hint or ""
+    if _is_print(finding):
+        return dataclasses.replace(finding, advice=_PRINT_ADVICE,
+                                   hint_note=((finding.hint_note + "; ") if finding.hint_note else "") + _PRINT_NOTE)
     library = finding.library_line
     if library is not None and any(part in library.path.replace("\\", "/") for part in _OPTIM):
         return dataclasses.replace(finding, advice=_OPTIM_ADVICE.format(where=library.short),

@@ -1,9 +1,10 @@
 """One fix applied to a run of the user's script, its code untouched (``trace --check-fixes`` runs the script again
-with each): a setting of torch's config, an argument of the user's torch.compile call, a logging function ignored.
-Every change is undone at stop."""
+with each): a setting of torch's config, an argument of the user's torch.compile call, a logging function ignored or
+reordered. Every change is undone at stop."""
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import sys
 from pathlib import Path
@@ -17,6 +18,8 @@ from .recorder import Recorder
 TARGET = "torch._dynamo.convert_frame:ConvertFrameAssert.__call__"
 _OWN = str(Path(__file__).resolve().parent.parent)  # the tracer's frames, between the user's call and this wrapper
 _UNSET = object()
+# The logging kinds of fix: the set of torch._dynamo.config each adds the call's function to.
+LOGGING_SETS = {"ignore-logging": "ignore_logging_functions", "reorder-logging": "reorderable_logging_functions"}
 
 
 def _caller() -> tuple[str, int]:
@@ -36,7 +39,7 @@ class FixApplied:
     def __init__(self, recorder: Recorder, fix: dict[str, Any]):
         self.recorder, self.fix = recorder, fix
         self._undo: list[tuple[Any, str, Any]] = []  # (owner, attribute, value before)
-        self._ignored: list[Any] = []  # logging functions added to the config's set
+        self._ignored: list[Any] = []  # logging functions added to the config's set (LOGGING_SETS)
         self.applied = 0  # calls of torch.compile the argument was changed in, settings made, functions found
 
     def start(self) -> Warnings:
@@ -45,7 +48,7 @@ class FixApplied:
             self._set()
         elif kind == "compile-argument":
             self._wrap_compile()
-        elif kind != "ignore-logging":
+        elif kind not in LOGGING_SETS:
             return [f"--apply-fix: unknown kind of fix {kind!r}"]
         self.recorder.argument_observers[TARGET] = self._before_compile
         return None
@@ -64,17 +67,24 @@ class FixApplied:
     def _before_compile(self, _recorder: Recorder, _args: tuple[Any, ...]) -> None:
         if self.fix.get("kind") == "setting":
             self._set()
-        elif self.fix.get("kind") == "ignore-logging" and not self._ignored:
+        elif self.fix.get("kind") in LOGGING_SETS and not self._ignored:
             function = self._logging_function()
             if function is not None:
-                import torch._dynamo.config as config
-
-                config.ignore_logging_functions.add(function)
+                self._logging_set().add(function)
                 self._ignored.append(function)
                 self.applied = 1
 
+    def _logging_set(self) -> set[Any]:
+        import torch._dynamo.config as config
+
+        return getattr(config, LOGGING_SETS[str(self.fix.get("kind"))])
+
     def _logging_function(self) -> Any:
-        """``logger.info`` as the module at the fix's file names it (its globals), or None until it is imported."""
+        """``logger.info`` as the module at the fix's file names it (its globals; ``print``: the builtin), or None
+        until it is imported."""
+        name = str(self.fix.get("name"))
+        if "." not in name and callable(getattr(builtins, name, None)):
+            return getattr(builtins, name)
         wanted = Path(str(self.fix.get("file") or "")).name
         for module in list(sys.modules.values()):
             if Path(str(getattr(module, "__file__", "") or "")).name != wanted:
@@ -117,10 +127,9 @@ class FixApplied:
                 setattr(owner, name, before)
         self._undo.clear()
         if self._ignored:
-            import torch._dynamo.config as config
-
             for function in self._ignored:
-                config.ignore_logging_functions.discard(function)
+                self._logging_set().discard(function)
+            self._ignored.clear()
         return None
 
     def contribute(self, trace: Any) -> None:
