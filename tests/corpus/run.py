@@ -506,7 +506,9 @@ def fix_row(fix: Fix, before: Run, after: Run) -> dict:
     """One program's fix, checked: torch's counts before/after, the finding gone, compile time, claimed vs saved."""
     claimed = fix_findings(fix, before.findings)
     left = fix_findings(fix, after.findings)
-    finding_text = claimed[0].fix if claimed else None
+    # the finding whose fix the fixed program follows, where several name the cause (a prompt's length, its batch)
+    finding_text = next((f.fix for f in claimed if fix.applied and fix.applied in (f.fix or "")),
+                        claimed[0].fix if claimed else None)
     counts_before, counts_after = first_counts(before.torch), first_counts(after.torch)
     seconds_before, seconds_after = compile_time(before), compile_time(after)
     gone = finding_gone(fix, left, claimed)
@@ -535,17 +537,20 @@ def fix_row(fix: Fix, before: Run, after: Run) -> dict:
 
 
 # Which of the tracer's own fixes (Remedy kinds) a fix's words are: the ones `trace --check-fixes` applies itself.
-_REMEDY_WORDS = (("ignore-logging", "ignore_logging_functions"), ("reorder-logging", "reorderable_logging_functions"), ("setting", "torch._dynamo.config."),
-                 ("setting", "torch._inductor.config."), ("compile-argument", "dynamic=True"),
+_REMEDY_WORDS = (("ignore-logging", "ignore_logging_functions"), ("reorder-logging", "reorderable_logging_functions"),
+                 ("setting", "torch._dynamo.config."), ("setting", "torch._inductor.config."), ("compile-argument", "dynamic=True"),
                  ("compile-argument", "`dynamic=False` out"))
 
 
 def checked_by(fix: Fix, claimed: list) -> str:
-    """How the fix is checked: always by the fixed program; also by ``trace --check-fixes`` where the finding carries
-    it as a fix the tracer applies itself (a setting, a compile argument, a logging function to ignore)."""
-    kinds = {remedy.kind for finding in claimed for remedy in getattr(finding, "remedies", ())}
-    applies = any(kind in kinds and words in (fix.applied or "") for kind, words in _REMEDY_WORDS)
-    return "fixed program and --check-fixes" if applies else "fixed program (a change to the code)"
+    """How the fix is checked: by the fixed program, the table's run; and whether ``trace --check-fixes`` can apply it
+    by itself too (the finding carries it: a setting, a compile argument, a logging function), or it is a change to
+    the code, which only a fixed program checks."""
+    remedies = [remedy for finding in claimed for remedy in getattr(finding, "remedies", ())]
+    kinds = {remedy.kind for remedy in remedies}
+    applies = any(kind in kinds and words in (fix.applied or "") for kind, words in _REMEDY_WORDS) or any(
+        remedy.kind == "compile-argument" and f"{remedy.name}=" in (fix.applied or "") for remedy in remedies)
+    return "fixed program (--check-fixes applies it too)" if applies else "fixed program (a change to the code)"
 
 
 def _seconds(value: float | None) -> str:
@@ -616,8 +621,9 @@ def write_fix_results(path: Path, rows: list[dict]) -> None:
              f"{versions()}. `python -m tests.corpus.run --fixes` traced each program and `tests/corpus/fixed/<name>.py`, "
              "the same program with the fix the finding's text gives applied (the words quoted). Counts are torch's own "
              "(g graphs, b graph breaks, c frame compiles, r recompiles, L recompile-limit hits); checked by: every fix "
-             "by its fixed program, and by `trace --check-fixes` too where the tracer applies it itself (a setting, "
-             "an argument of torch.compile, a logging function to ignore); compile is the "
+             "by its fixed program in this run; where the finding carries the fix as one the tracer applies itself (a "
+             "setting, an argument of torch.compile, a logging function), `trace --check-fixes` applies it too (not "
+             "run for this table), else it is a change to the code; compile is the "
              "trace's total compile seconds (one run each, so a few tenths are noise); claimed is the finding's cost, "
              "saved is compile before − after.", "",
              "| program | fix applied | checked by | torch before → after | finding | compile before → after (s) | "
