@@ -62,7 +62,7 @@ def checked_hints(found: list[Finding], compiled: frozenset[str] = frozenset()) 
     (``Adam.step``)."""
     breaks = [finding for finding in found if finding.kind in ("graph-break", "frame-skipped")]
     checked = [_with_remedy(_checked(finding, breaks, compiled)) if finding in breaks else finding for finding in found]
-    return _training_steps(_one_per_line(checked))
+    return _one_per_function(_training_steps(_one_per_line(checked)))
 
 
 def _one_per_line(found: list[Finding]) -> list[Finding]:
@@ -78,21 +78,67 @@ def _one_per_line(found: list[Finding]) -> list[Finding]:
                 home[key] = len(out)
             out.append(finding)
             continue
-        kept = out[home[key]]
-        skipped = [item for item in (kept, finding) if item.kind == "frame-skipped"]
-        events = kept.events + finding.events
-        what = re.sub(r"^\d+ graph breaks?", f"{events} graph break{'s' if events != 1 else ''}", kept.what)
-        out[home[key]] = dataclasses.replace(
-            kept, what=what, events=events,
-            compile_ids=unique_ids((*kept.compile_ids, *finding.compile_ids)), cost_s=kept.cost_s + finding.cost_s,
-            graphs_added=kept.graphs_added + finding.graphs_added,
-            no_graph=tuple(dict.fromkeys((*kept.no_graph, *finding.no_graph))),
-            eager_calls=(kept.eager_calls or 0) + (finding.eager_calls or 0) or None,
-            eager_note=kept.eager_note or finding.eager_note,
-            parts=(*kept.parts, *finding.parts, *(["in one frame Dynamo could not resume after it and ran the whole "
-                                                   "frame eagerly"] if skipped and kept.kind != "frame-skipped" else [])),
-            remedies=tuple(dict.fromkeys((*kept.remedies, *finding.remedies))))
+        out[home[key]] = _merged(out[home[key]], finding)
     return out
+
+
+def _merged(kept: Finding, finding: Finding, what: str | None = None) -> Finding:
+    """Two break findings of one cause as one: events, compiles, costs and parts added up."""
+    skipped = [item for item in (kept, finding) if item.kind == "frame-skipped"]
+    events = kept.events + finding.events
+    what = what or re.sub(r"^\d+ graph breaks?", f"{events} graph break{'s' if events != 1 else ''}", kept.what)
+    return dataclasses.replace(
+        kept, what=what, events=events,
+        compile_ids=unique_ids((*kept.compile_ids, *finding.compile_ids)), cost_s=kept.cost_s + finding.cost_s,
+        graphs_added=kept.graphs_added + finding.graphs_added,
+        no_graph=tuple(dict.fromkeys((*kept.no_graph, *finding.no_graph))),
+        eager_calls=(kept.eager_calls or 0) + (finding.eager_calls or 0) or None,
+        eager_note=kept.eager_note or finding.eager_note,
+        parts=(*kept.parts, *finding.parts, *(["in one frame Dynamo could not resume after it and ran the whole "
+                                               "frame eagerly"] if skipped and kept.kind != "frame-skipped" else [])),
+        remedies=tuple(dict.fromkeys((*kept.remedies, *finding.remedies))))
+
+
+_ON_ITS_OWN = "the code after it compiled on its own"  # breaks.py's part for the resume function's compiles
+
+
+def _one_per_function(found: list[Finding]) -> list[Finding]:
+    """Breaks of one kind, with one hint and one fix, at several lines of one function of the user's: one cause (three
+    ``float(np.sum(...))`` lines in a row), said once at its first line, each line among its parts."""
+    def key(finding: Finding) -> tuple | None:
+        line = finding.user_line
+        if finding.kind != "graph-break" or line is None or finding.library_line is not None or not line.function:
+            return None
+        return (line.path, line.function, finding.graph_break_id or finding.explanation, finding.hint, finding.advice,
+                finding.remedies)
+
+    groups: dict[tuple, list[Finding]] = {}
+    for finding in found:
+        if key(finding) is not None:
+            groups.setdefault(key(finding), []).append(finding)
+    replacement: dict[int, Finding] = {}
+    merged_away: set[int] = set()
+    for group in groups.values():
+        if len({finding.user_line.line for finding in group}) < 2:  # type: ignore[union-attr]
+            continue
+        group.sort(key=lambda finding: finding.user_line.line)  # type: ignore[union-attr]
+        first, events = group[0], sum(finding.events for finding in group)
+        lines = [finding.user_line.line for finding in group]  # type: ignore[union-attr]
+        said = ", ".join(map(str, lines[:-1])) + f" and {lines[-1]}"
+        reason = re.sub(r"^\d+ graph breaks?: ", "", first.what)
+        what = f"{events} graph breaks: {reason}, at lines {said} of `{first.user_line.function}`"  # type: ignore[union-attr]
+        merged = dataclasses.replace(first, parts=tuple(f"line {finding.user_line.line} "  # type: ignore[union-attr]
+                                                        f"(`{finding.user_line.code.strip()}`)" for finding in group)
+                                     + first.parts)
+        for finding in group[1:]:  # each line's resume function recompiles on its own: they add up
+            merged = dataclasses.replace(_merged(merged, finding, what), recompiles=merged.recompiles + finding.recompiles)
+        # the code after the last of these lines is what compiles on its own once they are gone: its part alone
+        after = [part for part in group[-1].parts if part.startswith(_ON_ITS_OWN)]
+        merged = dataclasses.replace(merged, parts=tuple(part for part in merged.parts
+                                                         if not part.startswith(_ON_ITS_OWN)) + tuple(after))
+        replacement[id(first)] = merged
+        merged_away.update(id(finding) for finding in group[1:])
+    return [replacement.get(id(finding), finding) for finding in found if id(finding) not in merged_away]
 
 
 # The calls of a training step that break a compiled function by design: the backward (AOTAutograd compiles the

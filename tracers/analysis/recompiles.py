@@ -944,23 +944,30 @@ def _in_time_order(trace: Trace, failures: dict[str, GuardFailure]) -> list[tupl
 def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
             compiles: dict[str, CompileFacts]) -> dict[str, int]:
     """Size-like recompiles numbered by the call that brought them: a recompile joins the current burst when its
-    frame is one of the burst's, was called from one (its callers name it) or from the same line of the user's, and
+    frame is one of the burst's, was called from one (its callers name it) or from the same line of the user's, or
+    its size changed as one of the burst's did (the same dimension, from and to the same sizes), and
     the version it failed against was not compiled in the burst (that is a later call; a refusal by the recompile
     limit stays with the recompiles before it)."""
     bursts: dict[str, int] = {}
-    number, members, places, calls = 0, set(), set(), set()
+    number, members, places, calls, changes = 0, set(), set(), set(), set()
     for compile_id, failure in _in_time_order(trace, failures):
         if compile_id in merged or failure.kind not in _BURSTS:
             continue
         facts = compiles.get(compile_id)
         place, call = _place(facts), _user_call(trace, compile_id)
-        related = place in places or bool(caller_places(trace, compile_id) & places) or (call and call in calls)
+        # the same size change, next in time, at another call of the user's (the batch passed to the model, then to
+        # a compiled metric): the same data reaching one more compiled function
+        change = (failure.kind, failure.dimension, failure.change) if failure.kind == "size" and \
+            failure.dimension is not None else None
+        related = place in places or bool(caller_places(trace, compile_id) & places) or (call and call in calls) \
+            or (change is not None and change in changes)
         refused = facts is not None and bool(facts.fail_reason and _LIMIT.search(facts.fail_reason))
         if (failure.version in members and not refused) or not related:
-            number, members, places, calls = number + 1, set(), set(), set()
+            number, members, places, calls, changes = number + 1, set(), set(), set(), set()
         members.add(compile_id)
         places.add(place)
         calls.add(call)
+        changes.add(change)
         bursts[compile_id] = number
     return bursts
 

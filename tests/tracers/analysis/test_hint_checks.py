@@ -31,3 +31,27 @@ def test_a_print_break_names_the_setting_that_keeps_it_and_carries_it_as_a_fix_t
 def test_a_line_that_only_mentions_print_gets_no_print_fix():
     [finding] = checked_hints([_break("self.printer(y)", _PRINT_HINT)])
     assert finding.remedies == () and finding.advice is None
+
+
+def _numpy_break(line: int, code: str) -> Finding:
+    return Finding("graph-break", "2 graph breaks: Data dependent operator", 2, (f"{line}/0",), 0.01,
+                   user_line=SourceLine("/home/u/metrics.py", line, "f1_score", code), graph_break_id="GB0033",
+                   hint="Enable tracing of data-dependent output operators with "
+                        "`torch._dynamo.config.capture_scalar_outputs = True`")
+
+
+def test_breaks_of_one_kind_at_lines_of_one_function_are_one_finding():
+    found = checked_hints([_numpy_break(14, "tp = float(np.sum(a))"), _numpy_break(15, "fp = float(np.sum(b))"),
+                           _numpy_break(16, "fn = float(np.sum(c))")])
+    [finding] = found
+    assert finding.events == 6 and finding.user_line.line == 14
+    assert finding.what == "6 graph breaks: Data dependent operator, at lines 14, 15 and 16 of `f1_score`"
+    assert finding.parts[:3] == ("line 14 (`tp = float(np.sum(a))`)", "line 15 (`fp = float(np.sum(b))`)",
+                                 "line 16 (`fn = float(np.sum(c))`)")
+    [remedy] = finding.remedies
+    assert remedy.name == "torch._dynamo.config.capture_scalar_outputs"
+
+
+def test_breaks_of_two_kinds_in_one_function_stay_two():
+    printing = _break('print("mean", y.mean())', _PRINT_HINT)
+    assert len(checked_hints([_numpy_break(14, "tp = float(np.sum(a))"), printing])) == 2
