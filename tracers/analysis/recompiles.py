@@ -139,6 +139,13 @@ _ONCE_TRAINER = ("It changed for one call only (the new version served 1 call, a
 _ONCE_OTHER = ("It changed for one call only (the new version served 1 call, and nothing changed after it): pad it to "
                "the usual size, or mark the dimension dynamic before the first call (torch._dynamo.mark_dynamic(tensor, "
                "dim)) so that one version serves both.")
+# transformers' static KV cache: its layers' keys and values, sized per generate() call (prompt + max_new_tokens).
+_STATIC_CACHE = re.compile(r"(?:^|\.)(?:cache|past_key_values)\.layers\[\d+\]\.(?:keys|values)$")
+_CACHE_LENGTH = (" The cache's length changed with the prompt (`{name}`): transformers makes the static cache for "
+                 "each generate() call with room for the prompt and max_new_tokens, so each prompt length gives it "
+                 "another size. generate(..., max_cache_len=N) (GenerationConfig's, N at least the longest prompt plus "
+                 "max_new_tokens) keeps one size for every prompt: the decoding step's version is then reused, and "
+                 "only the prompt's own length recompiles.")
 _FLAG_CHANGE = re.compile(r"it was (True|False|'[^']*'|\"[^\"]*\") when")  # None, then set: state set since
 _FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one setting: each setting compiles its own "
          "version, once, wherever the option reaches. Nothing to fix if every setting is "
@@ -570,6 +577,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         cost_counts += ": what dropping the last batch saves"
     elif kind in _PROPAGATES and rank_of(trace.info) is not None:
         advice += _DISTRIBUTED
+    cache = next((failure.subject for _, failure in group.failures if failure.kind == "size"
+                  and failure.dimension == 2 and _STATIC_CACHE.search(failure.subject)), None)
+    if cache is not None:
+        advice = (advice or "") + _CACHE_LENGTH.format(name=cache)
     # Layers called in one loop get the same kinds of arguments: a value their state holds (a per-layer cache slot)
     # can differ between them, a type or an object cannot, so those changed between calls of the model.
     block = _block_repeat(trace, group) if kind in ("value", "length", "requires_grad") else None
