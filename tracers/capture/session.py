@@ -34,6 +34,7 @@ from .regions import Regions
 from .runner import Outcome, outcome_of
 from .timing import CallTiming
 from .torch_counts import TorchCounter
+from .trainer_evaluation import TrainerEvaluation
 
 
 def _current_compile_id() -> str | None:
@@ -64,6 +65,7 @@ class TraceSession:
         self.calls = CallCounter(self.recorder)
         self.late_hooks = LateHooks(self.recorder)  # hooks added after a module's compile, which it never runs
         self.forwarded = ForwardedMethods(self.recorder)  # compiled.generate(): the original module's method
+        self.evaluation = TrainerEvaluation(self.recorder)  # the HF Trainer evaluating the model it did not compile
         self.fix = FixApplied(self.recorder, fix) if fix is not None else None  # --check-fixes' own runs
         self.kernel_origins = KernelOrigins(self.recorder)  # each kernel's FX nodes and user lines
         self.hooks = HookSet(all_targets() if targets is None else targets, self.recorder)
@@ -100,6 +102,7 @@ class TraceSession:
             self.calls,
             self.late_hooks,
             self.forwarded,
+            self.evaluation,
             GroupTeardown(),
             self.transformed,
             self.ir,

@@ -27,6 +27,7 @@ ORDER = [
     "the call counts",
     "the module hooks added after compiling",
     "the module methods called through torch.compile's wrapper",
+    "the Trainer's evaluation of the uncompiled model",
     "the process-group teardown",
     "Dynamo's rewritten code",
     "Inductor's IR logs",
