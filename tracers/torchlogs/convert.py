@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from pathlib import Path
 from collections import Counter
 from collections.abc import Iterable
@@ -54,6 +55,9 @@ TOO_DEEP = f"record of a region nested more than {MAX_NESTING} deep"
 # the same check a trace file's artifacts get (tracefile/validation.py), so a log read alone or among ranks is read alike
 WRONG_TYPE = "record with a field of the wrong type (the field left out)"
 BAD_COMPILE_ID = "record with a compile id that is not torch's (read without it)"
+# A region event whose payload was damaged past parsing: its fields are read where they still stand whole.
+_EVENT_FIELDS = {"ph": re.compile(r'"ph":\s*"([BEXi])"'), "name": re.compile(r'"name":\s*"((?:[^"\\]|\\.)*)"'),
+                 "ts": re.compile(r'"ts":\s*(\d+(?:\.\d+)?)[,}\s]')}
 _UNKNOWN = "unknown"
 _NOT_LOGGED = "name not in the log"
 _THREAD_NAME = "torch (from its log)"
@@ -98,6 +102,9 @@ class LogConverter:
         self._repeating = False  # inside a repeat: the records after a region seen already are its copies too
         self._repeats: dict[str, set[str]] = {}  # torch's compile id on a repeated record -> those its regions name
         self._line = 0
+        # damaged region events that could not be read, each as [the time stamp before it, the first after it]: a
+        # region left open across one may have ended there (its end is what was lost); each explains one such end
+        self._lost: list[list[int | None]] = []
 
     # -- records ---------------------------------------------------------------------------
     def feed(self, records: Iterable[Record]) -> None:
@@ -113,7 +120,7 @@ class LogConverter:
         metadata = record.metadata
         name = record_name(metadata)
         self._line = record.line
-        event = loads(record.payload or "{}") if name == "chromium_event" else None
+        event = self._event(record) if name == "chromium_event" else None
         if event is not None:
             self._region(event)
         if self._repeating:
@@ -168,6 +175,23 @@ class LogConverter:
             span=span.id if span else None, thread_id=record.pid, ts_ns=self._last_ns or 0,
             metadata=found.details, payload=found.payload, payload_size=found.payload_size))
 
+    def _event(self, record: Record) -> dict[str, Any] | None:
+        """A region event; of a damaged one, the fields still whole, or None (its place kept as lost)."""
+        if not record.damaged:
+            return loads(record.payload or "{}")
+        try:
+            event = loads(record.payload or "{}")
+        except (ValueError, RecursionError):
+            event = None
+        if isinstance(event, dict):
+            return event
+        found = {key: pattern.search(record.payload or "") for key, pattern in _EVENT_FIELDS.items()}
+        if all(found.values()):
+            return {"ph": found["ph"][1], "name": loads(f'"{found["name"][1]}"'),  # type: ignore[index]
+                    "ts": float(found["ts"][1]), "args": {}}  # type: ignore[index]
+        self._lost.append([self._last_ns, None])
+        return None
+
     def _note_repeat(self, metadata: dict[str, Any], event: Any) -> None:
         """A repeated record's compile id, and the one its region names (the compile it repeats)."""
         own = compile_id_of(metadata)
@@ -207,6 +231,9 @@ class LogConverter:
             self.problems.note(BAD_TIME, f"{self.source}:{self._line}")
             return
         ts_ns = round(ts * 1000)
+        for lost in self._lost:
+            if lost[1] is None:
+                lost[1] = ts_ns  # the first time after a lost event: the latest it can have happened
         if phase in ("B", "E"):
             if ts_ns < self._latest_ns - ORDER_SLACK_NS:
                 self.out_of_order += 1
@@ -253,7 +280,33 @@ class LogConverter:
             if self._open[index].target == target:
                 span = self._open.pop(index)
                 span.end_ns = max(ts_ns, span.start_ns)  # an end before its start (out of order): no negative time
+                # regions opened inside it and still open: each whose end may be a lost event ended at that event
+                for inner in reversed(self._open[index:]):  # innermost first: torch ends regions so
+                    if self._lost_end(inner) is not None:
+                        self._end_lost(inner)
                 return
+
+    def _lost_end(self, span: Span) -> list[int | None] | None:
+        """The first lost event after a region's start not yet taken for another region's end, or None."""
+        return next((lost for lost in self._lost if (lost[0] or 0) >= span.start_ns), None)
+
+    def _end_lost(self, span: Span) -> None:
+        """End a region at the lost event after its start (the first time after it); regions begun after that are
+        its siblings, not its children."""
+        lost = self._lost_end(span)
+        self._lost.remove(lost)  # type: ignore[arg-type]
+        end = (lost[1] if lost[1] is not None else self._last_ns) or span.start_ns  # type: ignore[index]
+        self._open.remove(span)
+        span.end_ns = max(end, span.start_ns)
+        moved = {span.id: span}
+        for other in self.spans:
+            if other.parent in moved and other.start_ns >= span.end_ns and other.parent == span.id:
+                other.parent = span.parent
+                moved[other.id] = other
+                other.depth -= 1
+            elif other.parent in moved and other.parent != span.id:  # below one moved up: up with it
+                other.depth -= 1
+                moved[other.id] = other
 
     # -- result ----------------------------------------------------------------------------
     def _within_the_run(self) -> None:
@@ -290,6 +343,10 @@ class LogConverter:
                 if new not in own and "/" in new}
 
     def finish(self, file_name: str) -> Converted:
+        if not self.problems.counts.get("truncated record"):  # the log's end is whole: a lost end, not a run going on
+            for span in reversed(list(self._open)):
+                if self._lost_end(span) is not None:
+                    self._end_lost(span)
         unfinished = len(self._open)
         end = self._last_ns or 0
         for span in self._open:

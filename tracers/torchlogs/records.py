@@ -37,7 +37,10 @@ UNREADABLE = "unreadable file"  # a file that cannot be opened or decompressed p
 # Oddities a tolerant reader reads through (tlparse does): counted so the warning line names them, nothing lost.
 CRLF = "line with a Windows ending (CRLF)"  # the log was copied through a system that rewrote its line endings
 BLANK = "blank line"  # between records or inside a payload (log collectors stutter); never part of a record
-NO_FINAL_NEWLINE = "missing final newline"  # the last record is read as it is, when its md5 holds
+NO_FINAL_NEWLINE = "missing final newline"  # the last record is read as it is, when its md5 holds (or it is whole JSON)
+# A payload whose empty lines lost their tab (and any spaces) to a copy that trims trailing whitespace: those lines are
+# read as empty payload lines; its md5 cannot be checked then, as the spaces are gone, so it is no damage.
+TRIMMED = "payload with lines trimmed of trailing whitespace (read; its md5 not checkable)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +94,8 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
     in_corrupt_record = False  # after a line that was not a readable record, until the next record starts
     crlf, first_crlf, unterminated = 0, 0, 0
     stopped = False  # a bound ended the read (streams.py): the record it stopped inside is cut, as at a torn end
+    # blank lines met inside the open record: part of its payload if a payload line follows, else between records
+    held_blanks, held_first, trimmed = 0, 0, 0
 
     def finish(at_end: bool) -> Record | None:
         metadata, pid, first, prefix = pending  # type: ignore[misc]
@@ -103,6 +108,13 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
                 # really held carriage returns (it holds with them; then the first check passed)
                 bare = "\n".join(line.removesuffix("\r") for line in text.split("\n"))
                 text, actual = bare, _md5(bare)
+            if actual != expected and trimmed and not _ends_in_space(text):
+                # its blank lines lost their tab and spaces, and no line kept trailing whitespace: a trimming copy
+                problems.note(TRIMMED, f"{name}:{first}")
+                return Record(metadata, text, pid, first, prefix=prefix)
+            if actual != expected and at_end and _whole_json(text):
+                # a last record without its newline whose payload is whole JSON was not cut: edited, so damaged
+                at_end = False
             if actual != expected:
                 problems.note(TRUNCATED if at_end else DAMAGED, f"{name}:{first}")
                 if at_end:
@@ -116,10 +128,13 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
 
     def payload_lines(lines: bytes) -> None:
         """Lines that each start with a tab, most of a log: kept as they are for finish, only counted here."""
-        nonlocal line_no, crlf, first_crlf, unterminated, in_corrupt_record
+        nonlocal line_no, crlf, first_crlf, unterminated, in_corrupt_record, held_blanks, trimmed
         count = lines.count(b"\n")
         ended = lines.endswith(b"\n")
         if pending is not None:
+            if held_blanks:  # blank lines between two payload lines of one record: its empty lines, tab trimmed
+                payload.append(b"\t\n" * held_blanks)
+                trimmed, held_blanks = trimmed + held_blanks, 0
             payload.append(lines)  # a ``\r`` before a newline stays: finish decides by the md5
         elif not in_corrupt_record:  # the payload of a record already counted is not counted again
             problems.note(CORRUPT, f"{name}:{line_no + 1}")
@@ -138,16 +153,32 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
         """A run of whole blank lines: counted as one kind of oddity, never part of a record, nor ending one."""
         nonlocal line_no, crlf, first_crlf
         count = lines.count(b"\n")
-        problems.note(BLANK, f"{name}:{line_no + 1}", count)
+        hold_blanks(count, line_no + 1)
         windows = lines.count(b"\r\n")
         if windows:
             crlf += windows
             first_crlf = first_crlf or line_no + 1 + lines.count(b"\n", 0, lines.find(b"\r\n"))
         line_no += count
 
+    def hold_blanks(count: int, where: int) -> None:
+        """Blank lines: held while a record is open (a payload line after them makes them its own), else counted."""
+        nonlocal held_blanks, held_first
+        if pending is None:
+            problems.note(BLANK, f"{name}:{where}", count)
+            return
+        held_first = held_first if held_blanks else where
+        held_blanks += count
+
+    def release_blanks() -> None:
+        """Blank lines held before a line that is no payload: between records after all."""
+        nonlocal held_blanks
+        if held_blanks:
+            problems.note(BLANK, f"{name}:{held_first}", held_blanks)
+            held_blanks = 0
+
     def other_line(raw: bytes) -> Record | None:
         """A line that starts no payload: a record's header, a blank or a corrupt line. The record it ends, if any."""
-        nonlocal line_no, crlf, first_crlf, unterminated, in_corrupt_record, pending, payload
+        nonlocal line_no, crlf, first_crlf, unterminated, in_corrupt_record, pending, payload, trimmed
         line_no += 1
         text = raw.decode("utf-8", "replace")
         ended = text.endswith("\n")
@@ -159,14 +190,15 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
             first_crlf = first_crlf or line_no
         text = text.removesuffix("\r")
         if not text.strip():
-            # never part of a record, and it does not end one (a blank payload line is a lone tab)
-            problems.note(BLANK, f"{name}:{line_no}")
+            # it does not end a record (a blank payload line is a lone tab, unless a copy trimmed it)
+            hold_blanks(1, line_no)
             return None
+        release_blanks()
         in_corrupt_record = False
         record = None
         if pending is not None:
             record = finish(at_end=False)
-            pending, payload = None, []
+            pending, payload, trimmed = None, [], 0
         match = _HEADER.match(text)
         try:
             metadata = loads(match["json"]) if match else None
@@ -217,6 +249,7 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
         kind = TRUNCATED if isinstance(error, EOFError) else UNREADABLE
         problems.note(kind, f"{name}:{line_no + 1}" if line_no else name)
         pending = None  # the record it stopped inside is counted once, above
+    release_blanks()
     if crlf:
         problems.note(CRLF, f"{name}:{first_crlf}", crlf)
     if pending is not None:
@@ -226,6 +259,22 @@ def read_records(path: Path, problems: Problems) -> Iterator[Record]:
             if unterminated and not stopped:
                 problems.note(NO_FINAL_NEWLINE, f"{name}:{unterminated}")
             yield record
+
+
+def _ends_in_space(text: str | None) -> bool:
+    """Whether some line of a payload keeps trailing whitespace (then no copy trimmed it)."""
+    return any(line != line.rstrip(" \t") for line in (text or "").split("\n"))
+
+
+def _whole_json(text: str | None) -> bool:
+    """Whether a payload is one whole JSON object or array: a payload cut short never is."""
+    if not text or text.lstrip()[:1] not in ("{", "["):
+        return False
+    try:
+        loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _payload_text(lines: list[bytes]) -> str:
