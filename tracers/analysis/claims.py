@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .run_evidence import DEFAULT_RECOMPILE_LIMIT, RunEvidence
+from .run_evidence import DEFAULT_RECOMPILE_LIMIT, PLAIN_VALUE, RunEvidence
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,12 @@ def _stays_dynamic(evidence: RunEvidence, version: str, name: str, dim: str = ""
     return evidence.pinned(version, name, int(dim) if dim.isdigit() else None) is None
 
 
+def _went_dynamic(evidence: RunEvidence, version: str, source: str, dim: str = "") -> bool:
+    """The version the change failed had the value static (no ``create_symbol`` for it): the change made it dynamic,
+    not dynamic=True or mark_dynamic before it."""
+    return not evidence.made_symbolic(version, source, int(dim) if dim.isdigit() else PLAIN_VALUE)
+
+
 def _pinned(evidence: RunEvidence, version: str, name: str, dim: str = "") -> bool:
     return not _stays_dynamic(evidence, version, name, dim)
 
@@ -101,6 +107,7 @@ CHECKS: dict[str, Callable[..., bool]] = {
     "served": _served,
     "stays-dynamic": _stays_dynamic,
     "pinned": _pinned,
+    "went-dynamic": _went_dynamic,
     "hook-guards-skipped": _hook_guards_skipped,
     "served-once": _served_once,
     "also-differs": _also_differs,
@@ -131,6 +138,7 @@ BACKED_BY = {
     "for one call only": "served-once",
     "served one call only": "served",
     "compiled it as dynamic": "stays-dynamic",
+    "(automatic dynamic)": "went-dynamic",
     "made dynamic in the same compile": "made-symbolic-too",
     "no later call compiled again for it": "served-later-calls",
     "torch keeps by default": "default-limit",

@@ -204,27 +204,34 @@ _LAST_BATCH = ("The shorter last batch of each pass over the data is what recomp
                "longer than the static one and the recompile together.")
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep what every rank passes the same (shapes, dtypes, requires_grad).")
-_DYNAMIC_KEPT = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic (automatic "
-                 "dynamic), and no later call compiled again for it.")
+_WENT = "after the first change Dynamo compiled it as dynamic (automatic dynamic)"  # claim ``went-dynamic``
+_DYNAMIC_KEPT = "Nothing to fix if it keeps changing: {went}, and no later call compiled again for it."
 _DYNAMIC = _DYNAMIC_KEPT + (" To skip the first, static version: {how}. A dynamic first compile can take longer than "
                             "the static one and the recompile together: measure before changing it.")
 _FROM_CONSTANT = re.compile(r"dimension \d+: ([01]) before")
-_DYNAMIC_FROM_ONE = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic "
-                     "(automatic dynamic), and no later call compiled again for it. The first size was {size}, which "
+_DYNAMIC_FROM_ONE = (_DYNAMIC_KEPT + " The first size was {size}, which "
                      "torch always compiles as a constant of a version of its own (never symbolic), so marking the "
                      "dimension dynamic or passing dynamic=True does not skip that version.")
-_DYNAMIC_LIBRARY = ("Nothing to fix if it keeps changing: after the first change Dynamo compiled it as dynamic "
-                    "(automatic dynamic), and no later call compiled again for it. {package} made this compile "
-                    "itself (torch.compile at {where}), so there is no call of yours to mark dynamic.")
+_DYNAMIC_LIBRARY = (_DYNAMIC_KEPT + " {package} made this compile itself (torch.compile at {where}), so there is no "
+                    "call of yours to mark dynamic.")
 _ALSO_DIFFERS = ("But version {version} would have failed this call on `{name}` too ({before} then, {now} now; torch "
                  "names one failed guard of each version), so marking the size dynamic alone does not save this "
                  "recompile: {fix}")
 _ALSO_SET = ("set it before the first call (for a model's config attribute, in the config the model is built with), "
              "then make the first version dynamic: {how}.")
 _ALSO_KEEP = "keep `{name}` the same from the first call, then make the first version dynamic: {how}."
-_DYNAMIC_NOT_ALL = ("After the first change Dynamo compiled it as dynamic (automatic dynamic), but later calls still "
-                    "failed that version's guards ({later}): the dynamic version does not cover them; see the guards "
-                    "those compiles failed.")
+_DYNAMIC_NOT_ALL = ("{went}, but later calls still failed that version's guards ({later}): the dynamic version does "
+                    "not cover them; see the guards those compiles failed.")
+# The version the change failed already had the size symbolic (dynamic=True, mark_dynamic, or an automatic dynamic
+# version), and a line of the user's made it a constant there: no marking skips that version.
+_PINNED_BEFORE = ("Version {version} was already compiled with `{name}` dynamic, but {where} made it the constant "
+                  "{value} there (torch: symbolic_shape_specialization, {reason}), so the other sizes fail that "
+                  "version; version {last} takes them{kept}. Nothing to fix where that line is meant to tell the sizes "
+                  "apart: each of its outcomes compiles a version, once. Marking the dimension dynamic or passing "
+                  "dynamic=True does not skip it (torch raises ConstraintViolationError where the code pins a size "
+                  "marked dynamic); to compile one version only, write that step so it does not test the exact size.")
+_PINNED_KEPT = ", and no later call compiled again for it"
+_PINNED_NOT_ALL = ", but later calls still failed its guards ({later})"
 
 _DYNAMIC_HOW = {"size": "torch._dynamo.mark_dynamic(tensor, dim) before the first call, or torch.compile(..., "
                         "dynamic=True)",
@@ -444,7 +451,13 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         listed = ", ".join(f"`{spoken(name)}`" for name in also_values)
         together = say(Claim("made-symbolic-too", (made, *also_values),
                              f" (and {listed}, made dynamic in the same compile)"), evidence, said) if also_values else ""
-        what += f"{together}, then Dynamo compiled it as dynamic{served}"
+        # "after the first change … (automatic dynamic)": only where the version that failed had the value static
+        went = say(Claim("went-dynamic", (first.version, first.source or subject, dim_text), _WENT), evidence, said) \
+            or f"version {last.compile_id} has it dynamic"
+        pinned_before = evidence.pinned(first.version, subject, first.dimension) \
+            if kind in ("size", "value") and went != _WENT else None
+        what += f"{together}, then Dynamo compiled it as dynamic{served}" if pinned_before is None else \
+            f" from the {pinned_before.value} that version {first.version} pinned{served}"
         # by torch's name: another call site names the same argument otherwise (``batch`` here, ``x`` there)
         later = ", ".join(evidence.failed_against(last.compile_id, first.source or subject, first.dimension)) or \
             "the recompile limit refused a later call"
@@ -457,27 +470,38 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         if from_one and frame_first != first.version and size_at(guards.get(frame_first, ""), first) not in ("0", "1"):
             from_one = None
         dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.entry_file or library_call.file).capitalize(),
-                                               where=library_call.short) \
-            if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1)) if from_one \
-            else _DYNAMIC.format(how=how)
+                                               where=library_call.short, went=went) \
+            if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1), went=went) if from_one \
+            else _DYNAMIC.format(how=how, went=went)
+        not_all = _DYNAMIC_NOT_ALL.format(later=later, went=went[0].upper() + went[1:])
         # torch names one failed guard per version: where the version before also pinned another value differently,
         # skipping the first, static version alone does not save the recompile
         also = evidence.also_differs(group.failures[0][0], first.version, first.source)
         alone_fails = False
-        if also and library_call is None and not from_one:
+        if pinned_before is not None:  # the line that pinned it is the cause, where torch's stack names one
+            said.append(Claim("pinned", (first.version, subject, dim_text), ""))
+            where = f"{pinned_before.short} (`{pinned_before.code}`)" if pinned_before.short else "your code"
+            dynamic_said, not_all = (_PINNED_BEFORE.format(
+                version=first.version, name=subject, where=where, value=pinned_before.value,
+                reason=pinned_before.reason.replace("_", " "), last=last.compile_id, kept=kept)
+                for kept in (_PINNED_KEPT, _PINNED_NOT_ALL.format(later=later)))
+            if pinned_before.short and not is_library(pinned_before.file):
+                user, library = SourceLine(pinned_before.file, pinned_before.line, "", pinned_before.code), None
+        elif also and library_call is None and not from_one:
             name, before, now = also[0]
             claim = Claim("also-differs", (group.failures[0][0], first.version, name), "yes")
             alone_fails = bool(say(claim, evidence, said))
             if alone_fails:
-                dynamic_said = _DYNAMIC_KEPT + " " + _ALSO_DIFFERS.format(
+                dynamic_said = _DYNAMIC_KEPT.format(went=went) + " " + _ALSO_DIFFERS.format(
                     version=first.version, name=name, before=before, now=now,
                     fix=(_ALSO_SET if before == "None" else _ALSO_KEEP).format(name=name, how=how))
         call = evidence.call_for(first_frame)
-        if library_call is None and not from_one and not alone_fails and call is not None and not call.by_library \
+        if library_call is None and not from_one and not alone_fails and pinned_before is None and call is not None \
+                and not call.by_library \
                 and call.says("dynamic") is None:  # the first, static version skipped, as the advice says: checked
             remedies = (Remedy("compile-argument", "dynamic", True, call.file, call.line),)
         advice = say(Claim("served-later-calls", (last.compile_id, first.source or subject, dim_text), dynamic_said,
-                           _DYNAMIC_NOT_ALL.format(later=later)), evidence, said)
+                           not_all), evidence, said)
         if advice != dynamic_said:
             remedies = ()  # the dynamic version does not serve the later calls: no fix of it is offered
         explained = SHAPES
