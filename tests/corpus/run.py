@@ -43,6 +43,7 @@ KINDS = {
     "nothing-compiled": {"nothing-compiled"},
     "hook-ignored": {"hook-ignored"},
     "uncompiled-method": {"uncompiled-method"},
+    "compile-failed": {"compile-failed"},
 }
 # Torch's internal spellings that must never reach a finding's own words (what, parts, advice).
 RAW_NAMES = re.compile(r"\bL\[|\bG\[|kwargs\[|\bargs\[\d|___|\bself\._modules\[")
@@ -404,7 +405,7 @@ def write_results(path: Path, rows: list[dict], tally: dict[str, int], failed_co
 FIXED = HERE / "fixed"
 # The finding kinds that stand for one cause: a fix must leave no finding of the family that names the cause.
 FAMILIES = ({"recompile", "recompile-limit"}, {"graph-break", "frame-skipped"}, {"nothing-compiled"}, {"hook-ignored"},
-            {"uncompiled-method"})
+            {"uncompiled-method"}, {"compile-failed"})
 
 
 @dataclass
@@ -469,10 +470,11 @@ def finding_gone(fix: Fix, left: list, before: list) -> bool:
 
 def worse(fix: Fix, before: dict[str, int], after: dict[str, int]) -> list[str]:
     """Where the fixed program's counts are worse than the original's (one process, ``main`` or rank 0): more graph
-    breaks, recompiles or recompile-limit hits; for nothing-compiled, still nothing compiled."""
+    breaks, recompiles or recompile-limit hits; for nothing-compiled, still nothing compiled, and for a compile that
+    failed, still no graph."""
     said = []
-    if fix.finding_kind == "nothing-compiled":
-        if not after.get("frame_compiles"):
+    if fix.finding_kind in ("nothing-compiled", "compile-failed"):  # before, nothing ran compiled: no counts to beat
+        if not after.get("graphs" if fix.finding_kind == "compile-failed" else "frame_compiles"):
             said.append("still nothing compiled")
         return said
     # A fix for calls that ran eager (a model method called through the wrapper, or calls past the recompile limit,

@@ -9,6 +9,7 @@ from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
+from .failures import failed
 from .finding_type import CACHES, DISTRIBUTED, KERNEL_SELECTION, RESTARTS, SETUP, Explained, Finding, Ledger
 from .frames import SourceLine, block_caller, compiled_in_a_loop, is_library, short
 from .one_time import ONE_TIME_STAGES, OneTime
@@ -59,7 +60,9 @@ def nothing_compiled(trace: Trace, facts: TraceFacts, compiles: dict[str, Compil
             parts=(f"torch.compile's entry ran {calls} time{'s' if calls != 1 else ''}; "
                                                "no frame reached Dynamo",),
             advice=_NEVER_CALLED, explained=RESTARTS)]
-    if not frame_compiles or facts.graph_count:
+    # compiles an exception ended are each said by their own finding, with where the exception went
+    if not frame_compiles or facts.graph_count or \
+            {c.compile_id for c in frame_compiles} <= {c.compile_id for c in failed(facts)}:
         return []
     names = [short(compile_facts.frame or "?") for compile_facts in frame_compiles]
     ddp = any(name.startswith("DistributedDataParallel.") for name in names)
