@@ -283,7 +283,8 @@ def run_info(info: dict[str, Any], dropped: Dropped) -> RunInfo:
 
 
 # -- shapes: the types readers use inside the run facts' dicts (a small schema, checked before any analysis) --------
-# A shape is "str", "int", "num", "bool" or "any"; ("opt", shape) also allows None; ("list", shape) a list of them;
+# A shape is "str", "int", "num", "bool" or "any"; ("opt", shape) also allows None; ("either", shape, shape) one of
+# them (``inputs``: an autotuned op's input list, a CUDA-graph recording's input count); ("list", shape) a list of them;
 # ("map", shape) a dict of str keys to them; ("rec", {key: shape}, required keys, closed) a dict whose known keys
 # have their shapes (a closed one has no other key: read with ``cls(**item)``).
 def _rec(fields: dict[str, Any], required: tuple[str, ...] = (), closed: bool = False) -> tuple:
@@ -321,7 +322,7 @@ _METADATA_SHAPES: dict[str, Any] = {
     "callers": ("list", "any"), "line": ("opt", "int"), "co_name": ("opt", "str"), "co_filename": ("opt", "str"),
     "co_firstlineno": ("opt", "int"), "duration_us": ("opt", "num"), "start_time_us": ("opt", "num"),
     "end_time_us": ("opt", "num"), "entire_frame_compile_time_s": ("opt", "num"),
-    "choices": ("list", _rec({"name": "str", "ms": ("opt", "num")}, ("name",))), "inputs": ("list", "str"),
+    "choices": ("list", _rec({"name": "str", "ms": ("opt", "num")}, ("name",))), "inputs": ("either", ("list", "str"), "int"),
     "op": "str",
 }
 _INFO_SHAPES: dict[str, dict[str, Any]] = {
@@ -362,6 +363,8 @@ def fits(value: Any, shape: Any, depth: int = 0) -> bool:
             fits(item, part, depth + 1) for item, part in zip(value, shape[1]))
     if kind == "opt":
         return value is None or fits(value, shape[1], depth)
+    if kind == "either":
+        return any(fits(value, part, depth) for part in shape[1:])
     if kind == "list":
         return isinstance(value, list) and all(fits(item, shape[1], depth + 1) for item in value)
     if kind == "map":

@@ -104,6 +104,15 @@ def test_shapes():
     assert fits({"a": [1, 2]}, ("map", ("list", "int")))
     assert not fits({"a": [1, "2"]}, ("map", ("list", "int")))
     assert not fits([[[[1]]]], ("list", "any"), depth=30)
+    assert fits(3, ("either", ("list", "str"), "int")) and fits(["x"], ("either", ("list", "str"), "int"))
+    assert not fits("3", ("either", ("list", "str"), "int"))
+
+
+def test_a_gpu_trace_of_ours_reads_back_with_nothing_left_out():
+    """A CUDA-graph recording's ``inputs`` is a count, an autotuned op's a list: both are ours, neither is dropped."""
+    dropped = Dropped()
+    load(ROOT / "tests" / "data" / "cuda-2.11.0" / "bert_reduce_overhead-cuda-cold.json", dropped)
+    assert not dropped, dict(dropped)
 
 
 def test_a_trace_of_millions_of_empty_lists_is_refused_before_parsing_in_bounded_memory(tmp_path: Path):
