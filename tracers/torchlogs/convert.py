@@ -58,6 +58,11 @@ BAD_COMPILE_ID = "record with a compile id that is not torch's (read without it)
 # A region event whose payload was damaged past parsing: its fields are read where they still stand whole.
 _EVENT_FIELDS = {"ph": re.compile(r'"ph":\s*"([BEXi])"'), "name": re.compile(r'"name":\s*"((?:[^"\\]|\\.)*)"'),
                  "ts": re.compile(r'"ts":\s*(\d+(?:\.\d+)?)[,}\s]')}
+# A compile whose backend raised (compilation_metrics' fail_type; torch/_dynamo/exc.py): the graph handed to it
+# became no compiled graph, and torch does not count it (unique_graphs is counted after the backend returns, in
+# OutputGraph.compile_and_call_fx_graph). It is kept under a name that says so, out of the graphs counted.
+BACKEND_FAILED = "BackendCompilerFailed"
+FAILED_GRAPH = "dynamo_output_graph (its backend raised: no compiled graph)"
 _UNKNOWN = "unknown"
 _NOT_LOGGED = "name not in the log"
 _THREAD_NAME = "torch (from its log)"
@@ -335,6 +340,15 @@ class LogConverter:
                 self.artifacts[index] = replace(artifact, ts_ns=middle,
                                                 span=None if artifact.span in gone else artifact.span)
 
+    def _uncount_failed_graphs(self) -> None:
+        """Each compile whose backend raised: its last graph (the one handed to the backend) renamed FAILED_GRAPH."""
+        failed = {artifact.compile_id for artifact in self.artifacts
+                  if artifact.kind == "metrics" and artifact.metadata.get("fail_type") == BACKEND_FAILED}
+        last = {artifact.compile_id: index for index, artifact in enumerate(self.artifacts)
+                if artifact.name == "dynamo_output_graph" and artifact.compile_id in failed}
+        for index in last.values():
+            self.artifacts[index] = replace(self.artifacts[index], name=FAILED_GRAPH)
+
     def _renumbered(self) -> dict[str, list[str]]:
         """Compile numbers seen only on repeated records, each with the compiles whose records it repeats."""
         own = {torch_id(artifact.compile_id) for artifact in self.artifacts if artifact.compile_id} | \
@@ -353,6 +367,7 @@ class LogConverter:
             span.end_ns, span.unfinished = max(end, span.start_ns), True
         self._open.clear()
         self._within_the_run()
+        self._uncount_failed_graphs()
         # A compile that stopped before torch named its code (a hit recompile limit logs no co_name) is of the
         # same frame as its siblings: ``0/3`` recompiles the code of ``0/0`` (the part before the last ``/``).
         by_frame = {compile_id.rsplit("/", 1)[0]: label for compile_id, label in self._frames.items()}
