@@ -11,6 +11,7 @@ Prints versions, then one row per program: torch's counts, how many findings we 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import platform
 import re
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -288,11 +290,9 @@ def versions() -> str:
     import torch
     import transformers
 
-    try:  # the programs that declare "requires": ["accelerate"] run only where it is installed
-        import accelerate
-    except ImportError:
-        accelerate = None
-    extra = f", accelerate {accelerate.__version__}" if accelerate is not None else ""
+    # the programs that declare "requires" (accelerate, lightning) run only where it is installed
+    extra = "".join(f", {name} {version(name)}" for name in ("accelerate", "lightning")
+                    if importlib.util.find_spec(name) is not None)
     return (f"torch {torch.__version__} (git {torch.version.git_version[:12]}), transformers {transformers.__version__}"
             f"{extra}, Python {platform.python_version()}, {platform.machine()}")
 
