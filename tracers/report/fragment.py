@@ -11,7 +11,7 @@ from markupsafe import Markup
 from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.tracefile.events import Trace
-from tracers.vocabulary.exported import export_line, export_of
+from tracers.vocabulary.exported import export_line, export_of, troubles
 
 from .artifacts import artifact_pieces, select
 from .by_code import by_code_html, kernels_html
@@ -83,9 +83,14 @@ def report_header(report: Report, options: RenderOptions = RenderOptions(), link
     view = HeaderView(options.title, "wt-trace-version" + ("" if version.is_reference else " wt-not-reference"),
                       info.torch_git_sha or "unknown", version_text,
                       info.device + (f" ({info.device_name})" if info.device_name else ""), info.cache_mode,
-                      info.python, ended, report.failed, links.download_url, options.caption,
+                      info.python, ended, _failed(report), links.download_url, options.caption,
                       ", ".join(sorted(info.targets_missing)) if info.targets_missing else None, _log_note(info))
     return render("header.html", view=view)
+
+
+def _failed(report: Report) -> str | None:
+    """A compile that failed, and an export's problems: the page's head says what the summary's does."""
+    return ", ".join(part for part in (report.failed, *troubles(export_of(report.trace.info.from_log))) if part) or None
 
 
 def _log_note(info) -> LogNote | None:  # noqa: ANN001 - RunInfo

@@ -10,7 +10,7 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts, TreeNode
 from tracers.vocabulary.durations import duration
-from tracers.vocabulary.exported import export_line, export_of, has_problems, no_problems_in_compiles
+from tracers.vocabulary.exported import export_line, export_of, has_problems, no_problems_in_compiles, troubles
 
 from . import by_code, speed
 from .findings import PageUrl, report_findings, render_recap
@@ -26,6 +26,7 @@ _TREE_DEPTH = 4
 # Rows of a table the terminal shows before it says how many more there are: a clean log of thousands of compiles
 # would scroll its verdict off the screen. The page and the trace keep every row.
 _ROWS = 40
+_SCREEN = 40  # lines a terminal shows at once: past them, the verdict said first is said again last
 
 
 def _more(count: int, what: str, style: Style) -> list[str]:
@@ -77,8 +78,7 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
     failures = report.failed  # the script may have gone on (suppress_errors), the compile did not
     export = export_of(info.from_log)  # a torch.export log's part, said in one line and not analysed
     if has_problems(export):  # a finished export with a problem is not "ok": the head says what the line below does
-        count = int(export.get("problem_count") or 0)
-        failures = ", ".join(part for part in (failures, f"{count} export problem{'s' if count != 1 else ''}") if part)
+        failures = ", ".join(part for part in (failures, *troubles(export)) if part)
     if failures:
         status = style.red(failures) if info.status == "ok" else f"{status}, {style.red(failures)}"
     title = "torch.export log" if export and not report.compiled else "torch.compile trace"
@@ -132,6 +132,7 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
         lines.append(style.bold("Compiles") + style.dim(f"  (one per frame compile id{resets})"))
         id_width = max(6, *(len(compile.compile_id) for compile in facts.compiles))
         indent = " " * (id_width + 4)
+        caller = None
         for compile in facts.compiles[:_ROWS]:
             parts = [f"{compile.compile_id:<{id_width}}", f"{compile.frame or '?':<40}"]
             parts.append(f"{compile.graphs} graph{'s' if compile.graphs != 1 else ''}")
@@ -145,8 +146,9 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
             if hits:
                 parts.append(", ".join(hits))
             lines.append("  " + "  ".join(parts))
-            if compile.user_frame:
+            if compile.user_frame and compile.user_frame != caller:  # the row above's caller is not said again
                 lines.append(style.dim(f"{indent}called from {compile.user_frame}"))
+            caller = compile.user_frame
             if compile.skipped:
                 lines.append(style.dim(f"{indent}skipped thanks to the cache: {', '.join(compile.skipped)}"))
         lines.extend(_more(len(facts.compiles), "compiles", style))
@@ -194,6 +196,8 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
     for warning in info.warnings:
         lines.append(style.yellow(f"warning: {warning}"))
     recap = render_recap(found, style.bold, _WIDTH)
+    if not recap and compiled and len(lines) > _SCREEN:  # a clean verdict said first has scrolled away: said again
+        recap = [style.bold("Findings, in short"), "  " + no_problems_in_compiles(report.headline, export).strip()]
     if recap:
         lines += ["", *recap]
     lines.extend(written_lines(written, style))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from pathlib import Path
 from collections import Counter
@@ -12,13 +13,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tracers.vocabulary.releases import TOOL_VERSION
-from tracers.tracefile.torch_records import RecordTranslator, bad_compile_id, compile_id_of, record_name
+from tracers.tracefile.torch_records import (DEBUG_PAYLOAD_CHARS, RecordTranslator, bad_compile_id, compile_id_of,
+                                             record_name)
 from tracers.tracefile.validation import artifact_details, depth_within, is_int, is_number
 from tracers.tracefile.compile_identity import CompileIdentity, plausible, sort_key, torch_id
 from tracers.tracefile.events import FORMAT_VERSION, MAX_NESTING, MAX_RANKS, Artifact, RunInfo, Span, Trace
 
-from .export import ExportPart
-from .frames import frame_label
+from .export import EXPORT_KINDS, ExportPart
+from .frames import frame_label, is_torch_file, wrapped_label
 from .records import CORRUPT, Problems, Record, loads
 from .regions import stage_of, target_of
 
@@ -146,6 +148,9 @@ class LogConverter:
             self.problems.note(BAD_COMPILE_ID, f"{self.source}:{record.line}")
         elif compile_id_of(metadata) is None:
             self.export.note(name, metadata)
+            if isinstance(metadata.get("stack"), list) and name not in EXPORT_KINDS:
+                self.export.note_stack([self.translator.filename(frame.get("filename"))
+                                        for frame in metadata["stack"] if isinstance(frame, dict)])
         if name == "torch_version" and record.payload:
             version = loads(record.payload)
             self.torch_version = str(version.get("pytorch_version") or _UNKNOWN)
@@ -159,6 +164,9 @@ class LogConverter:
         found = self.translator.translate(metadata, record.payload)
         if found is None:
             return
+        if name == "link" and isinstance(metadata.get("link"), dict) and metadata["link"].get("name"):
+            # the link's name (tlparse's label for it) is its own, not a field the translator drops
+            found = replace(found, name=f"link {metadata['link']['name']}")
         if not depth_within(found.details):
             raise ValueError("metadata nested deeper than a record of torch's")
         details, wrong = artifact_details(found.details)
@@ -171,14 +179,23 @@ class LogConverter:
         compile_id = compile_id or (span.compile_id if span else None)
         if found.kind == "metrics" and compile_id and found.details.get("co_name"):
             details = found.details
-            self._frames[compile_id] = frame_label(str(details["co_name"]), str(details.get("co_filename", "?")),
-                                                   details.get("co_firstlineno"), self.roots)
+            filename = str(details.get("co_filename", "?"))
+            label = frame_label(str(details["co_name"]), filename, details.get("co_firstlineno"), self.roots)
+            self._frames[compile_id] = wrapped_label(label, self._guards_of(compile_id)) if is_torch_file(filename) \
+                else label
         elif found.kind == "frame" and compile_id and compile_id not in self._frames:
             self._frames[compile_id] = self._frame_from_start(metadata)
         self.artifacts.append(Artifact(
             id=next(self._artifact_ids), kind=found.kind, name=found.name, compile_id=compile_id,
             span=span.id if span else None, thread_id=record.pid, ts_ns=self._last_ns or 0,
             metadata=found.details, payload=found.payload, payload_size=found.payload_size))
+
+    def _guards_of(self, compile_id: str) -> str | None:
+        """The guards torch logged for a compile (just before its metrics), or None."""
+        for artifact in reversed(self.artifacts[-64:]):
+            if artifact.compile_id == compile_id and artifact.kind == "guards" and artifact.payload:
+                return artifact.payload
+        return None
 
     def _event(self, record: Record) -> dict[str, Any] | None:
         """A region event; of a damaged one, the fields still whole, or None (its place kept as lost)."""
@@ -248,8 +265,11 @@ class LogConverter:
         if phase == "E":
             self._close(region, ts_ns)
             return
+        if phase in ("i", "I"):
+            self._instant(region, event, ts_ns)
+            return
         if phase not in ("B", "X"):
-            return  # instant events (cache state, automatic dynamic) repeat what the records say
+            return
         duration = event.get("dur", 0) if phase == "X" else 0
         if not (is_number(duration) and 0 <= duration <= MAX_REGION_US):
             self.problems.note(BAD_TIME, f"{self.source}:{self._line}")
@@ -276,6 +296,24 @@ class LogConverter:
             span.end_ns = ts_ns + round(duration * 1000)
         else:
             self._open.append(span)
+
+    def _instant(self, region: str, event: dict[str, Any], ts_ns: int) -> None:
+        """torch's instant events (``automatic_dynamic``, ``autograd_cache_miss``…): kept as records of their compile,
+        their fields as torch gave them (bounded: a cache event carries the graph's code)."""
+        args = event.get("args") if isinstance(event.get("args"), dict) else {}
+        raw = args.get("compile_id")
+        raw = str(raw) if raw not in (None, "None") and plausible(str(raw)) else None
+        span = self._open[-1] if self._open else None
+        compile_id = self.identity.qualify(raw, span.stage if span else None) or (span.compile_id if span else None)
+        details, _ = artifact_details({key: value for key, value in args.items() if key != "compile_id"})
+        payload = json.dumps(details, indent=1, default=str)
+        size = len(payload)
+        if size > DEBUG_PAYLOAD_CHARS:
+            payload = payload[:DEBUG_PAYLOAD_CHARS] + f"\n… cut at {DEBUG_PAYLOAD_CHARS:,} of {size:,} characters"
+        self.artifacts.append(Artifact(
+            id=next(self._artifact_ids), kind="debug", name=f"{region} (instant event)", compile_id=compile_id,
+            span=span.id if span else None, thread_id=self.pid, ts_ns=ts_ns, metadata={}, payload=payload,
+            payload_size=size))
 
     def _close(self, region: str, ts_ns: int) -> None:
         """End the innermost open region of that name: regions of other threads may interleave (torch's

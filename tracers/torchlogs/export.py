@@ -14,6 +14,9 @@ EXPORT_KINDS = frozenset({STARTED, PROGRAM, "guard_added", "propagate_real_tenso
                           "mismatched_fake_kernel", "create_unbacked_symbol", "expression_created"})
 MAX_PROBLEMS = 20  # kept with their details; the rest only counted (a draft export of a large model logs many)
 MAX_TEXT = 300  # characters of an expression or a reason kept: enough to recognise it
+# A non-strict export logs none of the records above (no start, no program): only what its fake tensors describe,
+# each record's stack passing through torch.export's own files, which is how the log shows it was an export.
+_EXPORT_FILES = ("/torch/export/", "/torch/_export/")
 
 
 class ExportPart:
@@ -23,6 +26,7 @@ class ExportPart:
         self.kinds: Counter[str] = Counter()
         self.problems: list[dict[str, str]] = []
         self.problem_count = 0
+        self.inside = 0  # other records made inside torch.export's call (their stack says so)
 
     def note(self, name: str, metadata: dict[str, Any]) -> None:
         if name not in EXPORT_KINDS:
@@ -34,13 +38,19 @@ class ExportPart:
             if len(self.problems) < MAX_PROBLEMS:
                 self.problems.append(problem)
 
+    def note_stack(self, files: list[str]) -> None:
+        """Another record outside any compile, by the files of its stack: one made inside torch.export's call."""
+        if any(marker in path for path in files for marker in _EXPORT_FILES):
+            self.inside += 1
+
     def as_dict(self, with_compiles: bool) -> dict[str, Any] | None:
         """``with_compiles``: the log has compiles too (analysed as any other; vocabulary/exported.py says so)."""
-        if not self.kinds:
+        if not self.kinds and not self.inside:
             return None
         return {"started": self.kinds[STARTED], "programs": self.kinds[PROGRAM],
                 "records": dict(sorted(self.kinds.items())), "problem_count": self.problem_count,
-                "problems": self.problems, "with_compiles": with_compiles}
+                "problems": self.problems, "with_compiles": with_compiles,
+                **({"inside_export": self.inside} if self.inside else {})}
 
 
 def _problem(name: str, details: object) -> dict[str, str] | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,30 @@ def frame_label(co_name: str, co_filename: str, first_line: Any, roots: tuple[Pa
     name = _definitions(co_filename, roots).get((first_line, co_name), co_name) if first_line and roots else co_name
     line = f":{first_line}" if first_line else ""
     return f"{name} ({co_filename.rsplit('/', 1)[-1]}{line})"
+
+
+# A frame of torch's own code that only calls what it was handed (torch.compile wraps a module of torch.nn in
+# torch/_dynamo/external_utils.py's wrap_inline, whose ``inner`` calls its local ``fn``): the user's function is
+# that local, which the compile's guards name with its type (``source=L['fn'], …, type=<class '…Linear'>``).
+_TORCH_FILE = re.compile(r"(?:^|[/\\])torch[/\\]")
+_WRAPPED = re.compile(r"source=L\['(?:fn|func)'\], [^\n]*?type=<class '([\w.]+)'>")
+_NOT_A_MODULE = frozenset({"function", "builtin_function_or_method", "method", "functools.partial"})
+
+
+def is_torch_file(co_filename: str) -> bool:
+    """Whether a compiled frame's code is torch's own (a wrapper of torch's around the user's callable)."""
+    return _TORCH_FILE.search(co_filename) is not None
+
+
+def wrapped_label(label: str, guards: str | None) -> str:
+    """``Linear.forward (linear.py) via inner (external_utils.py:67)`` for torch's wrapper frame whose guards name the
+    module it calls; the label as it was where they name none (a plain function's type says nothing of it)."""
+    found = _WRAPPED.search(guards or "")
+    if found is None or found[1] in _NOT_A_MODULE:
+        return label
+    module, _, cls = found[1].rpartition(".")
+    where = f" ({module.rsplit('.', 1)[-1]}.py)" if module else ""
+    return f"{cls}.forward{where} via {label}"
 
 
 @lru_cache(maxsize=64)

@@ -14,8 +14,23 @@ def export_of(from_log: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def has_problems(export: dict[str, Any] | None) -> bool:
-    """Whether the export part holds a problem tlparse --export lists (then no line may say "No problems found")."""
-    return bool(export and _int(export.get("problem_count")))
+    """Whether the export part holds a problem tlparse --export lists, or an export that made no program (then no
+    line may say "No problems found")."""
+    return bool(export and (_int(export.get("problem_count")) or _unfinished(export)))
+
+
+def troubles(export: dict[str, Any] | None) -> list[str]:
+    """What a header says of the export part: ``1 export problem``, ``1 export made no program``."""
+    if not export:
+        return []
+    count, unfinished = _int(export.get("problem_count")), _unfinished(export)
+    return ([f"{count} export problem{'s' if count != 1 else ''}"] if count else []) + \
+        ([f"{unfinished} export{'s' if unfinished != 1 else ''} made no program"] if unfinished else [])
+
+
+def _unfinished(export: dict[str, Any]) -> int:
+    """Exports started (torch logs a start record for each) that logged no exported program: they raised, or were cut."""
+    return max(_int(export.get("started")) - _int(export.get("programs")), 0)
 
 
 def export_line(export: dict[str, Any]) -> str:
@@ -23,6 +38,11 @@ def export_line(export: dict[str, Any]) -> str:
     export's own content is not analysed here (…)``; a log with compiles too (analysed as any other) says so."""
     records = export.get("records") if isinstance(export.get("records"), dict) else {}
     held = [_count(_int(export.get("programs")), "exported program")]
+    inside = _int(export.get("inside_export"))
+    if inside and not _int(export.get("programs")) and not _int(export.get("started")):
+        # a non-strict export logs no start and no program: only records its stack shows made inside the call
+        held = [f"{_count(inside, 'record')} made inside torch.export's call (a non-strict export logs no exported "
+                "program)"]
     started = _int(export.get("started"))
     if started > _int(export.get("programs")):
         held.append(f"{started} export{'s' if started != 1 else ''} started")
