@@ -199,8 +199,7 @@ _STATIC_FIX = {
 _LAST_BATCH = ("The shorter last batch of each pass over the data is what recompiles: the calls each version served "
                "fit {passes} passes of {batches} batches of {full} (dimension 0) then one of {short}. Drop it "
                "(DataLoader(..., drop_last=True)) or pad it to {full} and mask the padding out, and {gone}. Marking "
-               "the dimension dynamic instead (torch._dynamo.mark_dynamic(tensor, dim) before the first call, or "
-               "torch.compile(..., dynamic=True)) also leaves one version, but a dynamic first compile can take "
+               "the dimension dynamic instead ({how}) also leaves one version, but a dynamic first compile can take "
                "longer than the static one and the recompile together.")
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep what every rank passes the same (shapes, dtypes, requires_grad).")
@@ -435,7 +434,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     if keywords:
         # the compiled function's own ``**kwargs``, filled by the library's call at ``library``: not the user's items
         advice = _LIBRARY_KEYWORDS.format(name=subject, where=library.short)
-    batch = _last_batches(group, compiles) if kind == "size" else None
+    batch = _last_batches(group, compiles, evidence.failures) if kind == "size" else None
     # the new version ran once: a one-off size (a frame without a graph of its own counts no calls: its resumed code's)
     # the new version served one call and nothing changed after it (a size changing on every call serves one each)
     served_once = (last is not None and bool(say(Claim("served-once", (last.compile_id, subject), "yes"), evidence,
@@ -596,9 +595,20 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     elif batch is not None and batch.batches > 1:
         gone = "this recompile goes, saving all the compile time it costs" if len(compiled) == 1 else \
             f"these {len(compiled)} recompiles go, saving all the compile time they cost"
+        # where a library called torch.compile, the user's own knob is marking the tensor they hand it
+        how = "torch._dynamo.mark_dynamic(tensor, 0) before the first call" if evidence.library_compiled \
+            else _DYNAMIC_HOW["size"]
+        # a version compiled later for another cause (an evaluation's grad mode) took the size as dynamic because of
+        # this change: its own calls may have a short batch too, which the trace cannot tell
+        also = _dynamic_after(evidence, ids[-1], first)
+        if also:
+            gone = gone.split(",", 1)[0] + (f"; but version {also} was compiled after it, for another cause, with the size dynamic because "
+                     "of this change: where its calls have a short batch too (an evaluation's last batch), that one "
+                     "then compiles a version of its own, so pad that batch as well rather than drop it")
         advice = _LAST_BATCH.format(passes=batch.passes, batches=batch.batches, full=batch.full, short=batch.short,
-                                    gone=gone) + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
-        cost_counts += ": what dropping the last batch saves"
+                                    gone=gone, how=how) + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+        if not also:
+            cost_counts += ": what dropping the last batch saves"
     elif kind in _PROPAGATES and rank_of(trace.info) is not None:
         advice += _DISTRIBUTED
     cache = next((failure.subject for _, failure in group.failures if failure.kind == "size"
@@ -851,7 +861,8 @@ class _Passes:
 _DIM0 = re.compile(r"dimension 0: (\d+) before, now (\d+)")
 
 
-def _last_batches(group: _Group, compiles: dict[str, CompileFacts]) -> _Passes | None:
+def _last_batches(group: _Group, compiles: dict[str, CompileFacts],
+                  failures: dict[str, GuardFailure]) -> _Passes | None:
     """The group as the shorter last batch of each pass over the data, where torch's records show it: every failure is
     dimension 0 going from one size to one smaller size, each frame recompiled for it once and never again, and the
     calls its versions served (``calls_served``) fit passes of full batches then the short one (``_fit``); None
@@ -874,14 +885,30 @@ def _last_batches(group: _Group, compiles: dict[str, CompileFacts]) -> _Passes |
             continue
         versions = [facts for facts in compiles.values() if facts.compile_id.rpartition("/")[0] == frame]
         before = [facts for facts in versions if sort_key(facts.compile_id) < sort_key(compile_id)]
-        if any(sort_key(facts.compile_id) > sort_key(compile_id) for facts in versions) or \
-                any(facts.calls is None and facts.graphs for facts in before):
-            return None  # compiled again after it (more than one short size), or calls not counted
+        # compiled again after it for a size (more than one short size), or calls not counted; a later version for
+        # another cause (grad mode, for an evaluation) serves calls of its own, none of these
+        if any(sort_key(facts.compile_id) > sort_key(compile_id) and _for_a_size(failures.get(facts.compile_id))
+               for facts in versions) or any(facts.calls is None and facts.graphs for facts in before):
+            return None
         fits.add(_fit(sum(facts.calls or 0 for facts in before), new.calls))
     if len(fits) != 1 or None in fits or short >= full:
         return None
     passes, batches = fits.pop()
     return _Passes(full, short, passes, batches)
+
+
+def _dynamic_after(evidence: RunEvidence, compile_id: str, failure: GuardFailure) -> str:
+    """A later version of the frame, compiled for another cause, that made the changed dimension a symbol."""
+    frame = compile_id.rpartition("/")[0]
+    later = [other for other in evidence.versions.get(frame, ()) if sort_key(other) > sort_key(compile_id)]
+    return next((other for other in later if not _for_a_size(evidence.failures.get(other))
+                 and failure.dimension is not None and evidence.made_symbolic(other, failure.source, failure.dimension)),
+                "")
+
+
+def _for_a_size(failure: GuardFailure | None) -> bool:
+    """A version compiled for a size change, or for what the run does not say."""
+    return failure is None or failure.kind == "size"
 
 
 def _fit(before: int, new: int) -> tuple[int, int] | None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tracers.tracefile.events import Trace
+from tracers.tracefile.scrub import installed_into
 
 from . import eager_calls
 from .dynamo_shield import shield
@@ -195,7 +196,8 @@ def _compile_called(recorder: Recorder, args: tuple[Any, ...], kwargs: dict[str,
         # A library that calls torch.compile for the user (the Trainer, accelerate): its line, and the user's below it
         # and the library function that line called (the Trainer's train() where accelerate made the call)
         user, entry = frame, frame
-        while user is not None and _installed(user.f_code.co_filename):
+        folders = tuple(folder.rstrip("/") + "/" for folder in installed_into())
+        while user is not None and _installed(user.f_code.co_filename, folders):
             if not user.f_code.co_filename.startswith((*_TORCH, _STDLIB)):
                 entry = user  # torch's own wrappers on the way (generate()'s @torch.no_grad()) are not whom it called
             user = user.f_back
@@ -213,9 +215,11 @@ def _qualified(frame: Any) -> str:
     return getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
 
 
-def _installed(path: str) -> bool:
-    """An installed package's file or the standard library's: not the user's code."""
-    return "site-packages" in path or "dist-packages" in path or path.startswith(_STDLIB) or path.startswith("<")
+def _installed(path: str, folders: tuple[str, ...]) -> bool:
+    """An installed package's file or the standard library's: not the user's code (one in ``folders`` too: where pip
+    put packages on PYTHONPATH with ``--target``, as the trace file's scrubbing has them)."""
+    return "site-packages" in path or "dist-packages" in path or path.startswith(_STDLIB) or path.startswith("<") \
+        or path.startswith(folders)
 
 
 def _compiled_code(target: Any) -> dict[str, Any]:

@@ -25,7 +25,7 @@ def _prefixes() -> list[tuple[str, str]]:
     package_dirs = {sysconfig.get_paths().get(key) for key in ("purelib", "platlib")}
     package_dirs.update(getattr(site, "getsitepackages", lambda: [])())
     package_dirs.add(getattr(site, "getusersitepackages", lambda: None)())
-    package_dirs.update(_installed_into())
+    package_dirs.update(installed_into())
     candidates += [(directory, "<site-packages>") for directory in package_dirs if directory]
     candidates += [(os.getcwd(), "."), (tempfile.gettempdir(), "<tmp>")]
     candidates += [(prefix, "<python>") for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}]
@@ -38,7 +38,7 @@ def _prefixes() -> list[tuple[str, str]]:
     return sorted(set(usable), key=lambda item: len(item[0]), reverse=True)
 
 
-def _installed_into() -> set[str]:
+def installed_into() -> set[str]:
     """Folders on sys.path that pip installed packages into outside site-packages (``pip install --target``, on
     PYTHONPATH): they hold a ``*.dist-info``. The working directory and folders in it stay the user's own."""
     here = os.getcwd().rstrip("/") + "/"

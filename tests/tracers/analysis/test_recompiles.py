@@ -96,23 +96,26 @@ _SHORT = "0/0: tensor 'x' size mismatch at index 0. expected 4, actual 2"
 @pytest.mark.pure
 def test_the_calls_fit_passes_whichever_version_served_the_full_batches():
     # The new version took every call from the first short batch on: 2 full, then 2 more passes of 3 calls.
-    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=7)) == \
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=7), {}) == \
         recompiles._Passes(full=4, short=2, passes=3, batches=2)
     # The version before kept the full batches (a slice's storage offset refused the new one): one short call a pass.
-    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=4, v0_1=2)) == \
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=4, v0_1=2), {}) == \
         recompiles._Passes(full=4, short=2, passes=2, batches=2)
     # One pass: the short batch once.
-    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=1)).passes == 1
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=1), {}).passes == 1
 
 
 @pytest.mark.pure
 def test_no_last_batch_is_said_without_the_evidence():
     fits = _compiles(v0_0=2, v0_1=7)
-    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=5)) is None  # 7 calls: no passes
-    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=None)) is None  # not counted
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=5), {}) is None  # 7 calls: no passes
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), _compiles(v0_0=2, v0_1=None), {}) is None  # not counted
     larger = "0/0: tensor 'x' size mismatch at index 0. expected 2, actual 4"
-    assert recompiles._last_batches(_group(("0/1", larger)), fits) is None  # a larger batch is no remainder
+    assert recompiles._last_batches(_group(("0/1", larger)), fits, {}) is None  # a larger batch is no remainder
     length = "0/0: tensor 'x' size mismatch at index 1. expected 16, actual 24"
-    assert recompiles._last_batches(_group(("0/1", length)), fits) is None  # not the batch dimension
+    assert recompiles._last_batches(_group(("0/1", length)), fits, {}) is None  # not the batch dimension
     again = {**fits, "0/2": CompileFacts("0/2", "forward (model.py:3)", graphs=1, calls=1)}
-    assert recompiles._last_batches(_group(("0/1", _SHORT)), again) is None  # compiled again: another size
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), again, {}) is None  # compiled again: another size
+    # a later version for another cause (an evaluation's grad mode) serves calls of its own: the passes still fit
+    grad = parse_failure("0/1: GLOBAL_STATE changed: grad_mode")
+    assert recompiles._last_batches(_group(("0/1", _SHORT)), again, {"0/2": grad}).passes == 3
