@@ -8,6 +8,7 @@ import dataclasses
 import re
 
 from .finding_type import Finding, Remedy, unique_ids
+from .frames import SourceLine, is_library
 
 _CAPTURE = re.compile(r"capture_(?:dynamic_output_shape_ops|scalar_outputs)")
 # What each kind of data-dependent step needs Dynamo to capture: a Python number out of a tensor (.item(),
@@ -36,9 +37,9 @@ _CAPTURE_NOTE = ("torch's hint ({setting}) is not passed on as the fix: the same
                  "Dynamo traces on into that line). Check it before relying on it (trace --check-fixes).")
 _CAPTURE_ADVICE = ("This line and {where} both work on values that depend on the data: compute them outside the "
                    "compiled function and pass the results in, or keep the data-dependent part in tensor ops.")
-_LOGGING_ADVICE = ("The break is the logging call `{method}`. Adding that function to "
-                   "torch._dynamo.config.ignore_logging_functions (a set of the functions themselves) removes the break, "
-                   "and with it any message the call would print while the code runs compiled (a message its "
+_LOGGING_ADVICE = ("The break is the logging call `{method}`{where}. Adding that function to "
+                   "torch._dynamo.config.ignore_logging_functions (a set of the functions themselves) removes the break "
+                   "(before the first call: {paste}), and with it any message the call would print while the code runs compiled (a message its "
                    "logger's level lets through, or a warning_once not yet said): the output can change. Keep it if "
                    "the messages matter; else add it (trace --check-fixes shows what changes), or log outside the "
                    "compiled function.")
@@ -216,6 +217,23 @@ def _with_remedy(finding: Finding) -> Finding:
     return dataclasses.replace(finding, remedies=tuple(remedies)) if remedies != list(finding.remedies) else finding
 
 
+def _logging_paste(method: str, line: SourceLine | None) -> str:
+    """The line to paste: the function as the user's code can name it; a library's by its module
+    (``transformers.modeling_utils.logger.warning_once``), which --check-fixes resolves the same way."""
+    module = _module_of(line.path) if line is not None and is_library(line.path) else None
+    added = f"torch._dynamo.config.ignore_logging_functions.add({f'{module}.' if module else ''}{method})"
+    return f"`import {module}`, then `{added}`" if module else f"`{added}`"
+
+
+def _module_of(path: str) -> str | None:
+    """``transformers.modeling_utils`` of an installed package's file; None outside site-packages."""
+    for mark in ("<site-packages>/", "site-packages/", "dist-packages/"):
+        if mark in path:
+            dotted = path.split(mark, 1)[1].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            return dotted if all(part.isidentifier() for part in dotted.split(".")) else None
+    return None
+
+
 def _logging_call(finding: Finding) -> str | None:
     """The logging call a logging break's line makes (``logger.warning_once``), where torch says it is one."""
     if not (_LOGGING_HINT.search(finding.hint or "") or _LOGGING_HINT.search(finding.explanation or "")):
@@ -261,7 +279,12 @@ def _checked(finding: Finding, breaks: list[Finding], compiled: frozenset[str]) 
     if _LOGGING_HINT.search(hint) or _LOGGING_HINT.search(finding.explanation or ""):
         method = _logging_call(finding)
         if method:
-            return dataclasses.replace(finding, advice=_LOGGING_ADVICE.format(method=method))
+            line = finding.library_line or finding.user_line
+            code = line.code.strip() if line is not None and line.code else ""
+            code += "…" if code.endswith(("(", "[", "{", ",")) else ""  # a call that goes on over more lines
+            where = f" ({line.short}: `{code}`)" if code and finding.library_line is not None else ""
+            return dataclasses.replace(finding, advice=_LOGGING_ADVICE.format(
+                method=method, where=where, paste=_logging_paste(method, line)))
         return dataclasses.replace(finding, hint_note=((finding.hint_note + "; ") if finding.hint_note else "")
                                    + _LOGGING_UNNAMED)
     return finding

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tracers.analysis.finding_type import Finding
@@ -55,3 +57,24 @@ def test_breaks_of_one_kind_at_lines_of_one_function_are_one_finding():
 def test_breaks_of_two_kinds_in_one_function_stay_two():
     printing = _break('print("mean", y.mean())', _PRINT_HINT)
     assert len(checked_hints([_numpy_break(14, "tp = float(np.sum(a))"), printing])) == 2
+
+
+_LOGGING_HINT = "Add the logging method to `torch._dynamo.config.ignore_logging_functions`."
+
+
+def test_a_librarys_logging_break_gives_the_line_to_paste_by_its_module_and_shows_the_librarys_line():
+    found = dataclasses.replace(
+        _break("loss = model(ids, labels=ids).loss", _LOGGING_HINT),
+        library_line=SourceLine("<site-packages>/transformers/modeling_utils.py", 4778, "loss_function",
+                                "logger.warning_once("))
+    (checked,) = checked_hints([found], frozenset())
+    assert "`logger.warning_once` (modeling_utils.py:4778: `logger.warning_once(…`)" in checked.advice
+    assert ("`import transformers.modeling_utils`, then `torch._dynamo.config.ignore_logging_functions.add("
+            "transformers.modeling_utils.logger.warning_once)`") in checked.advice
+    assert [(remedy.kind, remedy.name) for remedy in checked.remedies] == [("ignore-logging", "logger.warning_once")]
+
+
+def test_the_users_own_logging_break_gives_its_own_name_to_paste():
+    (checked,) = checked_hints([_break('logger.info("step %d", step)', _LOGGING_HINT)], frozenset())
+    assert "`torch._dynamo.config.ignore_logging_functions.add(logger.info)`" in checked.advice
+    assert "import " not in checked.advice
