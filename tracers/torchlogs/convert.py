@@ -64,6 +64,10 @@ _EVENT_FIELDS = {"ph": re.compile(r'"ph":\s*"([BEXi])"'), "name": re.compile(r'"
 # became no compiled graph, and torch does not count it (unique_graphs is counted after the backend returns, in
 # OutputGraph.compile_and_call_fx_graph). It is kept under a name that says so, out of the graphs counted.
 BACKEND_FAILED = "BackendCompilerFailed"
+# torch's regions that belong to no compile (no compile id, enclosed by none, overlapping none of the log's compiles: a
+# C++ build before the first compile began): their time is no compile's, so they are kept as records, not as steps
+OUTSIDE = "timed region outside every compile (kept apart: not compile time)"
+MAX_INSIDE = 20  # the regions inside one such region named in its record
 FAILED_GRAPH = "dynamo_output_graph (its backend raised: no compiled graph)"
 _UNKNOWN = "unknown"
 _NOT_LOGGED = "name not in the log"
@@ -112,6 +116,7 @@ class LogConverter:
         # damaged region events that could not be read, each as [the time stamp before it, the first after it]: a
         # region left open across one may have ended there (its end is what was lost); each explains one such end
         self._lost: list[list[int | None]] = []
+        self._outside_starts: list[int] = []  # where the regions outside every compile began (_outside_compiles)
 
     # -- records ---------------------------------------------------------------------------
     def feed(self, records: Iterable[Record]) -> None:
@@ -378,6 +383,40 @@ class LogConverter:
                 self.artifacts[index] = replace(artifact, ts_ns=middle,
                                                 span=None if artifact.span in gone else artifact.span)
 
+    def _outside_compiles(self) -> None:
+        """Top regions with no compile id that overlap no compile's top region: each, with the regions inside it,
+        becomes one record of its own (a log that compiled nothing keeps its regions: there is no compile to charge)."""
+        compiles = [(span.start_ns, span.end_ns or span.start_ns) for span in self.spans
+                    if span.parent is None and span.compile_id]
+        if not compiles:
+            return
+        outside = {span.id: span for span in self.spans if span.parent is None and not span.compile_id
+                   and all((span.end_ns or span.start_ns) <= start or span.start_ns >= end for start, end in compiles)}
+        if not outside:
+            return
+        inside: dict[int, list[Span]] = {key: [] for key in outside}
+        top = dict.fromkeys(outside)  # span id -> the outside region it lies in
+        for span in self.spans:
+            if span.parent in top:
+                top[span.id] = top[span.parent] or span.parent
+                inside[top[span.id]].append(span)  # type: ignore[index]
+        for key, span in outside.items():
+            self.problems.note(OUTSIDE, self.source)
+            self.artifacts.append(self._region_record(span, inside[key]))
+            self._outside_starts.append(span.start_ns)
+        self.spans = [span for span in self.spans if span.id not in top]
+
+    def _region_record(self, span: Span, inside: list[Span]) -> Artifact:
+        """A region outside every compile as a record: its name, time, and the regions inside it."""
+        region = span.target.split(":", 1)[1]
+        named = [{"region": other.target.split(":", 1)[1], "ms": round(other.duration_ns / 1e6, 3)}
+                 for other in inside[:MAX_INSIDE]]
+        details = {"ms": round(span.duration_ns / 1e6, 3), "regions_inside": len(inside)}
+        payload = json.dumps({**details, "inside": named}, indent=1)
+        return Artifact(id=next(self._artifact_ids), kind="debug", name=f"{region} (outside every compile)",
+                        compile_id=None, span=None, thread_id=self.pid, ts_ns=span.start_ns, metadata=details,
+                        payload=payload, payload_size=len(payload))
+
     def _uncount_failed_graphs(self) -> None:
         """Each compile whose backend raised: its last graph (the one handed to the backend) renamed FAILED_GRAPH."""
         failed = {artifact.compile_id for artifact in self.artifacts
@@ -405,6 +444,7 @@ class LogConverter:
             span.end_ns, span.unfinished = max(end, span.start_ns), True
         self._open.clear()
         self._within_the_run()
+        self._outside_compiles()
         self._uncount_failed_graphs()
         # A compile that stopped before torch named its code (a hit recompile limit logs no co_name) is of the
         # same frame as its siblings: ``0/3`` recompiles the code of ``0/0`` (the part before the last ``/``).
@@ -412,7 +452,8 @@ class LogConverter:
         for span in self.spans:
             if span.compile_id:
                 span.frame = self._frames.get(span.compile_id) or by_frame.get(span.compile_id.rsplit("/", 1)[0])
-        first_ns = min((span.start_ns for span in self.spans), default=0)
+        # the run began with its first region, one outside every compile included
+        first_ns = min([span.start_ns for span in self.spans] + self._outside_starts, default=0)
         started = datetime.fromtimestamp(first_ns / 1e9, UTC).isoformat(timespec="seconds") if first_ns else ""
         for index, artifact in enumerate(self.artifacts):
             if not artifact.ts_ns:  # a record before any timed region: placed at the first one

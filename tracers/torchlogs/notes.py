@@ -20,7 +20,7 @@ LoadedLog = Any
 # A log's facts in this order: damage and oddities first (by kind), what was read once though written twice, the
 # rank its records name, then the record kinds it lacks.
 _DAMAGE, _RENUMBERED, _RANK, _MISSING = range(4)
-_NOUNS = ("record", "line", "payload", "file")  # the counted noun of each kind of damage (records.py, convert.py)
+_NOUNS = ("region", "record", "line", "payload", "file")  # the counted noun of each kind of damage (records.py, convert.py)
 
 
 @dataclass(frozen=True)

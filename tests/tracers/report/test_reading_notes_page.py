@@ -40,6 +40,7 @@ def test_the_page_folds_the_notes_escaped_and_keeps_them_when_the_trace_is_reope
     name = "dedicated_log_torch_trace_&lt;b&gt;&amp;x.log.gz"
     assert _notes(page) == [f"{name}: 1 damaged payload (at line 13)",
                             f"{name}: 1 missing final newline (at line 2223)",
+                            f"{name}: 3 timed regions outside every compile (kept apart: not compile time)",
                             f"{name}: no torch_version records (an older torch, or cut short)"]
     assert "<b>&x" not in page and "&amp;lt;" not in page
     # the trace file carries them: its page, made again from the JSON alone, says the same

@@ -44,12 +44,16 @@ def test_one_log_names_itself_and_its_trace_file_keeps_the_notes() -> None:
     loaded = load_logs(INPUTS / "simple_corrupted_json.log.gz")
     assert loaded.notes() == ("simple_corrupted_json.log.gz: 1 damaged payload (at line 13)",
                               "simple_corrupted_json.log.gz: 1 missing final newline (at line 2223)",
+                              # its three C++ builds ended before the compile began: no compile's time (issue 54)
+                              "simple_corrupted_json.log.gz: 3 timed regions outside every compile (kept apart: not "
+                              "compile time)",
                               "simple_corrupted_json.log.gz: no torch_version records (an older torch, or cut short)")
     # the trace file keeps them: its page is read later, without the terminal
     assert loaded.logs[0].trace.info.from_log["reading_notes"] == list(loaded.notes())
     messy = load_logs(INPUTS / "multi_rank_messy_input")
     assert messy.notes() == ("2 foreign files ignored (another.log, some_other_file.txt)",
                              "ranks 0, 1: 1 missing final newline each (at line 2224)",
+                             "ranks 0, 1: 3 timed regions outside every compile each (kept apart: not compile time)",
                              "ranks 0, 1: no torch_version records (an older torch, or cut short)")
 
 
