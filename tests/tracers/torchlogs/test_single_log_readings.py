@@ -12,7 +12,8 @@ import pytest
 from tests.tracers.torchlogs.test_messy import _record, _region, compile_log
 from tracers.analysis.report_model import build_report
 from tracers.analysis.trace_facts import analyze
-from tracers.report.fragment import render_header
+from tracers.report.fragment import render_fragment, render_header
+from tracers.report.options import PAGE_ARTIFACTS, RenderOptions
 from tracers.terminal.summary import render_report
 from tracers.terminal.style import Style
 from tracers.torchlogs.load import load_logs
@@ -109,6 +110,8 @@ def test_torchs_instant_events_are_kept_with_their_compile(tmp_path: Path) -> No
     assert kept.compile_id == "0/0" and kept.ts_ns == 1_000_500_000 and kept.kind == "debug"
     assert json.loads(kept.payload or "{}")["reason"] == "size change"
     assert "automatic_dynamic" not in trace.info.dropped_records
+    page = render_fragment(trace, options=RenderOptions(artifacts=PAGE_ARTIFACTS))
+    assert "automatic_dynamic (instant event)" in page and "size change" in page  # shown, as tlparse shows them
 
 
 def test_a_link_keeps_its_name(tmp_path: Path) -> None:
@@ -117,6 +120,7 @@ def test_a_link_keeps_its_name(tmp_path: Path) -> None:
     trace = _load(tmp_path, compile_log() + link).logs[0].trace
     [kept] = [artifact for artifact in trace.artifacts if artifact.name.startswith("link")]
     assert kept.name == "link manifold_url" and kept.metadata.get("url") == "https://example.com/x"
+    assert "link manifold_url" in render_fragment(trace, options=RenderOptions(artifacts=PAGE_ARTIFACTS))
 
 
 def _many_compiles(count: int) -> str:
