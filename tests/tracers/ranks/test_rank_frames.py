@@ -30,7 +30,8 @@ def test_the_table_names_each_ranks_own_frame_where_they_differ() -> None:
     lines = compile_lines(result.run, Style(False), result.facts)
     [row] = [line for line in lines if line.strip().startswith("0/0 ")]
     assert "frames differ by rank" in row
-    assert "rank 0: fn 1g" in row and "rank 1: kernel 1g" in row and "rank 2: fn 1g" in row and "rank 3: kernel 1g" in row
+    # ranks 0 and 2's backend raised on fn's graph (BackendCompilerFailed): no graph, as torch counts (issue 54 item 6)
+    assert "rank 0: fn 0g" in row and "rank 1: kernel 1g" in row and "rank 2: fn 0g" in row and "rank 3: kernel 1g" in row
     [later] = [line for line in lines if line.strip().startswith("0/1 ")]
     assert "kernel" in later and "frames differ" not in later  # only ranks 1 and 3 compiled it: one frame
 
