@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import json
 import re
@@ -386,12 +387,19 @@ class LogConverter:
     def _outside_compiles(self) -> None:
         """Top regions with no compile id that overlap no compile's top region: each, with the regions inside it,
         becomes one record of its own (a log that compiled nothing keeps its regions: there is no compile to charge)."""
-        compiles = [(span.start_ns, span.end_ns or span.start_ns) for span in self.spans
-                    if span.parent is None and span.compile_id]
+        compiles = sorted((span.start_ns, span.end_ns or span.start_ns) for span in self.spans
+                          if span.parent is None and span.compile_id)
         if not compiles:
             return
+        starts = [start for start, _ in compiles]
+        reach = list(itertools.accumulate((end for _, end in compiles), max))  # the latest end among the first i
+
+        def overlaps(span: Span) -> bool:
+            before = bisect.bisect_left(starts, span.end_ns or span.start_ns)  # compiles that start before it ends
+            return before > 0 and reach[before - 1] > span.start_ns
+
         outside = {span.id: span for span in self.spans if span.parent is None and not span.compile_id
-                   and all((span.end_ns or span.start_ns) <= start or span.start_ns >= end for start, end in compiles)}
+                   and not overlaps(span)}
         if not outside:
             return
         inside: dict[int, list[Span]] = {key: [] for key in outside}
