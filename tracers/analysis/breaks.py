@@ -125,11 +125,17 @@ class BreakGroup:
         advice = None if hint else ("Move the unsupported call out of the compiled region, or wrap the function that "
                                     "makes it in torch.compiler.disable.")
         hint_note = None
-        if any(_BACKWARD in title for title in titles) and not self.skipped:
+        backward = any(_BACKWARD in title for title in titles)
+        if backward:
             # torch's hint (trace_autograd_ops=True) left the break in place where the corpus applied it
-            # (tests/corpus/fixed/warmup_int_step_backward.py): the backward is compiled anyway, outside.
-            advice = _BACKWARD_ADVICE
-        if self.library is not None and self.library.path.endswith("parallel/distributed.py"):
+            # (tests/corpus/fixed/warmup_int_step_backward.py), and through a library's backward (accelerate's) it
+            # compiled more versions and changed the losses: the backward is compiled anyway, outside.
+            call = f" (`{self.user.code.strip()}` at {self.user.short})" if self.user and self.user.code else ""
+            advice = _BACKWARD_ADVICE.format(call=call)
+            if self.library is not None:
+                hint_note = (f"torch's hint is about the backward call at {self.library.short}, a library's, reached "
+                             "from your line; the backward is compiled without it")
+        elif self.library is not None and self.library.path.endswith("parallel/distributed.py"):
             hint_note = (f"torch's hint is about the call at {self.library.short}, which is a library's code reached "
                          "from your line, not yours to change")
             advice = _DDP_BREAK
@@ -157,9 +163,7 @@ class BreakGroup:
             hint_note = ("torch's hint (that the code may fail when run eagerly too) is not passed on: the value was "
                          "symbolic only in the compiled version")
         elif (len(titles) > 1 or self.merged) and self.library is None:  # the user's own line breaks, not a library
-            advice = ("One line causes all of these: move it out of the compiled function (compute the value "
-                      "outside and pass it in; for a print or a .item(), return the tensor and use it after the call), "
-                      "so no break and no value crosses it.")
+            advice = _ONE_LINE + _passed_in(self.merged)
         return Finding(
             kind=kind, what=what, events=count, recompiles=len(self.merged), compile_ids=ids, cost_s=self.cost_s,
             user_line=self.user, library_line=self.library, graphs_added=graphs, no_graph=no_graph,
@@ -170,9 +174,24 @@ class BreakGroup:
             detail="\n\n".join(failure.raw for failure in self.merged.values()))
 
 
+_ONE_LINE = ("One line causes all of these: move it out of the compiled function (compute the value outside and pass "
+             "it in; for a print or a .item(), return the tensor and use it after the call), so no break crosses it.")
+# A value handed across the break recompiled the code after it: passed in as a Python number it is guarded all the same.
+_AS_TENSOR = (" The value then comes in as an argument, and a Python number passed in is guarded as it is now ({version}"
+              " was compiled for another value of it): pass it as a tensor (`torch.tensor(value)`) where the code only "
+              "computes with it; where it sets a size (a slice's length), do the sized work outside the compiled "
+              "function too, or mark that size dynamic.")
+
+
+def _passed_in(merged: dict[str, GuardFailure]) -> str:
+    """What the value handed across the break needs once it is passed in, where a later version was compiled for it."""
+    version = next((compile_id for compile_id, failure in merged.items() if failure.kind == "value"), None)
+    return _AS_TENSOR.format(version=version) if version else ""
+
+
 _BACKWARD = "Tensor.backward()"
-_BACKWARD_ADVICE = ("Return the loss and call loss.backward() after the compiled call: with Inductor or aot_eager "
-                    "the backward of the compiled forward is compiled all the same (AOTAutograd builds it).")
+_BACKWARD_ADVICE = ("Return the loss and make the backward call{call} after the compiled call: with Inductor or "
+                    "aot_eager the backward of the compiled forward is compiled all the same (AOTAutograd builds it).")
 _DDP_BREAK = ("torch.compile(DDP(model)) compiles DDP's own forward, which breaks the graph: compile the module DDP "
               "wraps instead, DDP(torch.compile(model)), and Dynamo's DDPOptimizer splits its graph at the gradient "
               "buckets.")

@@ -71,8 +71,11 @@ def _pinned(evidence: RunEvidence, version: str, name: str, dim: str = "") -> bo
 
 def _served_later_calls(evidence: RunEvidence, version: str, subject: str = "", dim: str = "") -> bool:
     """No later compile failed against the version on the same value, at the same dimension (another guard, grad
-    mode say, is another cause), and the limit refused none of the frame's later calls."""
-    return not evidence.failed_against(version, subject or None, int(dim) if dim.isdigit() else None) and \
+    mode say, is another cause), nor on that value again against a later version, and the limit refused none of the
+    frame's later calls."""
+    dimension = int(dim) if dim.isdigit() else None
+    return not evidence.failed_against(version, subject or None, dimension) and \
+        not (subject and evidence.changed_again(version, subject, dimension)) and \
         not any(later in evidence.refused for later in evidence.later_versions(version))
 
 

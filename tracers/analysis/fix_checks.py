@@ -197,6 +197,11 @@ def verdict(before: Counts, after: Counts | None, exit_before: int, exit_after: 
     lost = after.eager_calls > before.eager_calls or after.graph_breaks > before.graph_breaks
     fewer = gained and (not lost or after.graph_breaks + after.recompiles + after.eager_calls
                         < before.graph_breaks + before.recompiles + before.eager_calls)
+    if dearer(before, after) and not changes_output and after.eager_calls >= before.eager_calls and \
+            (after.recompiles > before.recompiles or after.graphs > before.graphs):
+        # the finding may be gone, but the run compiles more versions and markedly longer, for no call brought back
+        # into compiled code: what the fix was for (compile time, graphs) got worse
+        return "worse"
     if gone:  # a fix for what the program computes is worth its compile time; one for compile time is not, dearer
         return "helps" if dearer(before, after) and not changes_output else "works"
     return "helps" if fewer else "does nothing"

@@ -201,6 +201,9 @@ _LAST_BATCH = ("The shorter last batch of each pass over the data is what recomp
                "(DataLoader(..., drop_last=True)) or pad it to {full} and mask the padding out, and {gone}. Marking "
                "the dimension dynamic instead ({how}) also leaves one version, but a dynamic first compile can take "
                "longer than the static one and the recompile together.")
+_DROP_LAST = "(DataLoader(..., drop_last=True))"
+_DROP_LAST_TRAINER = ("(TrainingArguments(..., dataloader_drop_last=True): the Trainer makes the DataLoader, and this "
+                      "drops the evaluation's short batch too, so its rows leave the evaluation)")
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
                 "ends: keep what every rank passes the same (shapes, dtypes, requires_grad).")
 _WENT = "after the first change Dynamo compiled it as dynamic (automatic dynamic)"  # claim ``went-dynamic``
@@ -219,8 +222,8 @@ _ALSO_DIFFERS = ("But version {version} would have failed this call on `{name}` 
 _ALSO_SET = ("set it before the first call (for a model's config attribute, in the config the model is built with), "
              "then make the first version dynamic: {how}.")
 _ALSO_KEEP = "keep `{name}` the same from the first call, then make the first version dynamic: {how}."
-_DYNAMIC_NOT_ALL = ("{went}, but later calls still failed that version's guards ({later}): the dynamic version does "
-                    "not cover them; see the guards those compiles failed.")
+_DYNAMIC_NOT_ALL = ("{went}, but later calls compiled again for it ({later}): the dynamic version does not cover "
+                    "them; see the guards those compiles failed.")
 # The version the change failed already had the size symbolic (dynamic=True, mark_dynamic, or an automatic dynamic
 # version), and a line of the user's made it a constant there: no marking skips that version.
 _PINNED_BEFORE = ("Version {version} was already compiled with `{name}` dynamic, but {where} made it the constant "
@@ -499,7 +502,14 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                 and not call.by_library \
                 and call.says("dynamic") is None:  # the first, static version skipped, as the advice says: checked
             remedies = (Remedy("compile-argument", "dynamic", True, call.file, call.line),)
-        advice = say(Claim("served-later-calls", (last.compile_id, first.source or subject, dim_text), dynamic_said,
+        # "after the first change …, and no later call compiled again for it": of the version that first change made,
+        # where it is one of the frame's own (a second size change it did not cover compiled again)
+        kept = made if made in own else last.compile_id
+        again = evidence.failed_against(kept, first.source or subject, first.dimension) + \
+            evidence.changed_again(kept, first.source or subject, first.dimension)
+        if again:  # the compiles that changed it again, whichever version they failed
+            not_all = not_all.replace(f"({later})", f"({', '.join(dict.fromkeys(again))})")
+        advice = say(Claim("served-later-calls", (kept, first.source or subject, dim_text), dynamic_said,
                            not_all), evidence, said)
         if advice != dynamic_said:
             remedies = ()  # the dynamic version does not serve the later calls: no fix of it is offered
@@ -607,6 +617,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                      "then compiles a version of its own, so pad that batch as well rather than drop it")
         advice = _LAST_BATCH.format(passes=batch.passes, batches=batch.batches, full=batch.full, short=batch.short,
                                     gone=gone, how=how) + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+        if _under_trainer(evidence):  # the Trainer makes the DataLoader: the user's knob is its argument
+            advice = advice.replace(_DROP_LAST, _DROP_LAST_TRAINER)
         if not also:
             cost_counts += ": what dropping the last batch saves"
     elif kind in _PROPAGATES and rank_of(trace.info) is not None:

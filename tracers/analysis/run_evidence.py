@@ -144,6 +144,13 @@ class RunEvidence:
                 if failure.version == compile_id and (subject is None or subject in (failure.subject, failure.source))
                 and (dimension is None or failure.dimension is None or failure.dimension == dimension)]
 
+    def changed_again(self, compile_id: str, subject: str, dimension: int | None = None) -> list[str]:
+        """The frame's later compiles whose failed guard (against any version) was on the same value again: a size
+        the version made dynamic did not cover (a range guard a later version added)."""
+        return [later for later in self.later_versions(compile_id)
+                if (failure := self.failures.get(later)) is not None and subject in (failure.subject, failure.source)
+                and (dimension is None or failure.dimension is None or failure.dimension == dimension)]
+
     def still_differs(self, compile_id: str) -> bool:
         """A later recompile of the frame failed the version this one failed against, on the same value: the value
         had not gone back by then (a prompt's length, then one token per step), so it did not change for one call."""

@@ -9,6 +9,7 @@ from tracers.tracefile.events import Trace
 from tracers.tracefile.stages import STAGE_BY_ID
 from tracers.vocabulary.durations import duration
 
+from .by_code import by_code
 from .failures import failed
 from .finding_type import CACHES, DISTRIBUTED, KERNEL_SELECTION, RESTARTS, SETUP, Explained, Finding, Ledger
 from .frames import SourceLine, block_caller, compiled_in_a_loop, is_library, short
@@ -222,8 +223,33 @@ def dominant_stage(trace: Trace, facts: TraceFacts) -> list[Finding]:
                                 f"of compile ({ns / whole_ns:.0%}; its own time, not the steps of other stages it "
                                 f"called){f': {words}' if words else ''}",
         events=facts.stage_calls.get(stage, 0), compile_ids=(), cost_s=0.0,
-        advice=None if stage == "bytecode" and _regional(trace, facts) else _STAGE_ADVICE.get(stage),
+        advice=_bytecode_advice(trace, facts) if stage == "bytecode" else _STAGE_ADVICE.get(stage),
         explained=Explained(known.chapter, known.title) if known else None, informational=True)]
+
+
+_REPEATED = 4  # a module's forward traced this often in one compile: a stack of blocks worth compiling once
+_IN_RECOMPILES = ("Most of it is the recompiles' tracing ({share:.0%} of the compile time): each traces the whole "
+                  "function again, and their findings say how to save them.")
+
+
+def _bytecode_advice(trace: Trace, facts: TraceFacts) -> str | None:
+    """What to do about slow bytecode tracing, as the run shows it: the recompiles where they are most of it, regional
+    compilation only where one compile traced a repeated block (a layer's forward) many times, and not followed yet."""
+    whole = sum(compile_facts.time_ns for compile_facts in facts.compiles)
+    again = sum(compile_facts.time_ns for compile_facts in facts.compiles if _is_recompile(compile_facts.compile_id))
+    if whole and again / whole >= 0.5:
+        return _IN_RECOMPILES.format(share=again / whole)
+    if _regional(trace, facts):
+        return None
+    repeated = any(row.calls >= _REPEATED and row.code.split(" (", 1)[0].endswith(".forward")
+                   for compiled in by_code(trace).compiles for row in compiled.rows)
+    return _STAGE_ADVICE["bytecode"] if repeated else None
+
+
+def _is_recompile(compile_id: str) -> bool:
+    """``0/2``: a frame's later version (a restart's ``0/0_1`` is its first)."""
+    version = compile_id.partition("/")[2].split("_", 1)[0]
+    return version.isdigit() and int(version) > 0
 
 
 def _regional(trace: Trace, facts: TraceFacts) -> bool:

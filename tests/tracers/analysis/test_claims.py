@@ -58,3 +58,18 @@ def test_served_once_fails_where_the_value_changed_again():
     evidence.config["0/1"] = {"recompile_limit": 4}
     assert not holds(Claim("default-limit", ("0/1",), ""), evidence)
     assert holds(Claim("limit-is", ("0/1", "4"), ""), evidence)
+
+
+def test_no_later_call_compiled_again_fails_where_the_size_changed_again_against_a_later_version():
+    """A short batch that failed the dynamic version's range guard of a version compiled later (an evaluation's)."""
+    from tracers.analysis.guard_failures import parse_failure
+
+    first = parse_failure("0/0: tensor 'x' size mismatch at index 0. expected 32, actual 8")
+    mode = parse_failure("0/1: L['self'].training == True")
+    again = parse_failure("0/2: 16 <= L['x'].size()[0]")
+    evidence = RunEvidence(versions={"0": ["0/0", "0/1", "0/2", "0/3"]},
+                           failures={"0/1": first, "0/2": mode, "0/3": again})
+    assert evidence.changed_again("0/1", "x", 0) == ["0/3"]
+    assert not holds(Claim("served-later-calls", ("0/1", "x", "0"), ""), evidence)
+    del evidence.failures["0/3"]
+    assert holds(Claim("served-later-calls", ("0/1", "x", "0"), ""), evidence)

@@ -78,3 +78,12 @@ def test_the_users_own_logging_break_gives_its_own_name_to_paste():
     (checked,) = checked_hints([_break('logger.info("step %d", step)', _LOGGING_HINT)], frozenset())
     assert "`torch._dynamo.config.ignore_logging_functions.add(logger.info)`" in checked.advice
     assert "import " not in checked.advice
+
+
+def test_a_value_handed_across_a_break_is_told_to_come_in_as_a_tensor():
+    from tracers.analysis.breaks import _passed_in
+    from tracers.analysis.guard_failures import parse_failure
+
+    advice = _passed_in({"1/1": parse_failure("1/0: L['lam'] == 0.34029683942911143")})
+    assert "pass it as a tensor (`torch.tensor(value)`)" in advice and "1/1 was compiled for another value" in advice
+    assert _passed_in({"1/1": parse_failure("1/0: tensor 'x' size mismatch at index 0. expected 4, actual 2")}) == ""

@@ -140,6 +140,16 @@ def test_calls_back_in_compiled_code_help_though_more_versions_compile_for_them(
 
 
 @pytest.mark.pure
+def test_a_fix_that_compiles_more_versions_and_markedly_longer_is_worse_though_its_finding_went():
+    same = output_change(["a 1"], ["a 1"])
+    before = Counts(graphs=4, graph_breaks=4, recompiles=2, eager_calls=0, compile_s=16.7)
+    captured = Counts(graphs=5, graph_breaks=1, recompiles=3, eager_calls=0, compile_s=26.3)  # the item break's hint
+    assert verdict(before, captured, 0, 0, same, True, True) == "worse"
+    cheaper = Counts(graphs=5, graph_breaks=1, recompiles=3, eager_calls=0, compile_s=17.0)  # not markedly dearer
+    assert verdict(before, cheaper, 0, 0, same, True, True) == "works"
+
+
+@pytest.mark.pure
 def test_numbers_that_vary_between_runs_do_not_count_as_a_changed_output():
     first, control, fixed = ["loss 0.123", "done"], ["loss 0.456", "done"], ["loss 0.789", "done"]
     assert output_change(first, fixed).lost == 1
