@@ -471,8 +471,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         from_one = _FROM_CONSTANT.match(first.change) if kind == "size" else None
         if from_one and frame_first != first.version and size_at(guards.get(frame_first, ""), first) not in ("0", "1"):
             from_one = None
-        dynamic_said = _DYNAMIC_LIBRARY.format(package=package_of(library_call.entry_file or library_call.file).capitalize(),
-                                               where=library_call.short, went=went) \
+        dynamic_said = _DYNAMIC_LIBRARY.format(package=_compiled_by(library_call), where=library_call.short,
+                                               went=went) \
             if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1), went=went) if from_one \
             else _DYNAMIC.format(how=how, went=went)
         not_all = _DYNAMIC_NOT_ALL.format(later=later, went=went[0].upper() + went[1:])
@@ -907,6 +907,13 @@ def _last_batches(group: _Group, compiles: dict[str, CompileFacts],
         return None
     passes, batches = fits.pop()
     return _Passes(full, short, passes, batches)
+
+
+def _compiled_by(call: CompileCall) -> str:
+    """``Transformers`` (the library the user's line called), with the one whose code made the call where another's
+    (``Transformers, through accelerate``: the Trainer's train() reaching accelerate's prepare)."""
+    called, maker = package_of(call.entry_file or call.file), package_of(call.file)
+    return called.capitalize() + (f", through {maker}," if maker != called and "/" not in maker else "")
 
 
 def _dynamic_after(evidence: RunEvidence, compile_id: str, failure: GuardFailure) -> str:
