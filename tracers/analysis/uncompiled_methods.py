@@ -18,6 +18,10 @@ EVALUATION = "uncompiled_evaluation"  # capture/trainer_evaluation.py's record
 _FIX = ("Compile the model in place instead, `{model}.compile(...)` on the model itself (then `{model}(...)` and "
         "`{model}.{method}(...)` both run compiled), or call `{method}` on the original model where running it "
         "eagerly is meant.")
+# The calls a method makes then compile: what they cost is not in this run (they ran eager), so it is said, not costed.
+_THEN_COMPILED = (" Its calls of the model then compile, at a cost this run did not pay: a version for the prompt, "
+                  "then for the decoding steps while the cache grows, until one is dynamic: several recompiles, "
+                  "which may reach the recompile limit (trace it again to see them).")
 
 
 def uncompiled_methods(trace: Trace) -> list[Finding]:
@@ -41,7 +45,8 @@ def uncompiled_methods(trace: Trace) -> list[Finding]:
                  f"attribute it lacks to the model it wraps, so the calls of the model that `{method}` makes run "
                  "its forward uncompiled, and nothing in torch's logs says so",
             events=1, compile_ids=(), cost_s=0.0, user_line=SourceLine(path, line, "", code),
-            advice=_FIX.format(model="model", method=method), explained=RESTARTS))
+            advice=_FIX.format(model="model", method=method) + (_THEN_COMPILED if method == "generate" else ""),
+            explained=RESTARTS))
     return found
 
 

@@ -169,6 +169,7 @@ def test_generate_through_what_torch_compile_returned_is_not_a_clean_bill(found)
     assert not bypass.informational and bypass.user_line.short == "generate_through_wrapper.py:27"
     assert bypass.what.startswith("`compiled.generate(...)` called `TinyLM.generate` of the original model")
     assert "Compile the model in place instead" in bypass.fix
+    assert "Its calls of the model then compile, at a cost this run did not pay" in bypass.fix  # generate's
 
 
 def test_models_compiled_one_by_one_at_one_line_share_one_limit_said_once_with_isolation(found):
