@@ -58,7 +58,9 @@ def build_site(base: Path) -> SiteBuild:
     return build
 
 
-RELEASE_PAGES = ("index.md", "changes.md", "python-api.md", "chapters/01-entry.md")  # a small site: enough for drift and the switcher
+# A small site: enough for drift and the switcher, and the "Using the tracer" pages the front page's toctree lists.
+RELEASE_PAGES = ("index.md", "changes.md", "python-api.md", "chapters/01-entry.md",
+                 *sorted(f"using/{page.name}" for page in (ROOT / "docs" / "using").glob("*.md")))
 OTHER_RELEASES = ("2.15.0", "2.14.1")  # the first whose wheel is in the cache is built beside the reference
 
 

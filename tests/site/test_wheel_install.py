@@ -20,7 +20,7 @@ from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.installed, pytest.mark.sphinx]
 
-README = ROOT / "README.md"
+INSTALL_PAGE = ROOT / "docs" / "using" / "install.md"  # the README links here for the install routes
 # What a clean clone holds: the copy the wheel is built from leaves out builds, venvs and caches (.gitignore's).
 _NOT_SOURCE = {".git", "build", "dist", ".nox", ".venvs", "traces", "__pycache__", ".pytest_cache", ".ruff_cache",
                ".benchmarks", ".whl", ".gl"}
@@ -47,34 +47,35 @@ def _run(args: list, cwd: Path, env: dict[str, str], timeout: float = 600) -> su
                           check=False)
 
 
-def readme_wheel_route() -> tuple[str, str]:
-    """The README's "Install" lines for the wheel, word for word: the line that builds it, the line that installs it."""
-    section = README.read_text(encoding="utf-8").split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
-    commands = [line.strip() for line in section.splitlines() if line.startswith("    python -m pip ")]
+def install_page_wheel_route() -> tuple[str, str]:
+    """The "Install" lines for the wheel (docs/using/install.md), word for word: the line that builds it, the line that
+    installs it."""
+    section = INSTALL_PAGE.read_text(encoding="utf-8").split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+    commands = [line.strip() for line in section.splitlines() if line.startswith("python -m pip ")]
     build = next(command for command in commands if command.startswith("python -m pip wheel "))
     install = next(command for command in commands if "--find-links dist" in command)
     return build, install
 
 
 def _shell(line: str, cwd: Path, python_dir: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    """A README line as a user's shell runs it, with ``python`` the one in ``python_dir``."""
+    """An install line as a user's shell runs it, with ``python`` the one in ``python_dir``."""
     env = {**env, "PATH": f"{python_dir}{os.pathsep}{env.get('PATH', '')}"}
     return _run(["bash", "-c", line], cwd, env)
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> dict:
-    """The wheel built from a clean copy of the tree and installed into a fresh venv, both as the README says."""
+    """The wheel built from a clean copy of the tree and installed into a fresh venv, both as the install page says."""
     base = tmp_path_factory.mktemp("installed")
     source = base / "source"
     shutil.copytree(ROOT, source, ignore=_copy_ignore)  # also keeps the shared tree's build/ out of it
-    build_line, install_line = readme_wheel_route()
+    build_line, install_line = install_page_wheel_route()
     built = _shell(build_line, source, Path(sys.executable).parent, os.environ.copy())
     assert built.returncode == 0, built.stderr
     (wheel,) = (source / "dist").glob("*.whl")
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    # torch and the package in one line, numpy with it (a dependency): nothing added that the README leaves out.
+    # torch and the package in one line, numpy with it (a dependency): nothing added that the install page leaves out.
     package = _shell(install_line, source, venv / "bin", os.environ.copy())
     assert package.returncode == 0, f"{install_line}\n{package.stderr[-3000:]}"
     elsewhere = base / "elsewhere"
@@ -143,7 +144,7 @@ def test_installed_verify_checks_the_installed_torch_against_the_carried_lock(in
 
 
 def test_a_plain_trace_prints_no_warning(installed):
-    """Installed as the README says, a plain trace of a small script prints its summary and no warning
+    """Installed as the install page says, a plain trace of a small script prints its summary and no warning
     (without numpy, every import of torch warned "Failed to initialize NumPy")."""
     # The eager backend: torch's import and Dynamo are what warned; Inductor's C++ build would only add time.
     (installed["cwd"] / "small.py").write_text(TINY.replace("@torch.compile", '@torch.compile(backend="eager")'))
