@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from tracers.tracefile.events import RunInfo, Trace
 
+from .wording import ranks_text
+
 SAME_HOST = "one host: every rank's span clock is the same monotonic clock, used as it is"
 BY_WALL_CLOCK = ("several hosts: each host's span clock is placed by the wall clock read beside it at the start, "
                  "so ranks on different hosts are only as aligned as those hosts' clocks (NTP)")
@@ -20,12 +22,21 @@ class Alignment:
     method: str
     # Set when the clocks disagreed beyond reason and the ranks were placed by their starts instead: one line.
     disagreement: str | None = None
+    # Whether the ranks' placement was checked already (align, runs_apart, or a merged file's own verdict read back);
+    # a placement made elsewhere (torch's log clock) is checked by MergedRun itself.
+    checked: bool = False
 
 
 def start_ns(trace: Trace) -> int:
     """The trace's first moment on its own span clock (its first span, artifact or deep-mode call)."""
     return min([span.start_ns for span in trace.spans] + [artifact.ts_ns for artifact in trace.artifacts]
                + [deep.start_ns for deep in trace.deep_events], default=0)
+
+
+def end_ns(trace: Trace) -> int:
+    """The trace's last moment on its own span clock (its last span's end, artifact or deep-mode call)."""
+    return max([span.end_ns or span.start_ns for span in trace.spans] + [artifact.ts_ns for artifact in trace.artifacts]
+               + [deep.start_ns + deep.duration_ns for deep in trace.deep_events], default=0)
 
 
 def align(infos: dict[int, RunInfo], starts: dict[int, int] | None = None) -> Alignment:
@@ -52,7 +63,7 @@ def align(infos: dict[int, RunInfo], starts: dict[int, int] | None = None) -> Al
         method, clocks = BY_WALL_CLOCK, "the hosts' wall clocks"
     placed = [starts[rank] + offsets[rank] for rank in starts]
     if not placed or max(placed) - min(placed) <= REASONABLE_NS:
-        return Alignment(offsets, method)
+        return Alignment(offsets, method, checked=True)
     return by_starts(starts, hosts, f"{clocks} put the ranks' starts {apart(max(placed) - min(placed))} apart")
 
 
@@ -71,7 +82,7 @@ def beyond_reason(offsets: dict[int, int], why: str) -> Alignment:
     """Ranks placed by their starts, and the lines that say why: the clocks line and one warning."""
     method = f"the ranks placed by their starts, not by the clocks ({why}): in order, not in time"
     return Alignment(offsets, method, f"the ranks' clocks disagree beyond reason ({why}); every rank is kept, "
-                                      "placed by its start")
+                                      "placed by its start", checked=True)
 
 
 def apart(ns: int) -> str:
@@ -81,3 +92,30 @@ def apart(ns: int) -> str:
             value = ns / size
             return f"{value:.0f} {unit}" if value >= 10 else f"{value:.2g} {unit}"
     return f"{ns} ns"
+
+
+def runs_apart(alignment: Alignment, windows: dict[int, tuple[int, int]]) -> Alignment | None:
+    """The ranks' runs (first to last moment, on the alignment's axis) checked to overlap: where they fall into groups
+    more than REASONABLE_NS apart, an alignment that places each group by its start and says so; else None.
+
+    Whoever placed the ranks (the tracer's clock anchors, torch's log clock, a merged file), ranks whose runs lie
+    hours or months apart were no ranks of one launch running together (logs of several runs in one folder, or
+    hosts' clocks far off): no rank can have waited for another, and a timeline that wide shows nothing."""
+    placed = {rank: (start + alignment.offsets_ns.get(rank, 0), end + alignment.offsets_ns.get(rank, 0))
+              for rank, (start, end) in windows.items()}
+    groups: list[tuple[list[int], int, int]] = []  # ranks, first and last moment of their runs together
+    for rank, (start, end) in sorted(placed.items(), key=lambda item: item[1]):
+        if groups and start - groups[-1][2] <= REASONABLE_NS:
+            groups[-1] = (groups[-1][0] + [rank], groups[-1][1], max(groups[-1][2], end))
+        else:
+            groups.append(([rank], start, end))
+    if len(groups) < 2:
+        return None
+    offsets = {rank: alignment.offsets_ns.get(rank, 0) - group_start for ranks, group_start, _ in groups
+               for rank in ranks}
+    later = ", ".join(f"then {ranks_text(ranks)}, {apart(start - groups[index][2])} later"
+                      for index, (ranks, start, _) in enumerate(groups[1:]))
+    why = f"the ranks' runs do not overlap in time: {ranks_text(groups[0][0])}, {later}"
+    return Alignment(offsets, f"each group of ranks placed by its start ({why}): in order, not in time",
+                     f"{why}; they are several runs' ranks, or their clocks disagree beyond reason: every rank is "
+                     "kept, each group placed by its start, and no waits between them are compared", checked=True)

@@ -3,11 +3,12 @@ ranks whose collective sequences differ can still meet."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tracers.tracefile.events import Artifact
+from tracers.tracefile.events import Artifact, Trace
 
 # Graphs in the order a compile produces them; the later ones show what really runs (after AOTAutograd's
 # partitioning and Inductor's post-grad passes, which reorder collectives to overlap them with compute).
@@ -41,6 +42,24 @@ def collectives_in(artifacts: list[Artifact]) -> tuple[Collective, ...]:
                 if match and match[3] not in _WAITS:
                     found.append(Collective(name, match[3], re.sub(r"\bcuda:\d+\b", "cuda", match[1])))
     return tuple(found)
+
+
+def meets_others(trace: Trace) -> bool:
+    """Whether the trace shows its rank taking part in collectives: a process group it made (the tracer records its
+    backend), or a collective inside its compiled graphs or Inductor's schedule (all a TORCH_TRACE log can show)."""
+    if (trace.info.rank or {}).get("backend"):
+        return True
+    return bool(collectives_in(trace.artifacts)) or any(
+        artifact.name == "inductor_collective_schedule" and _listed_any(artifact.payload) for artifact in trace.artifacts)
+
+
+def _listed_any(payload: str | None) -> bool:
+    """Whether a JSON payload is a list with something in it (a damaged one: nothing shown)."""
+    try:
+        value = json.loads(payload or "[]")
+    except ValueError:
+        return False
+    return isinstance(value, list) and bool(value)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from tracers.terminal.style import Style
 from tracers.tracefile import compile_identity
 from tracers.vocabulary.durations import duration_s
 
+from .collectives import meets_others
 from .merge import MergedRun
 from .waits import idle_while_compiling
 from .wording import GROUP_FROM, ranks_text
@@ -54,7 +55,9 @@ def _others_wait(run: MergedRun, group: list[tuple[int, Finding]]) -> str | None
     for rank, finding in group:
         compiles[rank] += finding.compile_ids
     idle = idle_while_compiling(run, dict(compiles))
-    if not idle:
+    traces = run.rank_traces
+    # a wait needs a collective to wait at: said only where every rank named shows it takes part in some
+    if not idle or not all(meets_others(traces[rank]) for rank in [*idle, *compiles] if rank in traces):
         return None
     ranks = sorted(idle)
     many = len(ranks) > 1

@@ -18,7 +18,7 @@ from tracers.tracefile.scrub import scrub
 from tracers.vocabulary.printable import printable_value
 from tracers.vocabulary.releases import TOOL_VERSION
 
-from .clock import Alignment, align, apart, beyond_reason, start_ns
+from .clock import Alignment, align, apart, beyond_reason, end_ns, runs_apart, start_ns
 
 RANKS_KEY = "torch_compile_walkthrough_ranks"  # marks a merged file (its ranks' own metadata is inside)
 FORMAT_VERSION = 1
@@ -82,6 +82,18 @@ class MergedRun:
     ranks: tuple[RankTrace, ...]  # every rank of the world, those without a trace too
     alignment: Alignment
     kind: str = "ranks"  # or "processes": a traced run's main process and its children, ranks or not
+
+    def __post_init__(self) -> None:
+        # Whoever placed the ranks (clock anchors, torch's log clock, a merged file read back), ranks whose runs lie
+        # far apart on that axis ran at other times: said once, here, for every view (a child process may start
+        # hours after its parent, so processes are left as placed).
+        if self.kind != "ranks" or self.alignment.checked:
+            return
+        windows = {rank: (start_ns(trace), end_ns(trace)) for rank, trace in self.present
+                   if trace.spans or trace.artifacts or trace.deep_events}
+        checked = runs_apart(self.alignment, windows)
+        if checked is not None:
+            object.__setattr__(self, "alignment", checked)  # frozen: set once, before anyone reads it
 
     @cached_property  # read per rank and per line of the summary and page: built once (frozen, so it holds)
     def present(self) -> list[tuple[int, Trace]]:
@@ -356,7 +368,8 @@ def _read_alignment(meta: dict[str, Any], shifts: dict[int, float], origins: dic
                              f"the merged file places the ranks' starts {apart(apart_ns)} apart")
     offsets = {rank: round(shift * 1000) - origins[rank] for rank, shift in shifts.items()}
     said = printable_value(said) if isinstance(said, str) and said else None
-    return Alignment({rank: offsets.get(rank, 0) for rank in ranks}, method, said)
+    # the merge that wrote the file checked its placement: its verdict is read as written
+    return Alignment({rank: offsets.get(rank, 0) for rank in ranks}, method, said, checked=True)
 
 
 def _text(value: Any) -> str | None:

@@ -17,7 +17,8 @@ def write_run(run: MergedRun, out: Path, page: bool, quiet: bool, site: str | No
     """Write a merged run, its page and its summary; 0 written, 2 the trace could not be (opening the page is the
     command's: tracers/commands/browser.py)."""
     result = report(run)
-    clock_warning(run, "merge")
+    # merge refuses torch's logs: a run read from them is report's (torchlogs/merged_run.py)
+    clock_warning(run, "report" if any(trace.info.from_log for _, trace in run.present) else "merge")
     try:
         write_merged(run, out, markers(result), as_json(result))
     except OSError as error:
