@@ -30,6 +30,7 @@ CACHE_WHY = ("one rank compiled from scratch while another loaded the result, so
              "later and the others wait for it")
 ORDER_WHY = "the ranks ran their compiled graphs in another order: their collectives meet in another order"
 META_WHY = "Inductor compiled ops with other output shapes, strides or dtypes: the ranks' tensors differ"
+KERNELS_WHY = "Inductor made other ops for the same graph (other fusions or kernels): the ranks run other code"
 ESTIMATE_WHY = "Inductor expects the ranks' graphs to take different times: the fast ranks wait for the slow"
 
 
@@ -159,20 +160,44 @@ def _ops(payload: Any) -> list[dict[str, Any]]:
 
 
 def tensor_meta(traces: dict[int, Trace], line_of: Callable[[str], str | None]) -> Difference | None:
-    """Inductor's output shapes, strides and dtypes per op, graph by graph; ranks grouped by them."""
-    per_rank = {}
+    """Inductor's ops and their output metadata compared graph by graph (a rank without a graph's record is left out
+    of that graph): the first graph whose ops differ, said where they first part, with only the values that differ."""
+    per_rank: dict[int, dict[str, list[tuple[str, tuple[tuple[str, str], ...]]]]] = {}
     for rank, trace in traces.items():
-        per_rank[rank] = [(cid, f"{op.get('name')} → " + "; ".join(_meta(out) for out in op.get("outputs") or []
-                                                                      if isinstance(out, dict)))
-                          for cid, payload in _payloads(trace, ESTIMATES) for op in _ops(payload)]
-    if not any(per_rank.values()):
+        for cid, payload in _payloads(trace, ESTIMATES):
+            per_rank.setdefault(rank, {}).setdefault(cid, []).extend(_op(op) for op in _ops(payload))
+    partings = [found for cid in sorted({cid for ops in per_rank.values() for cid in ops}, key=sort_key)
+                if (found := _graph_parting(cid, {rank: ops[cid] for rank, ops in per_rank.items() if cid in ops}))]
+    if not partings:
         return None
-    return _sequence_difference("Inductor tensor metadata", per_rank, "Inductor's output metadata differs", "op",
-                                META_WHY, line_of)
+    cid, said, why, groups = partings[0]
+    return Difference("Inductor tensor metadata", cid, groups, line_of(cid), why, said,
+                      tuple(words for _, words, _, _ in partings))
 
 
-def _meta(output: dict[str, Any]) -> str:
-    return f"{output.get('dtype')}{output.get('shape')}"
+def _op(op: dict[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """An op's name and its tensor outputs' metadata (outputs without a dtype are no tensors: nothing to compare)."""
+    outputs = tuple((f"{out.get('dtype')}{out.get('shape')}", f"stride {out.get('stride')}")
+                    for out in op.get("outputs") or [] if isinstance(out, dict) and out.get("dtype"))
+    return str(op.get("name")), outputs
+
+
+def _graph_parting(cid: str, having: dict[int, list]) -> tuple[str, str, str, tuple] | None:
+    """Where one graph's ops first differ between the ranks that logged it: the words, why, and the ranks' groups."""
+    if len(having) < 2 or len(group_ranks(having)) < 2:
+        return None
+    index = _first_index(list(having.values()))
+    at = {rank: ops[index] if index < len(ops) else None for rank, ops in having.items()}
+    names = {item[0] for item in at.values() if item is not None}
+    if None not in at.values() and len(names) == 1:  # one op, other outputs: its metadata differs
+        # dtypes and shapes, with strides only where those agree: only what differs is said
+        strides = len({tuple(meta for meta, _ in item[1]) for item in at.values()}) == 1  # type: ignore[union-attr]
+        grouped = group_ranks({rank: "; ".join(f"{meta} {stride}" if strides else meta for meta, stride in item[1])
+                               or "no tensor" for rank, item in at.items()})  # type: ignore[union-attr]
+        said = f"op {index + 1} of graph {cid} (`{short_op(names.pop())}`) outputs " + by_ranks(grouped)
+        return cid, said, META_WHY, tuple(grouped)
+    grouped = group_ranks({rank: f"`{short_op(item[0])}`" if item else "none (its ops end)" for rank, item in at.items()})
+    return cid, f"op {index + 1} of graph {cid} is " + by_ranks(grouped), KERNELS_WHY, tuple(grouped)
 
 
 def estimates(traces: dict[int, Trace]) -> tuple[tuple[Estimate, ...], str | None]:
