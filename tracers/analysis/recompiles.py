@@ -463,6 +463,12 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         # by torch's name: another call site names the same argument otherwise (``batch`` here, ``x`` there)
         later = ", ".join(evidence.failed_against(last.compile_id, first.source or subject, first.dimension)) or \
             "the recompile limit refused a later call"
+        # "after the first change …, and no later call compiled again for it": of the version that first change made,
+        # where it is one of the frame's own (a second size change it did not cover compiled again)
+        kept = made if made in own else last.compile_id
+        again = evidence.failed_against(kept, first.source or subject, first.dimension) + \
+            evidence.changed_again(kept, first.source or subject, first.dimension)
+        later = ", ".join(dict.fromkeys(again)) or later  # the compiles that changed it again, whichever they failed
         library_call = evidence.library_compiled
         how = _DYNAMIC_HOW["size" if kind == "size" and _markable(first) else "value"]
         frame_first = evidence.versions.get(first.version.rpartition("/")[0], [first.version])[0]
@@ -502,13 +508,6 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                 and not call.by_library \
                 and call.says("dynamic") is None:  # the first, static version skipped, as the advice says: checked
             remedies = (Remedy("compile-argument", "dynamic", True, call.file, call.line),)
-        # "after the first change …, and no later call compiled again for it": of the version that first change made,
-        # where it is one of the frame's own (a second size change it did not cover compiled again)
-        kept = made if made in own else last.compile_id
-        again = evidence.failed_against(kept, first.source or subject, first.dimension) + \
-            evidence.changed_again(kept, first.source or subject, first.dimension)
-        if again:  # the compiles that changed it again, whichever version they failed
-            not_all = not_all.replace(f"({later})", f"({', '.join(dict.fromkeys(again))})")
         advice = say(Claim("served-later-calls", (kept, first.source or subject, dim_text), dynamic_said,
                            not_all), evidence, said)
         if advice != dynamic_said:
