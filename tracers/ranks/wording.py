@@ -189,8 +189,41 @@ def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
             lines.append(f"{said_source(source)} is " + by_ranks(_grouped(dict(by_rank))))
     for text, ranks in others.items():
         if ranks != everyone:
-            lines.append(f"{ranks_text(sorted(ranks))} only: {text}")
+            said = _other_guard_words(text)
+            if said:  # torch's own helper calls are said in words, or left out (the page has torch's text)
+                lines.append(f"{ranks_text(sorted(ranks))} only: {said}")
     return lines
+
+
+_HELPER_GUARD = re.compile(r"^(?P<kind>[A-Z_]+): ___check_(?P<check>type_id|obj_id)\((?P<source>.+), [^,]+\)\s*(#.*)?$")
+_CELL = re.compile(r"\.__closure__\[(\d+)\]\.cell_contents")
+
+
+def _other_guard_words(text: str) -> str | None:
+    """A guard that is no tensor's or value's, in words: ``the type of the first variable `fn` captures is checked``;
+    None where it calls torch's helpers in a way not said in words (``___``), kept as written otherwise."""
+    match = _HELPER_GUARD.match(text)
+    if match is None:
+        return None if "___" in text else text
+    source, what = match["source"], "type" if match["check"] == "type_id" else "identity"
+    code = source.endswith(".__code__")
+    source = source.removesuffix(".__code__")
+    method = ".__func__" in source  # a bound method's function: the method the user wrote
+    source = source.replace(".__func__", "")
+    cells = _CELL.findall(source)
+    base = _CELL.sub("", source)
+    if "__" in base.replace("['", "").replace("']", "") and not base.startswith(("L['", "G['")):
+        return None
+    name = said_source(base)
+    if len(cells) == 1:
+        index = int(cells[0])
+        ordinal = ("first", "second", "third")[index] if index < 3 else f"{index + 1}th"
+        name = f"the {ordinal} variable {name}{' (a method)' if method else ''} captures"
+    elif cells or "__" in name:
+        return None
+    elif method:
+        name += " (a method)"
+    return f"the {what} of {'the code of ' if code else ''}{name} is checked"
 
 
 def collective_words(collectives_by_rank: dict[int, tuple]) -> list[str]:
