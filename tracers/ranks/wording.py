@@ -240,6 +240,8 @@ def collective_words(collectives_by_rank: dict[int, tuple]) -> list[str]:
 
 
 HANG = "under NCCL a hang until the watchdog's timeout"
+GLOO = ("on CPU tensors (gloo) the ranks may wait until the process group's timeout or go on, each getting what it "
+        "did not ask for; the log does not show which")
 
 
 def step_text(step: Step | None, ended: str) -> str:
@@ -259,9 +261,12 @@ def parting_words(parting: Parting, sequences: dict[int, Sequence[Step]], ended:
         first = next(iter(going.values()))
         graph = first.compile_id
         in_graph = 1 + sum(1 for step in next(iter(sequences.values()))[:parting.index] if _graph(step) == _graph(first))
+        # NCCL runs only CUDA tensors: on CPU ones (gloo) a finished run is as likely as a hang, so none is claimed
+        on_cpu = all(step.tensor.endswith("cpu") for step in going.values())
+        outcome = GLOO if on_cpu else HANG
         return where, (f"collective {in_graph} of graph {graph} differs in operation between the ranks; nothing runs "
                        f"between a graph's collectives, so where the ranks run {graph} together these cannot pair — "
-                       f"{HANG}")
+                       f"{outcome}")
     for step in going.values():  # a graph that ends early on some ranks: the others go on with its next collective
         on = [rank for rank, other in going.items() if _graph(other) == _graph(step)]
         stopped = [rank for rank in parting.at if rank not in on]
