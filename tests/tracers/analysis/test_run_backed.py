@@ -118,7 +118,7 @@ def test_a_library_that_compiled_for_the_user_is_said_first_with_the_users_line(
     assert summary.index(said) < summary.index("Findings")
     assert "compiled by" not in runs["decode_cache"].stderr  # the user's own torch.compile is not said so
     (dynamic,) = [finding for finding in findings(run.trace()) if finding.kind == "recompile"]
-    assert "Fakelib made this compile itself" in dynamic.fix and "mark_dynamic" not in dynamic.fix
+    assert "Fakelib, through fakeaccel, made this compile itself" in dynamic.fix and "mark_dynamic" not in dynamic.fix
 
 
 def test_grad_mode_versions_that_fill_the_runs_limit_are_not_nothing_to_fix(found):
