@@ -128,12 +128,24 @@ def compiled_in_a_loop(trace: Any) -> bool:
     return len(sites) > len(set(sites))
 
 
+_PACKAGE_DIRS = ("<site-packages>/", "site-packages/", "dist-packages/")  # where installed packages lie
+
+
 def package_of(path: str) -> str:
     """An installed file's top-level package (``transformers``), else the file's folder: code of one model."""
-    for mark in ("site-packages/", "dist-packages/", "<site-packages>/"):
+    for mark in _PACKAGE_DIRS:
         if mark in path:
             return path.split(mark, 1)[1].split("/", 1)[0]
     return path.rsplit("/", 1)[0]
+
+
+def module_of(path: str) -> str | None:
+    """``transformers.modeling_utils`` of an installed package's file, as code imports it; None outside them."""
+    for mark in _PACKAGE_DIRS:
+        if mark in path:
+            dotted = path.split(mark, 1)[1].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+            return dotted if all(part.isidentifier() for part in dotted.split(".")) else None
+    return None
 
 
 def library_name(path: str, otherwise: str = "the library") -> str:

@@ -8,7 +8,7 @@ import dataclasses
 import re
 
 from .finding_type import Finding, Remedy, unique_ids
-from .frames import SourceLine, is_library
+from .frames import SourceLine, is_library, module_of
 
 _CAPTURE = re.compile(r"capture_(?:dynamic_output_shape_ops|scalar_outputs)")
 # What each kind of data-dependent step needs Dynamo to capture: a Python number out of a tensor (.item(),
@@ -220,18 +220,9 @@ def _with_remedy(finding: Finding) -> Finding:
 def _logging_paste(method: str, line: SourceLine | None) -> str:
     """The line to paste: the function as the user's code can name it; a library's by its module
     (``transformers.modeling_utils.logger.warning_once``), which --check-fixes resolves the same way."""
-    module = _module_of(line.path) if line is not None and is_library(line.path) else None
+    module = module_of(line.path) if line is not None and is_library(line.path) else None
     added = f"torch._dynamo.config.ignore_logging_functions.add({f'{module}.' if module else ''}{method})"
     return f"`import {module}`, then `{added}`" if module else f"`{added}`"
-
-
-def _module_of(path: str) -> str | None:
-    """``transformers.modeling_utils`` of an installed package's file; None outside site-packages."""
-    for mark in ("<site-packages>/", "site-packages/", "dist-packages/"):
-        if mark in path:
-            dotted = path.split(mark, 1)[1].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-            return dotted if all(part.isidentifier() for part in dotted.split(".")) else None
-    return None
 
 
 def _logging_call(finding: Finding) -> str | None:

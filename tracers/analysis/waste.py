@@ -236,7 +236,8 @@ def _bytecode_advice(trace: Trace, facts: TraceFacts) -> str | None:
     """What to do about slow bytecode tracing, as the run shows it: the recompiles where they are most of it, regional
     compilation only where one compile traced a repeated block (a layer's forward) many times, and not followed yet."""
     whole = sum(compile_facts.time_ns for compile_facts in facts.compiles)
-    again = sum(compile_facts.time_ns for compile_facts in facts.compiles if _is_recompile(compile_facts.compile_id))
+    recompiled = {recompile.compile_id for recompile in facts.recompiles}
+    again = sum(compile_facts.time_ns for compile_facts in facts.compiles if compile_facts.compile_id in recompiled)
     if whole and again / whole >= 0.5:
         return _IN_RECOMPILES.format(share=again / whole)
     if _regional(trace, facts):
@@ -244,12 +245,6 @@ def _bytecode_advice(trace: Trace, facts: TraceFacts) -> str | None:
     repeated = any(row.calls >= _REPEATED and row.code.split(" (", 1)[0].endswith(".forward")
                    for compiled in by_code(trace).compiles for row in compiled.rows)
     return _STAGE_ADVICE["bytecode"] if repeated else None
-
-
-def _is_recompile(compile_id: str) -> bool:
-    """``0/2``: a frame's later version (a restart's ``0/0_1`` is its first)."""
-    version = compile_id.partition("/")[2].split("_", 1)[0]
-    return version.isdigit() and int(version) > 0
 
 
 def _regional(trace: Trace, facts: TraceFacts) -> bool:

@@ -67,8 +67,8 @@ class TrainerEvaluation:
         self._original: Any = None
         self._wrapper: Any = None
         self._finder: _PostImportFinder | None = None
-        self._counts: dict[tuple[str, int], int] = {}
-        self._settings: dict[str, Any] = {}
+        # (file, line, model class, backend, mode) -> batches: two models, or two trainers, are counted apart
+        self._counts: dict[tuple[str, int, str, Any, Any], int] = {}
 
     def start(self) -> Warnings:
         if _MODULE in sys.modules:
@@ -85,7 +85,7 @@ class TrainerEvaluation:
             return
         wrapper_class = getattr(importlib.import_module(_WRAPPER[0]), _WRAPPER[1], None)
         compiling = importlib.import_module("torch.compiler").is_compiling
-        counts, settings = self._counts, self._settings
+        counts = self._counts
 
         def prediction_step(trainer: Any, model: Any, *args: Any, **kwargs: Any) -> Any:
             # ``model.compile()`` in place (``_compiled_call_impl``) runs compiled whoever calls it.
@@ -95,11 +95,10 @@ class TrainerEvaluation:
                     if _compiled_wrapper_of(trainer, model, wrapper_class) is not None:
                         place = _user_place()
                         if place is not None:
-                            counts[place] = counts.get(place, 0) + 1
                             arguments = getattr(trainer, "args", None)
-                            settings.setdefault("module", type(model).__name__)
-                            settings.setdefault("backend", getattr(arguments, "torch_compile_backend", None))
-                            settings.setdefault("mode", getattr(arguments, "torch_compile_mode", None))
+                            key = (*place, type(model).__name__, getattr(arguments, "torch_compile_backend", None),
+                                   getattr(arguments, "torch_compile_mode", None))
+                            counts[key] = counts.get(key, 0) + 1
                 except Exception:  # the traced program must never see our errors
                     pass
             return original(trainer, model, *args, **kwargs)
@@ -115,11 +114,10 @@ class TrainerEvaluation:
         if self._class is not None and vars(self._class).get(_METHOD) is self._wrapper:
             setattr(self._class, _METHOD, self._original)
         self._class = self._original = self._wrapper = self._finder = None
-        for (filename, line), batches in self._counts.items():
-            backend, mode = self._settings.get("backend"), self._settings.get("mode")
+        for (filename, line, module, backend, mode), batches in self._counts.items():
             self.recorder.add_artifact("uncompiled-evaluation", ARTIFACT, None, {
                 "filename": filename, "line": line, "loc": linecache.getline(filename, line).strip(),
-                "batches": batches, "module": self._settings.get("module"),
+                "batches": batches, "module": module,
                 "backend": backend if isinstance(backend, str) else None,
                 "mode": mode if isinstance(mode, str) else None}, None, 0)
         self._counts.clear()

@@ -82,3 +82,14 @@ def test_nothing_is_counted_where_the_evaluation_runs_compiled_or_nothing_is(tra
         both.evaluate(_batches(2))  # compiled in place: the original model runs compiled too
     assert not [a for a in session.trace.artifacts if a.name == "uncompiled_evaluation"]
     assert not uncompiled_methods(session.trace)
+
+
+def test_two_models_evaluated_uncompiled_are_two_findings_each_by_its_own_name(trainer_class):  # noqa: ANN001
+    linear, stacked = torch.nn.Linear(4, 2), torch.nn.Sequential(torch.nn.Linear(4, 2))
+    session = TraceSession()
+    with session:
+        trainer_class(linear, torch.compile(linear, backend="aot_eager")).evaluate(_batches(1))
+        trainer_class(stacked, torch.compile(stacked, backend="aot_eager")).evaluate(_batches(2))
+    found = sorted((finding.what.split(" evaluated ")[1].split(" uncompiled")[0], finding.events)
+                   for finding in uncompiled_methods(session.trace))
+    assert found == [("`Linear`", 1), ("`Sequential`", 2)]
