@@ -107,5 +107,7 @@ def _detail(label: str, text: str | None, width: int) -> list[str]:
     if not text:
         return []
     indent = " " * 12
-    wrapped = textwrap.wrap(" ".join(text.split()), width=width - len(indent)) or [""]
+    # a code span to paste or a link stays whole on its line, however long: a break inside it would be copied too
+    wrapped = textwrap.wrap(" ".join(text.split()), width=width - len(indent), break_long_words=False,
+                            break_on_hyphens=False) or [""]
     return [f"     {label:<6} {wrapped[0]}", *(indent + line for line in wrapped[1:])]

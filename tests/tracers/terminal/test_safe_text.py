@@ -161,3 +161,12 @@ def test_error_lines_name_a_hostile_file_printably(tmp_path: Path):
         assert _report(path, tmp_path / "out", stderr) == 2
         said = stderr.getvalue()
         assert said.count("\n") == 1 and "\x1b" not in said and "\x07" not in said and SHOWN in said, said
+
+
+def test_a_long_code_span_or_link_is_never_broken_inside_when_wrapped():
+    from tracers.terminal.findings import _detail
+
+    paste = "`torch._dynamo.config.ignore_logging_functions.add(transformers.modeling_utils.logger.warning_once)`"
+    link = "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0291.html"
+    lines = _detail("fix", f"removes the break (before the first call: {paste}), see {link} for more", 80)
+    assert any(line.strip().startswith(paste) for line in lines) and any(link in line for line in lines)
