@@ -11,7 +11,8 @@ from tracers.tracefile.events import Artifact, Trace
 from tracers.vocabulary.durations import duration_s
 
 from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
-from .frames import SourceLine, library_name, parse_location, short, traceback_lines, user_and_library
+from .frames import (SourceLine, caller_places, direct_caller, is_library, library_name, parse_location, short, traceback_lines,
+                     user_and_library)
 from .guard_failures import GuardFailure
 from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
@@ -58,6 +59,7 @@ class BreakGroup:
     places: set[Place] = field(default_factory=set)  # (file, function, line) its resume functions continue after
     merged: dict[str, GuardFailure] = field(default_factory=dict)  # its resume functions' recompiles, by compile id
     created: list[str] = field(default_factory=list)  # the resume functions' first compiles
+    nested: list[str] = field(default_factory=list)  # no-graph compiles of frames the skipped frame called
     cost_s: float = 0.0
     created_s: float = 0.0  # their compile: said, not in the cost (that code compiles either way once the break goes)
 
@@ -80,6 +82,21 @@ class BreakGroup:
         for compile_id in self.merged:
             self.cost_s += ledger.whole(compile_id)
 
+    def claim_nested(self, trace: Trace, compiles: dict[str, CompileFacts], ledger: Ledger) -> None:
+        """A frame Dynamo could not resume runs eagerly, so each frame it calls is compiled on its own: those that
+        produced no graph exist only because of the skip (in the cost: they go once the frame compiles, or is left
+        uncompiled), not a finding of their own."""
+        if not self.skipped:
+            return
+        skipped = _skipped_places(self, compiles)
+        for compile_id in sorted(compiles, key=compile_identity.sort_key):
+            facts = compiles[compile_id]
+            if facts.graphs or facts.fail_reason or ledger.counted(compile_id) or compile_id in self.ids:
+                continue
+            if caller_places(trace, compile_id) & skipped:
+                self.nested.append(compile_id)
+                self.cost_s += ledger.whole(compile_id)
+
     def claim_waste(self, compiles: dict[str, CompileFacts], ledger: Ledger) -> None:
         """In the compiles where the breaks happened: all of one that produced no graph, else the restart."""
         for compile_id in self.ids:
@@ -91,7 +108,7 @@ class BreakGroup:
     def finding(self, trace: Trace, compiles: dict[str, CompileFacts]) -> Finding:
         payload = next((artifact.payload for artifact in self.artifacts if artifact.payload), "") or ""
         titles = list(dict.fromkeys(_title(artifact) for artifact in self.artifacts))
-        ids = unique_ids((*self.ids, *self.created, *self.merged))
+        ids = unique_ids((*self.ids, *self.created, *self.merged, *self.nested))
         count = len(self.artifacts)
         link = _GB_LINK.search(payload)
         hint, explanation = first_match(HINT, payload), first_match(EXPLANATION, payload)
@@ -111,9 +128,16 @@ class BreakGroup:
             parts.append(f"the code after it compiled on its own ({len(self.created)} compile"
                          f"{'s' if len(self.created) != 1 else ''}, {duration_s(self.created_s)}): not in the cost, as "
                          "it compiles either way once the break is gone (a little less as one graph)")
+        context = _context_of(payload, trace) if self.skipped else None
+        if self.nested:
+            names = list(dict.fromkeys(frame_words(compiles[compile_id].frame) for compile_id in self.nested))
+            parts.append(f"the frames it calls compiled on their own as it ran eagerly, {len(self.nested)} with no "
+                         f"graph ({', '.join(names[:3])}{' …' if len(names) > 3 else ''}): in the cost, as they go "
+                         "with the skip")
         if self.skipped:
             eager = sum(trace.info.calls_eager.get(compile_id, 0) for compile_id in self.ids) or None
-            what = f"Dynamo could not resume after a graph break ({titles[0]}) and ran the whole frame eagerly"
+            inside = f" inside `{context.code}` (line {context.line})" if context else ""
+            what = f"Dynamo could not resume after a graph break ({titles[0]}){inside} and ran the whole frame eagerly"
             kind = "frame-skipped"
         else:
             eager = None
@@ -126,7 +150,14 @@ class BreakGroup:
                                     "makes it in torch.compiler.disable.")
         hint_note = None
         backward = any(_BACKWARD in title for title in titles)
-        if backward:
+        if context is not None:
+            # A break inside a context manager Dynamo cannot split there: the whole function runs eagerly, and moving
+            # the broken call out of the block may change what the block is for (accelerate's accumulate()).
+            inner = _compiled_inside(self, trace, compiles)
+            advice = _CONTEXT_SKIP.format(code=context.code, line=context.line, inner=inner)
+            hint_note = ("torch's hint is about the call that broke; the frame was skipped because the break happened "
+                         f"inside `{context.code}`, which Dynamo cannot resume in")
+        elif backward:
             # torch's hint (trace_autograd_ops=True) left the break in place where the corpus applied it
             # (tests/corpus/fixed/warmup_int_step_backward.py), and through a library's backward (accelerate's) it
             # compiled more versions and changed the losses: the backward is compiled anyway, outside.
@@ -172,6 +203,47 @@ class BreakGroup:
             graph_break_id=link.group(2).upper() if link else None, advice=advice, explained=BREAKS,
             parts=tuple(parts), cost_counts=_cost_counts(self),
             detail="\n\n".join(failure.raw for failure in self.merged.values()))
+
+
+_CONTEXT_SKIP = ("Dynamo cannot resume inside `{code}` (line {line}), a context manager it cannot split at a graph "
+                 "break, so every call of this function runs eagerly. Compile the work inside the block{inner} and call "
+                 "this function uncompiled, so that the `with` block and the call that breaks run as plain Python.")
+# torch's note on a second break raised while handling the first inside a context manager, with the user's `with` line
+_CONTEXT_BREAK = re.compile(r"Graph break under GenericContextWrappingVariable.*?File \"([^\"]+)\", line (\d+)\n\s*"
+                            r"(with [^\n]*?):?\s*\n", re.S)
+
+
+def _context_of(payload: str, trace: Trace) -> SourceLine | None:
+    """The user's ``with`` line whose context manager a skipped frame's break happened in, where torch names it."""
+    found = _CONTEXT_BREAK.search(payload)
+    if found is None or is_library(found.group(1)):
+        return None
+    return SourceLine(found.group(1), int(found.group(2)), "", found.group(3).strip().rstrip(":"))
+
+
+def _skipped_places(group: BreakGroup, compiles: dict[str, CompileFacts]) -> set[tuple[str, str]]:
+    """(file name, function) of the frames the group's breaks sent to eager."""
+    return {(_file_name(found.group(1)), _function(facts.frame)) for compile_id in group.ids
+            if (facts := compiles.get(compile_id)) and (found := _FRAME_FILE.search(facts.frame or ""))}
+
+
+def _compiled_inside(group: BreakGroup, trace: Trace, compiles: dict[str, CompileFacts]) -> str:
+    """`` (`Net.forward`, called at line 24, which already compiled on its own: compile it)``: what the skipped frame
+    itself called that compiled with a graph and no break, the part worth compiling; empty where nothing did."""
+    skipped = _skipped_places(group, compiles)
+    broken = {compile_identity.torch_id(artifact.compile_id).rpartition("/")[0] for artifact in trace.artifacts
+              if artifact.kind == "break" and artifact.compile_id}
+    inner: dict[str, int] = {}
+    for compile_id, facts in compiles.items():
+        caller = direct_caller(trace, compile_id)
+        if not facts.graphs or caller is None or (_file_name(caller.path), caller.function) not in skipped or \
+                compile_identity.torch_id(compile_id).rpartition("/")[0] in broken:
+            continue
+        inner.setdefault(short(facts.frame or ""), caller.line)
+    if not inner:
+        return ""
+    named = ", ".join(f"`{name}`, called at line {line}" for name, line in list(inner.items())[:3])
+    return f" ({named}, which already compiled on its own: compile {'it' if len(inner) == 1 else 'them'})"
 
 
 _ONE_LINE = ("One line causes all of these: move it out of the compiled function (compute the value outside and pass "

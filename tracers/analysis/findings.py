@@ -46,6 +46,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
         group.claim_created(resumed, ledger)
     for group in groups:
         group.claim_waste(compiles, ledger)
+        group.claim_nested(trace, compiles, ledger)
     compiled = frozenset(facts.frame.split(" (", 1)[0] for facts in compiles.values() if facts.frame and facts.graphs)
     breaks = checked_hints([group.finding(trace, compiles) for group in groups], compiled)
     found += breaks + compile_failures(trace, facts, ledger) + thrown_away(compiles, ledger) + \
@@ -54,12 +55,29 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     problems += speed_findings(trace)  # --vs-eager's: they cost no compile time of their own
     # compiled code that silently ignores what the user changed comes first: it costs no compile, only correctness
     nothing = nothing_compiled(trace, facts, compiles, breaks)
+    problems, nothing = _one_cause_of_nothing(problems, nothing)
     # a method called through the wrapper where nothing compiled at all is that finding's cause: said there
     every = nothing + ignored_hooks(trace, evidence, compiles) + (uncompiled_methods(trace) if not nothing else []) + problems + \
         ddp_splits(trace) + \
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
     names = _hint_names(trace)  # once: per finding, it read every artifact again (findings x artifacts)
     return [_checked_hint(finding, names) for finding in every]
+
+
+def _one_cause_of_nothing(problems: list[Finding], nothing: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """Where one skipped frame's finding holds every compile of a run that compiled nothing, the two are one cause:
+    that finding, first, says that nothing compiled."""
+    if not nothing or nothing[0].kind != "nothing-compiled" or not nothing[0].compile_ids:
+        return problems, nothing
+    cause = [finding for finding in problems if finding.kind == "frame-skipped"
+             and set(nothing[0].compile_ids) <= set(finding.compile_ids)]
+    if len(cause) != 1:
+        return problems, nothing
+    count = nothing[0].events
+    said = dataclasses.replace(cause[0], parts=(
+        f"torch.compile produced no graph in this run: its {count} compile{'s are' if count != 1 else ' is'} this "
+        "finding's, and every call ran eager", *cause[0].parts))
+    return [said, *(finding for finding in problems if finding is not cause[0])], []
 
 
 def _library_compile(evidence: RunEvidence) -> tuple[str | None, str | None]:

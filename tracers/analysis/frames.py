@@ -93,6 +93,37 @@ def user_caller(trace: Any, compile_id: str) -> SourceLine | None:
     return None
 
 
+def resumed_call(trace: Any, compile_id: str) -> tuple[SourceLine, dict[str, str]] | None:
+    """For a resume function's compile: the user's line that called the function it continues, and what that call
+    passed by parameter (the resume function is called from the function's own frame at its break, which is no
+    place for a cause); None where that line is a library's or unknown."""
+    records = _callers_of(trace).records
+    callers = [frame for frame in (records.get(compile_id) or {}).get("callers") or [] if isinstance(frame, dict)]
+    if len(callers) < 2 or is_library(str(callers[-2].get("filename") or "")):
+        return None
+    outer = callers[-2]
+    place = (outer.get("filename"), outer.get("line"))
+    passed: dict[str, str] = {}
+    for record in records.values():  # the continued function's own compile: its caller is the same line
+        first = [frame for frame in record.get("callers") or [] if isinstance(frame, dict)]
+        if first and (first[-1].get("filename"), first[-1].get("line")) == place and isinstance(record.get("passed"), dict):
+            passed = {str(key): str(value) for key, value in record["passed"].items()}
+            break
+    return SourceLine(str(outer.get("filename") or ""), int(outer.get("line") or 0), str(outer.get("name") or ""),
+                      str(outer.get("loc") or "")), passed
+
+
+def direct_caller(trace: Any, compile_id: str) -> SourceLine | None:
+    """The frame that called the compiled frame (the innermost of its callers), whoever's it is."""
+    record = _callers_of(trace).records.get(compile_id) or {}
+    callers = [frame for frame in record.get("callers") or [] if isinstance(frame, dict)]
+    if not callers:
+        return None
+    frame = callers[-1]
+    return SourceLine(str(frame.get("filename") or ""), int(frame.get("line") or 0), str(frame.get("name") or ""),
+                      str(frame.get("loc") or ""))
+
+
 def passed_by_user(trace: Any, compile_id: str) -> dict[str, str]:
     """What the user's call passed to the compiled function, by parameter (``{'x': 'images'}``), where the user's own
     line called it (through torch's frames only): a library's call passes the library's names."""

@@ -14,7 +14,8 @@ from tracers.tracefile.events import Trace, rank_of
 from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, Remedy, first_match,
                            unique_ids)
 from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library, package_of,
-                     is_users_file, parse_location, passed_by_user, short, traceback_lines, user_caller)
+                     is_users_file, parse_location, passed_by_user, resumed_call, short, traceback_lines,
+                     user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure, size_at
 from .guard_sources import (MODULE_DICTS, Attr, Source, call_site, compiled_argument, map_passed, map_wrapper_args,
                             naming, parse_source)
@@ -432,7 +433,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     specialised = kind == "value" and not dynamic and len(group.failures) > 1 and not first.on_stack
     guard_failure = next((failure for _, failure in reversed(group.failures) if failure.line), first) \
         if specialised else first
-    user, library = _lines(trace, guard_failure, ids[0])
+    user, library = _lines(trace, guard_failure, ids[0], compiles[ids[0]].frame if ids[0] in compiles else None)
     keywords = kind == "length" and subject in ("kwargs", "args") and library is not None
     if keywords:
         # the compiled function's own ``**kwargs``, filled by the library's call at ``library``: not the user's items
@@ -968,12 +969,25 @@ def _versions(compiles: dict[str, CompileFacts]) -> Counter[str | None]:
                    if not (facts.fail_reason and _LIMIT.search(facts.fail_reason)))
 
 
-def _lines(trace: Trace, failure: GuardFailure, compile_id: str) -> tuple[SourceLine | None, SourceLine | None]:
+def _lines(trace: Trace, failure: GuardFailure, compile_id: str,
+           frame: str | None) -> tuple[SourceLine | None, SourceLine | None]:
     """(the user's line, the library line where the guard came from when that is not the user's): the guard's own
-    line where it is the user's; else the innermost line of the user's among the frames that called the compile."""
+    line where it is the user's; else the innermost line of the user's among the frames that called the compile.
+    A resume function is called at its break, which is not where the guarded value comes from: its user's line is
+    the innermost of the user's in the guard's own stack, or, for an argument of the function it continues, the
+    user's call that passed it."""
+    known = caller_paths(trace)
     guard = failure.line if failure.line is not None and failure.line.line else None
-    if guard is not None and is_users_file(guard.path, caller_paths(trace)):
+    if guard is not None and is_users_file(guard.path, known):
         return guard, None
+    if resume_place(short(frame or "")):
+        stacked = next((line for line in reversed(traceback_lines(failure.raw)) if is_users_file(line.path, known)),
+                       None)
+        if stacked is not None:
+            return stacked, guard
+        called = resumed_call(trace, compile_id)
+        if called is not None and failure.subject in called[1]:
+            return called[0], guard
     return user_caller(trace, compile_id), guard
 
 

@@ -26,7 +26,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("findings")
     jobs = {"first_break": lambda: run_trace(PROGRAMS / "first_break.py", out, "--no-page")}  # Inductor: slowest
     for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential",
-                 "call_names", "compiled_submodule"):
+                 "call_names", "compiled_submodule", "context_break"):
         jobs[name] = lambda name=name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
     # The fix the DDP finding gives, run as the user would apply it: its trace must have a graph.
     jobs["ddp_inner"] = lambda: run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page",
@@ -290,6 +290,46 @@ def test_a_print_of_item_is_one_finding_at_its_line(runs):
     assert finding.cost_s < sum(compiles[cid].time_ns for cid in resumed) / 1e9
     assert any(part.startswith(f"the code after it compiled on its own ({len(created)} compiles") for part in finding.parts)
     assert "move it out of the compiled function" in finding.fix
+
+
+def test_a_break_inside_a_library_style_context_manager_names_the_with_line_and_what_compiled_inside(runs):
+    """A print inside ``with acc.accumulate(model):`` skips the whole step: one finding, which names the `with` line,
+    holds the context manager's own no-graph compiles (they exist only because the step ran eagerly) and tells
+    to compile the module called inside, which compiled on its own."""
+    run = runs["context_break"]
+    found = findings(run.trace(), run.facts())
+    skipped = [finding for finding in found if finding.kind in ("frame-skipped", "graph-break", "thrown-away")]
+    assert len(skipped) == 1, [finding.what for finding in found]
+    [finding] = skipped
+    assert finding.kind == "frame-skipped" and "inside `with acc.accumulate(model)` (line 39)" in finding.what
+    assert finding.user_line.line == 42 and finding.eager_calls == 4
+    compiles = {compile.compile_id: compile for compile in run.facts().compiles}
+    nested = [cid for cid in finding.compile_ids if (compiles[cid].frame or "").startswith("Accumulator.accumulate")]
+    assert nested and compiles[nested[0]].graphs == 0
+    assert any("`Accumulator.accumulate`" in part and "in the cost" in part for part in finding.parts)
+    assert "(`Regressor.forward`, called at line 40, which already compiled on its own: compile it)" in finding.fix
+    forward = [cid for cid, compile in compiles.items() if (compile.frame or "").startswith("Regressor.forward")]
+    assert forward and not set(forward) & set(finding.compile_ids)  # it compiles either way: not in the cost
+    assert "inside `with acc.accumulate(model)`" in finding.hint_note
+
+
+def test_a_run_whose_only_compiles_one_skipped_frame_holds_is_one_finding():
+    """"Nothing compiled" beside the one skip that holds every compile is the same cause: said as a line of it."""
+    from tracers.analysis.finding_type import Finding
+    from tracers.analysis.findings import _one_cause_of_nothing
+
+    nothing = Finding(kind="nothing-compiled", what="torch.compile produced no graph: 3 compiles", events=3,
+                      compile_ids=("0/0", "1/0", "2/0"), cost_s=0.0)
+    skip = Finding(kind="frame-skipped", what="Dynamo could not resume", events=1, compile_ids=("0/0", "1/0", "2/0"),
+                   cost_s=0.6, parts=("a part",))
+    other = Finding(kind="recompile", what="recompiled", events=1, compile_ids=("3/1",), cost_s=0.1)
+    problems, left = _one_cause_of_nothing([other, skip], [nothing])
+    assert left == [] and [finding.kind for finding in problems] == ["frame-skipped", "recompile"]
+    assert problems[0].parts == ("torch.compile produced no graph in this run: its 3 compiles are this finding's, "
+                                 "and every call ran eager", "a part")
+    # a skip that holds only some of the compiles leaves "nothing compiled" its own finding
+    part = Finding(kind="frame-skipped", what="skipped", events=1, compile_ids=("0/0",), cost_s=0.2)
+    assert _one_cause_of_nothing([part], [nothing]) == ([part], [nothing])
 
 
 def test_a_changing_sequence_length_is_a_recompile_costing_that_compile(runs):

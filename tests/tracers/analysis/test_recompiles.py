@@ -119,3 +119,47 @@ def test_no_last_batch_is_said_without_the_evidence():
     # a later version for another cause (an evaluation's grad mode) serves calls of its own: the passes still fit
     grad = parse_failure("0/1: GLOBAL_STATE changed: grad_mode")
     assert recompiles._last_batches(_group(("0/1", _SHORT)), again, {"0/2": grad}).passes == 3
+
+
+def _resume_trace() -> object:
+    """Frame records of a compiled ``step(model, x)`` called at train.py:30 that breaks at line 10, and of the
+    resume function after it (called from line 10 of ``step``)."""
+    from types import SimpleNamespace
+
+    from tracers.tracefile.events import Artifact
+
+    call = {"filename": "/home/u/train.py", "line": 30, "name": "<module>", "loc": "loss = step(model, images[i:i + 16])"}
+    at_break = {"filename": "/home/u/train.py", "line": 10, "name": "step", "loc": "lam = float(np.random.beta(a, a))"}
+    records = [("0/0", {"callers": [call], "passed": {"model": "model", "x": "images[i:i + 16]"}}),
+               ("1/1", {"callers": [call, at_break]})]
+    return SimpleNamespace(artifacts=[Artifact(index, "frame", "dynamo_start", compile_id, None, 1, index, metadata)
+                                      for index, (compile_id, metadata) in enumerate(records)])
+
+
+RESUME = "torch_dynamo_resume_in_step_at_10 (train.py:10)"
+
+
+def test_a_resume_functions_recompile_is_placed_at_the_users_call_that_passed_the_argument():
+    """The resume function is called at its break, which is no cause: a size change of the continued function's
+    argument is said at the user's call that passed it."""
+    failure = parse_failure("1/0: tensor 'x' size mismatch at index 0. expected 16, actual 4")
+    user, library = recompiles._lines(_resume_trace(), failure, "1/1", RESUME)
+    assert (user.line, user.code, library) == (30, "loss = step(model, images[i:i + 16])", None)
+    # the same failure in the function's own frame keeps its caller
+    assert recompiles._lines(_resume_trace(), failure, "0/0", "step (train.py:8)")[0].line == 30
+
+
+def test_a_resume_functions_recompile_on_library_state_is_placed_at_the_users_line_in_its_stack():
+    """A guard made inside a library the resumed code calls: the user's line in the guard's own stack, not the
+    break the resume function starts at."""
+    failure = parse_failure(
+        "1/0: G['model'].config.problem_type is None  # if self.config.problem_type is None:  "
+        "# transformers/models/roberta/modeling_roberta.py:954 in forward\nUser stack trace:\n"
+        '  File "/home/u/train.py", line 12, in step\n    out = model(**batch)\n'
+        '  File "<site-packages>/transformers/models/roberta/modeling_roberta.py", line 954, in forward\n'
+        "    if self.config.problem_type is None:")
+    user, library = recompiles._lines(_resume_trace(), failure, "1/1", RESUME)
+    assert (user.line, user.code, library.short) == (12, "out = model(**batch)", "modeling_roberta.py:954")
+    # an argument the user's call did not pass (a value computed before the break) keeps the break's line
+    computed = parse_failure("1/0: ___stack1 == 0.34  # lam = float(np.random.beta(a, a))  # train.py:10 in step")
+    assert recompiles._lines(_resume_trace(), computed, "1/1", RESUME)[0].line == 10
