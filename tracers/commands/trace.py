@@ -96,6 +96,15 @@ def split_module(argv: list[str]) -> tuple[list[str], str | None, list[str]]:
     return argv, None, []
 
 
+def misplaced_note(misplaced: list[str], program: str) -> str:
+    """The note for tracer options written after the program (``crashes.py`` or ``-m pkg.train``): the command to
+    type instead names the program as it was given, ``-m`` kept."""
+    words, them = " ".join(misplaced), "it" if len(misplaced) == 1 else "them"
+    who, before = ("the module", "-m") if program.startswith("-m ") else ("the script", "the script")
+    return (f"note: {words} came after {program}, so {who} gets {them}; for the tracer, put {them} before {before}: "
+            f"{prog()} trace {words} {program} ...")
+
+
 def main(argv: list[str]) -> int:
     """``trace``'s whole command line (``argv[0] == "trace"``): parsed, checked, run."""
     argv, module, module_args = split_module(argv)
@@ -111,9 +120,7 @@ def main(argv: list[str]) -> int:
         return 2
     misplaced = options_after_script(options.args, trace_parser)
     if misplaced:
-        words, them = " ".join(misplaced), "it" if len(misplaced) == 1 else "them"
-        print_error(f"note: {words} came after {options.script}, so the script gets {them}; for the tracer, put "
-                    f"{them} before the script: {prog()} trace {words} {options.script} ...")
+        print_error(misplaced_note(misplaced, f"-m {module}" if module is not None else options.script))
     from .trace_run import run_trace
     from .trace_vs_eager import check_one_process, hand_off_to, run_with_eager
 

@@ -63,3 +63,19 @@ def test_a_mistyped_command_or_value_is_one_line_not_the_usage_block(words, line
     result = run_python(["-m", "tracers", *words])
     assert result.returncode == 2 and result.stdout == ""
     assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(line), result.stderr
+
+
+def test_the_note_for_options_after_a_module_keeps_its_dash_m():
+    """issue 55: the note for tracer options after ``-m MODULE`` said the module's name alone, as if it were a script,
+    and its command to type instead dropped the ``-m``."""
+    from tracers.commands.trace import _trace_parser, misplaced_note, options_after_script, split_module
+
+    ours, module, module_args = split_module(["trace", "--quiet", "-m", "pkg.train", "--device", "cuda", "--lr", "1"])
+    assert (ours, module, module_args) == (["trace", "--quiet"], "pkg.train", ["--device", "cuda", "--lr", "1"])
+    misplaced = options_after_script(module_args, _trace_parser()[1])
+    assert misplaced == ["--device cuda"]
+    assert misplaced_note(misplaced, f"-m {module}") == (
+        "note: --device cuda came after -m pkg.train, so the module gets it; for the tracer, put it before -m: "
+        "python -m tracers trace --device cuda -m pkg.train ...")
+    assert misplaced_note(["--cache=warm"], "crashes.py").startswith(
+        "note: --cache=warm came after crashes.py, so the script gets it; for the tracer, put it before the script: ")
