@@ -74,7 +74,7 @@ class TransformedCodeCollector:
         return None  # keep Dynamo's code as it is
 
     def stop(self) -> list[str]:
-        """Remove the hook, then list and decompile what was collected; warnings for what could not be."""
+        """Remove the hook, then list and decompile what was collected; a warning where this torch has no hook."""
         self._attached = False
         if self._on_span in self.recorder.listeners:
             self.recorder.listeners.remove(self._on_span)
@@ -96,9 +96,8 @@ class TransformedCodeCollector:
                 except Exception as error:  # noqa: BLE001 - depyf does not know every bytecode: keep the listing
                     metadata["decompile_error"] = f"{type(error).__name__}: {error}".splitlines()[0][:300]
             filled[artifact_id] = (metadata, source)
-        if decompile is None:
-            warnings.append("Dynamo's rewritten code is kept as bytecode listings only: pip install depyf "
-                            "to see it as Python source too")
+        # Without depyf (an optional extra) no run-wide warning: every trace of the plain install would repeat it. Each
+        # artifact's decompiler is None instead, and the page says, where that code is shown, how to get it as Python.
         self._pending.clear()
         for index, artifact in enumerate(self.recorder.artifacts):
             if artifact.id in filled:
