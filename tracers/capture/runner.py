@@ -6,10 +6,12 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib.machinery
+import linecache
 import os
 import runpy
 import signal
 import sys
+import tokenize
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -127,6 +129,9 @@ def run_program(program: Program, args: list[str]) -> Outcome:
     # the whole path is given back after the run: a script that inserts its own folder first (sys.path.insert(0, …))
     # would otherwise leave it there, before the stdlib, for the tracer's own imports as it finishes
     saved_argv, saved_path = sys.argv[:], sys.path[:]
+    # The script's code carries its path as typed (runpy's way; the trace names it so): where the file really is is
+    # taken now, before the script can change directory, for its traceback's source lines.
+    script = (str(program.path), os.path.abspath(program.path)) if program.path is not None else None
     first_on_path = os.getcwd() if program.path is None else str(program.path.resolve().parent)
     sys.argv = [str(program.path or program.module), *args]
     if sys.path:
@@ -148,10 +153,10 @@ def run_program(program: Program, args: list[str]) -> Outcome:
         if program.module and _not_found(error, program.module):  # python -m's own failure, not the module's
             print(f"{sys.executable}: {error}", file=sys.stderr)  # as python -m words it
             return Outcome("error", 1, str(error), error)
-        print_script_traceback(error)
+        print_script_traceback(error, script)
         return outcome_of(error)
     except BaseException as error:  # the script's own failure: reported as the script's
-        print_script_traceback(error)
+        print_script_traceback(error, script)
         return outcome_of(error)
     finally:
         if previous_term is not None and signal.getsignal(signal.SIGTERM) is not signal.SIG_IGN:  # not terminated
@@ -225,9 +230,24 @@ def _install_sigterm() -> object | None:
         return None
 
 
-def print_script_traceback(error: BaseException) -> None:
-    """Print the traceback as Python would, starting at the script's own frames (not ours)."""
+def print_script_traceback(error: BaseException, script: tuple[str, str] | None = None) -> None:
+    """Print the traceback as Python would, starting at the script's own frames (not ours), with the script's source
+    lines: ``script`` is the name its code carries and the file's absolute path."""
+    if script is not None:
+        _remember_source(*script)
     tb: TracebackType | None = error.__traceback__
     while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_OWN_FILES):
         tb = tb.tb_next
     print("".join(traceback.format_exception(type(error), error, tb)), end="", file=sys.stderr)
+
+
+def _remember_source(name: str, path: str) -> None:
+    """linecache's lines for the script under the name its code carries, read from its absolute path: a relative
+    name is looked up from the working directory and sys.path, so a script that changed directory lost its lines
+    (plain Python names ``__main__`` by its absolute path). No modification time: checkcache keeps the entry."""
+    try:
+        with tokenize.open(path) as source:  # decoded as Python decodes it: its coding line, else UTF-8
+            lines = source.readlines()
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return  # gone or unreadable now: the traceback has no lines, as Python's would not
+    linecache.cache[name] = (sum(len(line) for line in lines), None, lines, path)
