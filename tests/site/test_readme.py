@@ -161,3 +161,11 @@ def test_the_readme_names_the_one_venv_the_sessions_share():
     # noxfile's install messages send a CPU-only machine to the README for the CPU index
     assert "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu" in noxfile
     assert "`export PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu`" in _section("On a fresh machine")
+
+
+def test_the_license_is_an_spdx_expression_not_setuptools_deprecated_table():
+    """issue 55: ``license = {text = ...}`` made setuptools warn of its deprecation on every build; an SPDX string needs
+    setuptools 77 (PEP 639), which the build asks for."""
+    assert PYPROJECT["project"]["license"] == "BSD-3-Clause"
+    assert "setuptools>=77" in PYPROJECT["build-system"]["requires"]
+    assert not any(key.startswith("License ::") for key in PYPROJECT["project"].get("classifiers", ()))
