@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tracers.vocabulary.cells import cell_place, is_cell
+
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)\s*$')
 _LOCATION = re.compile(r"^(.*):(\d+)$")
 # Scrubbed traces write these placeholders for machine paths (tracefile/scrub.py); raw paths name the directories.
@@ -27,7 +29,11 @@ class SourceLine:
 
     @property
     def short(self) -> str:
-        """``modeling_utils.py:4778``; a package's ``__init__.py`` keeps its package: ``fakelib/__init__.py:11``."""
+        """``modeling_utils.py:4778``; a package's ``__init__.py`` keeps its package: ``fakelib/__init__.py:11``; a
+        notebook's line is said as the notebook shows it: ``cell 3, line 2``."""
+        cell = cell_place(self.path, self.line)
+        if cell is not None:
+            return cell
         parts = self.path.split("/")
         name = "/".join(parts[-2:]) if parts[-1] == "__init__.py" else parts[-1]
         return f"{name}:{self.line}"
@@ -42,8 +48,9 @@ def is_own(path: str) -> bool:
 
 def is_library(path: str) -> bool:
     """Not the user's: a package, the standard library, torch, or this tracer."""
-    # Python's own pseudo-files (``<frozen …>``, ``<string>``) are no user's; a scrubbed ``<tmp>/…`` path is.
-    pseudo = path.startswith("<") and not path.startswith(_USER_PLACEHOLDERS)
+    # Python's own pseudo-files (``<frozen …>``, ``<string>``) are no user's; a scrubbed ``<tmp>/…`` path is, and so is
+    # a notebook cell's ``<ipython-input-…>``.
+    pseudo = path.startswith("<") and not path.startswith(_USER_PLACEHOLDERS) and not is_cell(path)
     return any(mark in path for mark in _LIBRARY_MARKS) or pseudo or is_own(path)
 
 

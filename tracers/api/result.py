@@ -21,6 +21,7 @@ from tracers.analysis.trace_facts import TraceFacts
 from tracers.report.save import save_report
 from tracers.terminal.summary import Style, render_report
 from tracers.tracefile.events import DECOMPILED, Trace
+from tracers.vocabulary.cells import cell_place
 
 if TYPE_CHECKING:
     from tracers.capture.session import TraceSession
@@ -62,7 +63,8 @@ class SourceLine:
     text: str = ""
 
     def __str__(self) -> str:
-        where = f"{Path(self.filename).name}:{self.line}" if self.line else Path(self.filename).name
+        cell = cell_place(self.filename, self.line) if self.line else None  # a notebook's line: cell 3, line 2
+        where = cell or (f"{Path(self.filename).name}:{self.line}" if self.line else Path(self.filename).name)
         return f"{where} `{self.text}`" if self.text else where
 
 

@@ -25,6 +25,7 @@ CELLS = [
     "%%trace --cache hot\ncompiled(torch.ones(4))",
     "%%trace --quiet --as failed\nraise RuntimeError('cell failed')",
     "print(failed.trace.info.status, failed.trace.info.error)",
+    "print(t.breaks[0].at); print(t.findings[0].where)",
 ]
 
 
@@ -82,3 +83,9 @@ def test_a_failing_cell_shows_its_error_and_the_trace_says_so(executed) -> None:
     assert error.ename == "RuntimeError"
     assert _outputs(executed, 5, "execute_result") == []  # --quiet: no page
     assert _stdout(executed, 6) == "error RuntimeError: cell failed\n"
+
+
+def test_a_cell_s_line_is_said_as_cell_and_line(executed) -> None:
+    """issue 55: a break in a notebook was placed at ipykernel's temporary file (``2712937181.py:4``); the notebook's
+    own words are its execution count and the line in the cell (the def is cell 2's, the print its line 4)."""
+    assert _stdout(executed, 7) == "cell 2, line 4 `print('half way')`\ncell 2, line 4\n"
