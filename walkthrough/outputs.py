@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from html import escape
 from pathlib import Path
 
+from tracers.commands.parsing import Parser
 from tracers.tracefile.atomic import write_text_atomic
 from tracers.tracefile.scrub import scrub
 
@@ -134,7 +135,7 @@ def render(recording: OutputRecording, stdout: bool, tables: tuple[str, ...], ca
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m walkthrough.outputs", description=__doc__)
+    parser = Parser(prog="python -m walkthrough.outputs", description=__doc__)
     parser.add_argument("examples", nargs="+", type=Path, metavar="EXAMPLE")
     parser.add_argument("--out", type=Path, default=OUTPUTS_DIR, help=f"root folder (default {OUTPUTS_DIR})")
     args = parser.parse_args(argv)

@@ -7,6 +7,7 @@ import shlex
 from typing import Any
 
 from tracers.capture.options import SessionOptions, add_session_arguments
+from tracers.vocabulary.mistyped import mistake_line
 from tracers.vocabulary.usage import UsageError
 
 from .context import trace
@@ -17,7 +18,8 @@ USAGE = ("%%trace [--cache cold|warm] [--device cpu|cuda] [--no-code] [--deep] [
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # a bad flag is one line in the cell's output, not a SystemExit
-        raise UsageError(f"{message}; usage: {USAGE}")
+        line = mistake_line(self, message)  # with the closest flag or value, as the command line says it
+        raise UsageError(f"{line or message}; usage: {USAGE}")
 
 
 def _parser() -> argparse.ArgumentParser:

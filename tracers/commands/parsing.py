@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import difflib
-import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# the one-line mistakes live low (vocabulary/mistyped.py) so %%trace says them too; the commands' tests read them here
+from tracers.vocabulary.mistyped import (invalid_choice_line, mistake_line, option_strings,  # noqa: F401
+                                         unrecognized_line)
 from tracers.vocabulary.printable import printable_value
 
 SCRIPT = "torch-compile-trace"  # the console script (pyproject's [project.scripts])
@@ -25,52 +26,12 @@ class RawEpilog(argparse.HelpFormatter):
             super().add_text(text)
 
 
-def option_strings(parser: argparse.ArgumentParser) -> list[str]:
-    """Every option of ``parser`` and of the subcommands filled in below it (not the hidden ones: never suggested)."""
-    found: list[str] = []
-    for action in parser._actions:
-        if action.help != argparse.SUPPRESS:
-            found.extend(flag for flag in action.option_strings if flag.startswith("--"))
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found.extend(option_strings(sub))
-    return found
-
-
-def unrecognized_line(words: list[str], options: list[str]) -> str | None:
-    """"unrecognized option --vs-eagr (did you mean --vs-eager?)" for the first option-like word; None if none is."""
-    for word in words:
-        if word.startswith("-") and word != "-":
-            flag = word.split("=", 1)[0]
-            close = difflib.get_close_matches(flag, sorted(set(options)), n=1, cutoff=0.6)
-            return f"unrecognized option {flag}" + (f" (did you mean {close[0]}?)" if close else "")
-    return None
-
-
-# argparse's words for a value outside an option's choices (3.11 quotes each choice; 3.12 and later do not)
-_INVALID_CHOICE = re.compile(r"argument (?P<argument>[^:]+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.*)\)$")
-
-
-def invalid_choice_line(message: str) -> str | None:
-    """"invalid COMMAND 'trac' (did you mean trace?); choose from trace, record, …" for argparse's invalid choice."""
-    match = _INVALID_CHOICE.match(message)
-    if match is None:
-        return None
-    value = match["value"].strip("'\"")
-    choices = [choice.strip().strip("'\"") for choice in match["choices"].split(",")]
-    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
-    return (f"invalid {match['argument']} {value!r}" + (f" (did you mean {close[0]}?)" if close else "")
-            + f"; choose from {', '.join(choices)}")
-
-
 class Parser(argparse.ArgumentParser):
     """argparse's parser, with one line (and a suggestion for a mistyped option, command or choice) for every
     mistake, exit 2, instead of the whole usage block."""
 
     def error(self, message: str):  # noqa: ANN201 - argparse's signature; never returns
-        prefix = "unrecognized arguments: "
-        line = unrecognized_line(message[len(prefix):].split(), option_strings(self)) \
-            if message.startswith(prefix) else invalid_choice_line(message)
+        line = mistake_line(self, message)
         if line is None:
             line = f"{message} (--help lists the options)"
         self.exit(2, f"{self.prog}: {printable_value(line)}\n")  # the words typed are quoted in it: shown, not obeyed

@@ -8,6 +8,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from tracers.commands.parsing import Parser
+
 from .recording import TOOLBOX_DIR
 from .tools import PLAIN, TOOL_BY_ID, TOOLS
 
@@ -15,7 +17,7 @@ DEFAULT_EXAMPLE = "docs/examples/graph_breaks.py"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m walkthrough.toolbox", description=__doc__)
+    parser = Parser(prog="python -m walkthrough.toolbox", description=__doc__)  # a mistake: one line, as elsewhere
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     record = commands.add_parser(
         "record", help="run every tool on one example and write the recording",

@@ -74,7 +74,7 @@ def test_the_result_is_kept_for_later_cells(executed) -> None:
 
 
 def test_a_bad_flag_is_one_line_and_runs_nothing(executed) -> None:
-    assert _stdout(executed, 4).startswith("%%trace: argument --cache: invalid choice: 'hot'")
+    assert _stdout(executed, 4).startswith("%%trace: invalid --cache 'hot'; choose from cold, warm; usage: %%trace ")
     assert _outputs(executed, 4, "execute_result") == [] and _outputs(executed, 4, "error") == []
 
 

@@ -87,6 +87,26 @@ def test_the_suggestion_comes_from_the_parser_s_own_options():
     assert unrecognized_line(["stray"], ["--open"]) is None  # not an option: argparse's own message stands
 
 
+def test_the_cell_magic_and_the_toolbox_say_a_mistake_in_one_line_as_the_commands_do(capsys):
+    """issue 55: ``%%trace`` and ``python -m walkthrough.toolbox`` gave argparse's own words (the toolbox its whole
+    usage block) for a bad value, command or option; they name the closest one, as the commands do."""
+    from tracers.api.magic import _parser
+    from tracers.vocabulary.usage import UsageError
+    from walkthrough.toolbox.__main__ import main as toolbox_main
+
+    for words, line in ((["--cache", "hot"], "invalid --cache 'hot'; choose from cold, warm; usage: %%trace "),
+                        (["--qiuet"], "unrecognized option --qiuet (did you mean --quiet?); usage: %%trace ")):
+        with pytest.raises(UsageError) as said:
+            _parser().parse_args(words)
+        assert str(said.value).startswith(line), str(said.value)
+    for words, line in ((["recrod"], "invalid COMMAND 'recrod' (did you mean record?); choose from record, tools"),
+                        (["record", "--tols", "x"], "unrecognized option --tols (did you mean --tools?)")):
+        with pytest.raises(SystemExit) as exited:
+            toolbox_main(words)
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and err.splitlines() == [f"python -m walkthrough.toolbox: {line}"], err
+
+
 def test_report_open_with_no_browser_prints_the_path_and_a_line_scripts_match(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(browser.webbrowser, "open", lambda url: False)
     status = main(["report", str(TRACE), "--out", str(tmp_path), "--open"])
