@@ -16,7 +16,7 @@ from tracers.tracefile.stages import STAGE_BY_ID
 from walkthrough.lock import LockError
 from walkthrough.releases.build import place
 from walkthrough.releases.builds import Build, machine_build
-from walkthrough.releases.venvs import venvs_note
+from walkthrough.releases.venvs import unsupported_line, venvs_note
 from walkthrough.source import VERSION_RE, SourceError
 
 from . import entries
@@ -50,6 +50,8 @@ def check(options: CompareOptions) -> None:
     for release in options.releases:
         if not VERSION_RE.match(release):
             raise UsageError(f"{release!r}: not a torch version like 2.15.0")
+        if unsupported_line(release):  # before either venv is made
+            raise UsageError(unsupported_line(release))
     if options.releases[0] == options.releases[1]:
         raise UsageError(f"both releases are {options.releases[0]}: compare two different ones")
     if options.repeat < 1:

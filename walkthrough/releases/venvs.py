@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from walkthrough.releases.builds import BUILDS, Build, installed_build, machine_build
+from walkthrough.releases.catalog import supported
 from walkthrough.releases.wheels import build_cache, pip_env_for_install, runnable_wheel
 from walkthrough.source import VERSION_RE, SourceError, cache_root
 
@@ -40,11 +41,22 @@ def _holds(python: Path, version: str, build: str) -> Build | None:
     return kind if kind is not None and kind.kind == build else None
 
 
+def unsupported_line(version: str) -> str | None:
+    """The one line for a release outside the supported ones, said before pip fetches gigabytes for a release the
+    tracer was never checked on; None for a supported one."""
+    if version in supported():
+        return None
+    return f"torch {version}: not a release the tracer and walkthrough are checked against (supported: " \
+           f"{', '.join(supported())})"
+
+
 def release_python(version: str, build: str | None = None, root: Path | None = None) -> tuple[Path, Build]:
     """The Python of a venv holding ``torch==version`` of ``build`` (default: this machine's) and numpy, made on
     first use from a wheel of that build. Raises SourceError with one line."""
     if not VERSION_RE.match(version):
         raise SourceError(f"{version!r}: not a torch version like 2.15.0")
+    if unsupported_line(version):
+        raise SourceError(unsupported_line(version))
     build = build or machine_build()
     python = venv_python(version, build, root)
     held = _holds(python, version, build)

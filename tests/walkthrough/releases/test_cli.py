@@ -43,6 +43,21 @@ def test_open_with_a_release_outside_the_supported_ones_says_the_range_before_fe
     assert not (tmp_path / "out").exists()
 
 
+def test_record_with_a_release_outside_the_supported_ones_says_the_range_before_pip(tmp_path, capsys, monkeypatch):
+    """issue 55: as open does, no release venv is made (pip never runs) for a release outside the supported ones;
+    compare's own check says the same (tests/walkthrough/compare/test_compare.py)."""
+    from walkthrough.releases import venvs
+    from walkthrough.releases.catalog import supported
+
+    monkeypatch.setenv("TORCH_WALKTHROUGH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(venvs, "runnable_wheel", lambda *a, **k: pytest.fail("a wheel fetched for it"))
+    assert main(["record", "--torch", "2.99.0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"walkthrough: error: torch 2.99.0: not a release the tracer and walkthrough are checked against "
+                   f"(supported: {', '.join(supported())})")
+    assert not (tmp_path / "cache").exists()
+
+
 def test_build_without_a_docs_directory(tmp_path, capsys):
     wheel = write_wheel(tmp_path / "torch-9.0.0-py3-none-any.whl", "9.0.0")
     assert main(["build", "--torch", str(wheel), "--docs", str(tmp_path / "nodocs")]) == 2
