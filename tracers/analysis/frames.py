@@ -50,7 +50,7 @@ def is_library(path: str) -> bool:
     """Not the user's: a package, the standard library, torch, or this tracer."""
     # Python's own pseudo-files (``<frozen …>``, ``<string>``) are no user's; a scrubbed ``<tmp>/…`` path is, and so is
     # a notebook cell's ``<ipython-input-…>``.
-    pseudo = path.startswith("<") and not path.startswith(_USER_PLACEHOLDERS) and not is_cell(path)
+    pseudo = path.startswith("<") and not (path.startswith(_USER_PLACEHOLDERS) or is_cell(path))
     return any(mark in path for mark in _LIBRARY_MARKS) or pseudo or is_own(path)
 
 
