@@ -7,6 +7,7 @@ from pathlib import Path
 
 from tracers.ranks.merge import MergeError, find_rank_files, load_run
 from tracers.torchlogs.files import is_log_name
+from tracers.torchlogs.load import looks_like_log
 from tracers.ranks.output import write_run
 from tracers.tracefile.names import inside, rank_files
 from tracers.vocabulary.printable import printable_value
@@ -43,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
         what = ("torch's TORCH_TRACE logs, not this tool's rank traces: `report {}` reads them and compares the ranks"
                 if Path(logs[0]).is_dir() else "a TORCH_TRACE log of torch's, not a rank trace of this tool's: "
                                                "`report {}` reads it")
+        if len(logs) > 1 and not Path(logs[0]).is_dir():  # report reads one path: a log, or a directory of ranks' logs
+            what = (f"{len(logs)} TORCH_TRACE logs of torch's, not rank traces of this tool's: "
+                    "`report {}` reads one; `report DIR` reads a directory of them "
+                    "(dedicated_log_torch_trace_rank_N_*.log) and compares the ranks")
         say("merge", f"{shown}: {what.format(shown)}")
         return 2
     try:
@@ -61,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _torch_logs(path: Path) -> bool:
-    """A TORCH_TRACE log, or a directory of them with no rank traces of ours: what ``report`` reads."""
+    """A TORCH_TRACE log, or a directory of them with no rank traces of ours: what ``report`` reads. A log renamed
+    (collected as ``rank1.log``) is known by its records, as ``report`` knows it, and ``report`` takes its rank from
+    them: read as JSON here it would be called corrupt."""
     if path.is_dir():
         return not rank_files(path) and any(is_log_name(child.name) for child in path.iterdir())
-    return path.is_file() and is_log_name(path.name)
+    return path.is_file() and looks_like_log(path)

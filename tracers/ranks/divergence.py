@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tracers.analysis.frames import user_caller
 from tracers.analysis.recompiles import named_failure
 from tracers.analysis.trace_facts import TraceFacts, analyze
 from tracers.tracefile.compile_identity import sort_key
@@ -16,7 +17,8 @@ from tracers.tracefile.events import Artifact, Trace
 from . import log_comparison
 from .collectives import Collective, collectives_in, parting, steps_that_run
 from .difference import Difference, Divergence, group_ranks
-from .wording import by_ranks, collective_words, guard_words, ids_text, input_words, parting_words, ranks_text
+from .wording import (by_ranks, collective_words, guard_words, ids_text, input_words, is_structure, parting_words,
+                      ranks_text, said_guard)
 
 __all__ = ["Difference", "Divergence", "compare", "signatures", "user_line"]
 
@@ -87,14 +89,14 @@ PRESENCE_WHY = ("only some ranks compiled this: the others reused earlier code (
                 "this call; at their next collective, if there is one, they wait while these ranks compile")
 
 
-def user_line(artifacts: list[Artifact], compile_id: str) -> str | None:
-    """``file:line  code`` of the user's call that started a compile (torch's dynamo_start record)."""
-    for artifact in artifacts:
-        frame = artifact.metadata.get("user_frame") if artifact.kind == "frame" else None
-        if frame and artifact.compile_id == compile_id:
-            code = f"  {frame['loc']}" if frame.get("loc") else ""
-            return f"{str(frame.get('filename', '?')).rsplit('/', 1)[-1]}:{frame.get('line', '?')}{code}"
-    return None
+def user_line(trace: Trace, compile_id: str) -> str | None:
+    """``file:line  code`` of the user's call that started a compile (torch's dynamo_start record): the innermost
+    caller outside libraries and the standard library, as the findings choose it (analysis/frames.py). A function
+    run by ``multiprocessing`` is called from its ``process.py``: no line of the user's, so None (the frame is said)."""
+    line = user_caller(trace, compile_id)
+    if line is None:
+        return None
+    return f"{line.short}  {line.code}" if line.code else line.short
 
 
 def _inputs(artifacts: list[Artifact]) -> tuple[str, ...]:
@@ -121,7 +123,7 @@ def signatures(trace: Trace, facts: TraceFacts | None = None) -> dict[str, Compi
         cid = compile.compile_id
         found[cid] = CompileSignature(
             compile_id=cid,
-            line=user_line(artifacts, cid) or compile.user_frame or compile.frame,
+            line=user_line(trace, cid) or compile.frame,
             recompile_reasons=tuple(_steady(reason) for r in facts.recompiles if r.compile_id == cid
                                     for reason in r.reasons),
             inputs=_inputs(artifacts),
@@ -136,12 +138,18 @@ def signatures(trace: Trace, facts: TraceFacts | None = None) -> dict[str, Compi
 
 
 def _describe(value: object, others: list[object]) -> str:
-    """A value in words; for sets, what this rank has that another lacks (the whole set is too long)."""
+    """A value in words; for sets, what this rank has that another lacks (the whole set is too long), each guard in the
+    user's words (wording.said_guard, as the lines that differ say them): a group's value is shown where no line is."""
     if isinstance(value, frozenset):
         extra = sorted(value - set().union(*[other for other in others if isinstance(other, frozenset)]))
         missing = sorted(set().union(*[other - value for other in others if isinstance(other, frozenset)]))
-        parts = [f"+ {line}" for line in extra[:2]] + [f"- {line}" for line in missing[:2]]
-        return f"{len(value)} guards" + (" (" + "; ".join(parts) + ")" if parts else "")
+        parts = [f"{sign} {said}" for sign, lines in (("+", extra), ("-", missing))
+                 for said in list(dict.fromkeys(filter(None, map(said_guard, lines))))[:2]]
+        unsaid = sum(1 for line in (*extra, *missing) if said_guard(line) is None and not is_structure(line))
+        if unsaid:  # torch's own helper checks: counted; their text is in each rank's trace
+            parts.append(f"{unsaid} check{'s' if unsaid != 1 else ''} of torch's own")
+        count = sum(1 for line in value if not is_structure(line))  # the tree's managers are no guards
+        return f"{count} guard{'s' if count != 1 else ''}" + (" (" + "; ".join(parts) + ")" if parts else "")
     if isinstance(value, tuple):
         if not value:
             return "none"

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from tracers.analysis.guard_failures import ordinal_argument
 from tracers.analysis.guard_sources import naming, parse_source
+from tracers.analysis.user_names import spoken
 from tracers.tracefile.compile_identity import sort_key
 
 from .collectives import Parting, Step, operation
@@ -161,6 +162,8 @@ def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
         for line in sorted(guards):  # a set: sorted, so the same logs say the same lines in the same order every run
             text = _TREE.sub("", line)
             match = _TENSOR_GUARD.search(text)
+            if is_structure(text):
+                continue
             if match:
                 # None in a guarded size or stride is a dimension left dynamic: any value passes.
                 shape, stride = (re.sub(r"\bNone\b", "any", match[key]) for key in ("shape", "stride"))
@@ -169,8 +172,7 @@ def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
                 tensors.setdefault(match["source"], {})[rank] = fields
             elif (value := _VALUE_GUARD.match(text)) is not None:
                 values.setdefault(value["source"], {})[rank] = value["value"].strip()
-            elif text and not text.startswith(("GuardManager:", "DictGuardManager:", "RootGuardManager",
-                                               "TREE_GUARD_MANAGER", "DictSubclassGuardManager")):
+            else:
                 others.setdefault(text, set()).add(rank)
     lines = []
     everyone = set(guards_by_rank)
@@ -195,7 +197,31 @@ def guard_words(guards_by_rank: dict[int, frozenset[str]]) -> list[str]:
     return lines
 
 
+def said_guard(line: str) -> str | None:
+    """One guard in the user's words, as guard_words says a guard only some ranks check (``the type of `x` is
+    checked``): for a group of ranks' own guards; None for the tree's structure and for text not said in words."""
+    text = _TREE.sub("", line)
+    if is_structure(text):
+        return None
+    tensor = _TENSOR_GUARD.search(text)
+    if tensor:
+        return f"{said_source(tensor['source'])} is guarded as a tensor"
+    value = _VALUE_GUARD.match(text)
+    if value:
+        return f"{said_source(value['source'])} is checked"
+    return _other_guard_words(text)
+
+
+def is_structure(line: str) -> bool:
+    """The guard tree's own lines (its managers), no guard."""
+    text = _TREE.sub("", line)
+    return not text or text.startswith(("GuardManager:", "DictGuardManager:", "RootGuardManager", "TREE_GUARD_MANAGER",
+                                        "DictSubclassGuardManager"))
+
+
 _HELPER_GUARD = re.compile(r"^(?P<kind>[A-Z_]+): ___check_(?P<check>type_id|obj_id)\((?P<source>.+), [^,]+\)\s*(#.*)?$")
+_GUARD_KIND = re.compile(r"^[A-Z_]+: ")  # ``DICT_LENGTH: …``: the guard's kind before its check
+_SCOPED = re.compile(r"\b[LG]\[")  # a value of the compiled frame's, in Dynamo's spelling
 _CELL = re.compile(r"\.__closure__\[(\d+)\]\.cell_contents")
 
 
@@ -204,7 +230,12 @@ def _other_guard_words(text: str) -> str | None:
     None where it calls torch's helpers in a way not said in words (``___``), kept as written otherwise."""
     match = _HELPER_GUARD.match(text)
     if match is None:
-        return None if "___" in text else text
+        if "___" in text:
+            return None
+        # another check on the user's values (``DICT_LENGTH: len(L['self']._modules) == 2``): the check as written,
+        # its values in the user's names (``len(self._modules) == 2``), never Dynamo's L[...] spelling
+        check = text.split(": ", 1)[1] if _GUARD_KIND.match(text) else text
+        return f"`{spoken(check.split('  #', 1)[0].strip())}` is checked" if _SCOPED.search(check) else text
     source, what = match["source"], "type" if match["check"] == "type_id" else "identity"
     code = source.endswith(".__code__")
     source = source.removesuffix(".__code__")

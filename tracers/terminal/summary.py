@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tracers.tracefile.events import Trace
+from tracers.tracefile.events import Trace, rank_of
 from tracers.tracefile.stages import STAGE_BY_ID
 
 from tracers.analysis.report_model import Report, build_report
@@ -88,7 +88,9 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
         lines.append(f"  {style.red(info.error)}")
     lines.extend(f"  {said}" for said in report.compiled_by)  # a library compiled for the user: said first
     if info.from_log:  # read from torch's TORCH_TRACE log (tracers/torchlogs/): say what it cannot give
-        lines.append(style.dim(f"  read from TORCH_TRACE log {info.from_log.get('file')}, written by "
+        rank = rank_of(info)  # one rank's log given alone: which rank it is (its name's, else its records')
+        lines.append(style.dim(f"  read from TORCH_TRACE log {info.from_log.get('file')}"
+                               + (f" (rank {rank})" if rank is not None else "") + ", written by "
                                f"{info.from_log.get('written_by')}; not in a log: "
                                + ", ".join(item.split(" (", 1)[0] for item in info.from_log.get("cannot_give", []))))
 

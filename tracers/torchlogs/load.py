@@ -77,11 +77,13 @@ class LoadedLogs:
     copies: tuple[tuple[str, str], ...] = ()  # (a log left out, the log it is a copy of): the same records
     several_runs: tuple[str, ...] = ()  # a file holding several runs (logs concatenated): which one was read
     cut: str | None = None  # a directory of more logs than are read (vocabulary/reading.py: MAX_LOGS): which were
+    one_file: bool = False  # a log file was given, not a directory: nothing is known of the other ranks' logs
 
     @property
     def ranked(self) -> bool:
-        """Several processes' logs, or a rank's: merged (logs without a rank as processes named by their pid)."""
-        return len(self.logs) > 1 or any(log.rank is not None for log in self.logs)
+        """Several processes' logs, or a rank's in a directory: merged (logs without a rank as processes named by
+        their pid). One rank's file given alone is read as that rank's trace: nothing is known of the others."""
+        return len(self.logs) > 1 or (not self.one_file and any(log.rank is not None for log in self.logs))
 
     def notes(self) -> tuple[str, ...]:
         """What reading noticed, one note a line (notes.py): the terminal, the page and the trace file say them."""
@@ -245,9 +247,11 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
                 if log.rank is None and id(log) not in read]
     if not kept:  # --run asked for a run no log holds (readable logs exist, so run is set)
         raise LogError(_no_such_run(path, run or 0, readable, file_runs))
-    logs = tuple(_numbered(kept))
+    one_file = not _is_dir(path)
+    logs = tuple(_numbered(kept, one_file))
     left_out = tuple(name for choice in choices for name in choice.others)
-    loaded = LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies), tuple(several), cut)
+    loaded = LoadedLogs(logs, foreign, tuple(unreadable), left_out, tuple(choices), tuple(copies), tuple(several), cut,
+                        one_file)
     notes = loaded.notes()
     if notes:  # the trace files say them too: a page outlives the terminal (a merge's page reads its ranks' traces)
         for log in logs:
@@ -360,10 +364,11 @@ def _one_per_rank(readable: list[tuple[LogFile, LoadedLog]],
     return kept + unranked, choices
 
 
-def _numbered(logs: list[LoadedLog]) -> list[LoadedLog]:
-    """Each ranked log's rank in its run info, as a rank trace has it (world size: the ranks found)."""
+def _numbered(logs: list[LoadedLog], one_file: bool = False) -> list[LoadedLog]:
+    """Each ranked log's rank in its run info, as a rank trace has it (world size: the ranks found; unknown for one
+    file given alone, as torch's records do not say it)."""
     ranked = [log.rank for log in logs if log.rank is not None]
-    world = max(ranked, default=-1) + 1
+    world = None if one_file else max(ranked, default=-1) + 1
     for log in logs:
         if log.rank is not None:
             log.trace.info.rank = {"rank": log.rank, "world_size": world, "local_rank": None, "host": None,

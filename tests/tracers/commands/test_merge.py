@@ -3,6 +3,7 @@ everywhere, clocks far apart said and every rank kept, error lines that show an 
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 
@@ -186,3 +187,21 @@ def test_merge_of_torch_s_own_logs_points_to_report(tmp_path):
         result = run_python(["-m", "tracers", "merge", str(given)])
         assert result.returncode == 2 and said in result.stderr, result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_merge_of_a_renamed_torch_log_points_to_report(tmp_path):
+    """A TORCH_TRACE log collected under another name (``rank1.log``, gzipped too) is known by its records: one line
+    naming report, which takes its rank from them, never "not valid JSON" (issue 54)."""
+    from tests.tracers.torchlogs.test_messy import compile_log
+
+    plain, packed = tmp_path / "rank1.log", tmp_path / "rank0.log.gz"
+    plain.write_text(compile_log(1), encoding="utf-8")
+    packed.write_bytes(gzip.compress(compile_log(0).encode()))
+    for given in (plain, packed):
+        result = run_python(["-m", "tracers", "merge", str(given)])
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines() == [
+            f"merge: {given}: a TORCH_TRACE log of torch's, not a rank trace of this tool's: `report {given}` reads it"]
+    both = run_python(["-m", "tracers", "merge", str(plain), str(packed)])
+    assert both.returncode == 2 and len(both.stderr.strip().splitlines()) == 1, both.stderr
+    assert "2 TORCH_TRACE logs" in both.stderr and "`report DIR` reads a directory of them" in both.stderr

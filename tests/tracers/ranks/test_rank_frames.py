@@ -53,3 +53,33 @@ def test_ranks_that_compile_one_frame_say_it_once() -> None:
     lines = compile_lines(result.run, Style(False), result.facts)
     assert any(line.split()[:2] == ["0/0", "step"] for line in lines)
     assert not any(d.aspect == "compiled frame" for d in result.divergence.differences)
+
+
+def test_a_function_run_by_multiprocessing_is_not_located_at_its_process_py(tmp_path: Path) -> None:
+    """Each rank's worker compiled as it is called from multiprocessing's ``process.py`` (mp.spawn): the standard
+    library's frame is no user's line; the divergence is said at the compiled function (issue 54, item 2)."""
+    from tests.tracers.ranks.rank_logs import SPAWNED, compile_log
+
+    for rank in (0, 1):
+        (tmp_path / f"dedicated_log_torch_trace_rank_{rank}_ab.log").write_text(
+            compile_log(rank, guards=(f"EQUALS_MATCH: L['n'] == {rank + 2}",), callers=SPAWNED), encoding="utf-8")
+    result = _result(tmp_path)
+    first = result.divergence.first
+    assert first.aspect == "guards" and first.said == "`n` is 2 on rank 0 and 3 on rank 1"
+    assert first.line == "f (prog.py:1)", first.line
+    page = render_ranks(result)
+    diverge = page[page.index('class="wt-rank-diverge"'):]
+    said = render(result, Style(False)).split("Findings")[0] + diverge[:diverge.index("</div>")]
+    assert "at f (prog.py:1)" in said and "<code>f (prog.py:1)</code>" in said
+    assert "process.py" not in said and "_bootstrap" not in said and "self._target" not in said
+
+
+def test_the_users_line_beyond_the_standard_librarys_frames_is_the_one_said(tmp_path: Path) -> None:
+    """The user's loop calls a pool's worker through process.py: the innermost line of the user's is said."""
+    from tests.tracers.ranks.rank_logs import SPAWNED, compile_log
+
+    callers = (("/srv/app/train.py", 40, "main", "run(step)"), *SPAWNED)
+    for rank in (0, 1):
+        (tmp_path / f"dedicated_log_torch_trace_rank_{rank}_ab.log").write_text(
+            compile_log(rank, guards=(f"EQUALS_MATCH: L['n'] == {rank + 2}",), callers=callers), encoding="utf-8")
+    assert _result(tmp_path).divergence.first.line == "train.py:40  run(step)"

@@ -147,3 +147,35 @@ def test_a_clean_log_of_many_compiles_keeps_its_verdict_in_view(tmp_path: Path) 
     assert any("… 960 more compiles" in line for line in lines)
     assert sum("called from prog.py:3" in line for line in lines) == 1  # the same caller said once
     assert lines[-1].strip().startswith("No problems found: 1000 graphs")
+
+
+def test_one_ranks_file_given_alone_says_nothing_of_the_other_ranks_logs(tmp_path: Path, capsys) -> None:
+    """Rank 1's log of a 2-rank run given alone: read as that rank's trace, never "rank 0: no log in the directory"
+    (only one file was given; the directory may hold rank 0's)."""
+    from tracers.commands import main
+
+    for rank in (0, 1):
+        (tmp_path / f"dedicated_log_torch_trace_rank_{rank}_ab.log").write_text(compile_log(rank), encoding="utf-8")
+    log = tmp_path / "dedicated_log_torch_trace_rank_1_ab.log"
+    loaded = load_logs(log)
+    assert loaded.one_file and not loaded.ranked
+    assert loaded.logs[0].trace.info.rank["rank"] == 1 and loaded.logs[0].trace.info.rank["world_size"] is None
+    assert main(["report", str(log), "--out", str(tmp_path / "out")]) == 0
+    said = capsys.readouterr().err
+    assert "no log" not in said and "rank 0" not in said and "fewer than two ranks" not in said, said
+    assert "read from TORCH_TRACE log dedicated_log_torch_trace_rank_1_ab.log (rank 1)" in said
+    assert (tmp_path / "out" / "dedicated_log_torch_trace_rank_1_ab.html").exists()
+    assert load_logs(tmp_path).ranked and [log.rank for log in load_logs(tmp_path).logs] == [0, 1]  # the folder: both
+
+
+def test_a_renamed_ranks_log_takes_its_rank_from_its_records(tmp_path: Path, capsys) -> None:
+    """A log collected as ``rank1.log``: its name says no rank, its records do; report names that rank."""
+    from tracers.commands import main
+
+    log = tmp_path / "rank1.log"
+    log.write_text(compile_log(1), encoding="utf-8")
+    [read] = load_logs(log).logs
+    assert read.rank == 1 and read.rank_conflict is None
+    assert main(["report", str(log), "--out", str(tmp_path / "out")]) == 0
+    said = capsys.readouterr().err
+    assert "read from TORCH_TRACE log rank1.log (rank 1)" in said and "Traceback" not in said, said
