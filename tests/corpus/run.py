@@ -482,8 +482,11 @@ def worse(fix: Fix, before: dict[str, int], after: dict[str, int]) -> list[str]:
     compiles_eager_calls = fix.finding_kind == "uncompiled-method" or (
         fix.finding_kind == "recompile-limit" and before.get("recompile_limit_hits", 0) > 0
         and not after.get("recompile_limit_hits", 0))
+    # A fix that makes an ignored hook run compiles the module again with it, and a hook kept eager (wrapped in
+    # torch.compiler.disable) is a break by design: those are what the hook running costs.
+    hook_runs = fix.finding_kind == "hook-ignored"
     for key in ("graph_breaks", "recompiles", "recompile_limit_hits"):
-        if key == "recompiles" and compiles_eager_calls:
+        if (key == "recompiles" and (compiles_eager_calls or hook_runs)) or (key == "graph_breaks" and hook_runs):
             continue
         if after.get(key, 0) > before.get(key, 0):
             said.append(f"{key} {before.get(key, 0)} -> {after.get(key, 0)}")

@@ -33,6 +33,7 @@ def _function(frame: str | None) -> str:
 
 Place = tuple[str, str, int]  # (file name, function, line): where a resume function continues (files may share names)
 _FRAME_FILE = re.compile(r" \(([^():]+):\d+\)")
+_FRAME_FILE_LINE = re.compile(r" \(([^():]+):(\d+)\)")
 
 
 def _resumed_at(frame: str | None) -> Place | None:
@@ -60,6 +61,9 @@ class BreakGroup:
     merged: dict[str, GuardFailure] = field(default_factory=dict)  # its resume functions' recompiles, by compile id
     created: list[str] = field(default_factory=list)  # the resume functions' first compiles
     nested: list[str] = field(default_factory=list)  # no-graph compiles of frames the skipped frame called
+    # the skipped compile's own recompile (the version that broke), and each version of a code the skipped frame
+    # calls that compiled on its own only because the frame ran eagerly (None: its first, no guard failed)
+    by_products: dict[str, GuardFailure | None] = field(default_factory=dict)
     cost_s: float = 0.0
     created_s: float = 0.0  # their compile: said, not in the cost (that code compiles either way once the break goes)
 
@@ -91,7 +95,8 @@ class BreakGroup:
         skipped = _skipped_places(self, compiles)
         for compile_id in sorted(compiles, key=compile_identity.sort_key):
             facts = compiles[compile_id]
-            if facts.graphs or facts.fail_reason or ledger.counted(compile_id) or compile_id in self.ids:
+            if facts.graphs or facts.fail_reason or ledger.counted(compile_id) or compile_id in self.ids or \
+                    compile_id in self.by_products:
                 continue
             if caller_places(trace, compile_id) & skipped:
                 self.nested.append(compile_id)
@@ -108,7 +113,7 @@ class BreakGroup:
     def finding(self, trace: Trace, compiles: dict[str, CompileFacts]) -> Finding:
         payload = next((artifact.payload for artifact in self.artifacts if artifact.payload), "") or ""
         titles = list(dict.fromkeys(_title(artifact) for artifact in self.artifacts))
-        ids = unique_ids((*self.ids, *self.created, *self.merged, *self.nested))
+        ids = unique_ids((*self.ids, *self.created, *self.merged, *self.nested, *self.by_products))
         count = len(self.artifacts)
         link = _GB_LINK.search(payload)
         hint, explanation = first_match(HINT, payload), first_match(EXPLANATION, payload)
@@ -128,6 +133,7 @@ class BreakGroup:
             parts.append(f"the code after it compiled on its own ({len(self.created)} compile"
                          f"{'s' if len(self.created) != 1 else ''}, {duration_s(self.created_s)}): not in the cost, as "
                          "it compiles either way once the break is gone (a little less as one graph)")
+        parts += _by_product_parts(self, compiles)
         context = _context_of(payload, trace) if self.skipped else None
         if self.nested:
             names = list(dict.fromkeys(frame_words(compiles[compile_id].frame) for compile_id in self.nested))
@@ -154,7 +160,8 @@ class BreakGroup:
             # A break inside a context manager Dynamo cannot split there: the whole function runs eagerly, and moving
             # the broken call out of the block may change what the block is for (accelerate's accumulate()).
             inner = _compiled_inside(self, trace, compiles)
-            advice = _CONTEXT_SKIP.format(code=context.code, line=context.line, inner=inner)
+            broken = f" (`{self.user.code}`, line {self.user.line})" if self.user and self.user.code else ""
+            advice = _CONTEXT_SKIP.format(code=context.code, line=context.line, inner=inner, broken=broken)
             hint_note = ("torch's hint is about the call that broke; the frame was skipped because the break happened "
                          f"inside `{context.code}`, which Dynamo cannot resume in")
         elif backward:
@@ -202,12 +209,100 @@ class BreakGroup:
             explanation=explanation, hint=hint, hint_note=hint_note, torch_link=link.group(1) if link else None,
             graph_break_id=link.group(2).upper() if link else None, advice=advice, explained=BREAKS,
             parts=tuple(parts), cost_counts=_cost_counts(self),
-            detail="\n\n".join(failure.raw for failure in self.merged.values()))
+            detail="\n\n".join(failure.raw for failure in (*self.merged.values(), *self.by_products.values())
+                               if failure is not None))
+
+
+def _by_product_parts(group: BreakGroup, compiles: dict[str, CompileFacts]) -> list[str]:
+    """The skip's by-products, said: the skipped version's own recompile, then each code that compiled on its own."""
+    parts = [f"compile {compile_id} is a recompile of {frame_words(compiles[compile_id].frame)}: {failure.sentence}; "
+             "that version is the one that broke here" for compile_id, failure in group.by_products.items()
+             if compile_id in group.ids and failure is not None]
+    codes: dict[str, list[str]] = {}
+    for compile_id in group.by_products:
+        if compile_id not in group.ids:
+            codes.setdefault(frame_words(compiles[compile_id].frame), []).append(compile_id)
+    for words, ids in codes.items():
+        changes = [group.by_products[compile_id].sentence for compile_id in ids if group.by_products[compile_id]]
+        parts.append(f"{words} compiled on its own as the frame ran eagerly: {len(ids)} version"
+                     f"{'s' if len(ids) != 1 else ''} ({', '.join(ids)})"
+                     + (f", recompiled when {' and when '.join(changes)}" if changes else "")
+                     + ": not a cause of its own, and not in the cost (that code compiles inside the frame once the "
+                     "break is gone)")
+    return parts
+
+
+def claim_by_products(groups: list[BreakGroup], failures: dict[str, GuardFailure], trace: Trace,
+                      compiles: dict[str, CompileFacts]) -> set[str]:
+    """A frame Dynamo could not resume runs eagerly, so the codes it calls compile on their own: where every compile
+    of a code was called from the skipped frame and each of its recompiles is a change the skipped frame's own
+    versions recompiled for (the same kind, the same dimension: the calls its versions served before the skip), those
+    recompiles repeat the frame's and are the skip's doing, as is the skipped compile's own recompile on a size (the
+    dynamic version that broke). They join the skip's group; returns their ids, which no recompile finding says again. A code that
+    recompiled for a change of its own (a config field its forward sets) keeps its finding: the fix leaves it."""
+    claimed: set[str] = set()
+    defs = _def_lines(compiles)
+    by_code: dict[str, list[str]] = {}  # a code's compiles (``0`` of ``0/3``; ``r1:0`` after a reset), in order
+    for compile_id in sorted(compiles, key=compile_identity.sort_key):
+        if "/" in compile_id:
+            by_code.setdefault(compile_id.rpartition("/")[0], []).append(compile_id)
+    for group in groups:
+        if not group.skipped:
+            continue
+        # a size change whose new (dynamic) version is the one that broke: "compiled it as dynamic" would say of a
+        # version that compiled nothing; another change (a flag the user set) keeps its own finding and advice
+        for compile_id in group.ids:
+            if compile_id in failures and failures[compile_id].kind == "size" and compile_id in compiles and \
+                    not compiles[compile_id].graphs:
+                group.by_products[compile_id] = failures[compile_id]
+                claimed.add(compile_id)
+        skipped = {_defined_at(compiles[compile_id].frame) for compile_id in group.ids if compile_id in compiles}
+        skipped.discard(None)
+        own = {code for code, ids in by_code.items() if any(compile_id in group.ids for compile_id in ids)}
+        changes = {(failures[compile_id].kind, failures[compile_id].dimension) for code in own
+                   for compile_id in by_code[code] if compile_id in failures}
+        for code, ids in by_code.items():
+            recompiles = [failures[compile_id] for compile_id in ids if compile_id in failures]
+            if code in own or not skipped or not recompiles or \
+                    any((failure.kind, failure.dimension) not in changes for failure in recompiles):
+                continue
+            callers = [direct_caller(trace, compile_id) for compile_id in ids]
+            if all(caller is not None and _enclosing(caller, defs) in skipped for caller in callers):
+                for compile_id in ids:  # a version with no graph is the nested kind (claim_nested): in the cost
+                    if compile_id in compiles and compiles[compile_id].graphs:
+                        group.by_products[compile_id] = failures.get(compile_id)
+                        claimed.update({compile_id} & set(failures))
+    return claimed
+
+
+def _defined_at(frame: str | None) -> tuple[str, str, int] | None:
+    """(file name, function, its def line) of a compiled frame, from ``Net.forward (net.py:12)``."""
+    found = _FRAME_FILE_LINE.search(frame or "")
+    return (_file_name(found.group(1)), _function(frame), int(found.group(2))) if found else None
+
+
+def _def_lines(compiles: dict[str, CompileFacts]) -> dict[tuple[str, str], list[int]]:
+    """(file name, function) -> the def lines of the compiled functions of that name in that file, in order."""
+    lines: dict[tuple[str, str], set[int]] = {}
+    for facts in compiles.values():
+        place = _defined_at(facts.frame)
+        if place is not None:
+            lines.setdefault(place[:2], set()).add(place[2])
+    return {key: sorted(found) for key, found in lines.items()}
+
+
+def _enclosing(caller: SourceLine, defs: dict[tuple[str, str], list[int]]) -> tuple[str, str, int] | None:
+    """The compiled function a caller's line is in: of those of its name in its file, the last defined above it
+    (two ``forward``s in one file are told apart by where each starts)."""
+    key = (_file_name(caller.path), caller.function)
+    above = [line for line in defs.get(key, ()) if line <= caller.line]
+    return (*key, above[-1]) if above else None
 
 
 _CONTEXT_SKIP = ("Dynamo cannot resume inside `{code}` (line {line}), a context manager it cannot split at a graph "
                  "break, so every call of this function runs eagerly. Compile the work inside the block{inner} and call "
-                 "this function uncompiled, so that the `with` block and the call that breaks run as plain Python.")
+                 "this function uncompiled, so that the `with` block and the call that breaks{broken} run as plain "
+                 "Python.")
 # torch's note on a second break raised while handling the first inside a context manager, with the user's `with` line
 _CONTEXT_BREAK = re.compile(r"Graph break under GenericContextWrappingVariable.*?File \"([^\"]+)\", line (\d+)\n\s*"
                             r"(with [^\n]*?):?\s*\n", re.S)

@@ -8,7 +8,7 @@ import dataclasses
 from tracers.tracefile.events import HINT_NAMES, Trace
 from tracers.vocabulary.durations import duration_s
 
-from .breaks import group_breaks, merge_stack_recompiles, resume_firsts
+from .breaks import claim_by_products, group_breaks, merge_stack_recompiles, resume_firsts
 from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
 from .frames import package_of
@@ -40,6 +40,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     # Whole compiles first, to the cause of their existence (a recompile; the code after a break), then the waste
     # inside compiles no finding explains yet (a restart, a compile that produced no graph).
     evidence = gather(trace, named_failures(trace, failures))
+    merged |= claim_by_products(groups, evidence.failures, trace, compiles)
     found = recompile_findings(trace, facts, compiles, evidence.failures, merged, ledger, evidence)
     resumed = resume_firsts(compiles)
     for group in groups:
@@ -130,8 +131,8 @@ def headline(found: list[Finding], facts: TraceFacts) -> str:
     if len(speed) == len(problems):  # --vs-eager's alone: they are about run time, and cost no compile
         return f"{count}, on speed at run time"
     cost = sum(finding.cost_s for finding in problems)
-    if cost < 0.0005 and not speed:  # what compiled code does wrong costs no compile time: no share to say
-        return f"{count}: none of {'them' if len(problems) != 1 else 'it'} about compile time"
+    if cost < 0.0005:  # no compile time to share out (what compiled code does wrong costs none): a share reads "0 ns"
+        return f"{count}: none cost compile time" + (f"; {len(speed)} on speed at run time" if speed else "")
     whole = compile_seconds(facts)
     share = f" ({cost / whole:.0%})" if whole else ""
     said = (f"{count}: {duration_s(cost)}{share} of the run's {duration_s(whole)} of compile went to "

@@ -17,6 +17,10 @@ _FIX = ("Register the hook before the first call of the compiled module: Dynamo 
         "compiles (compiling it again later reuses the version already made, whose guards ignore hooks). Where hooks "
         "must change after compiling, set torch._dynamo.config.skip_nnmodule_hook_guards = False before the first "
         "compile: Dynamo then guards on the module's hooks and compiles again when one is added.")
+_DISABLED_FIX = ("Register the hook wrapped so that it runs eagerly, `register_forward_hook(torch.compiler.disable(fn))` "
+                 "(the same for the other kinds), before the first call of the compiled module (or set "
+                 "torch._dynamo.config.skip_nnmodule_hook_guards = False before the first compile, where hooks must "
+                 "change after compiling): the compiled code then calls it at each call, outside the graph.")
 _SKIPPED = ("torch skipped guards on module hooks in this run (torch._dynamo.config.skip_nnmodule_hook_guards, on by "
             "default), so no guard noticed the new hooks")
 
@@ -67,6 +71,8 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence, compiles: dict[str, Compi
         said = [f"{hook.get('kind', 'hook')} `{hook.get('function', '?')}` on "
                 + (f"`{hook['module']}` (in `{owner}`)" if hook.get("module") else f"`{owner}` itself")
                 for hook in hooks]
+        costly = [_traced_cost(hook) for hook in hooks]
+        costly = [said for said in costly if said]
         claims: list[Claim] = []
         why = say(Claim("hook-guards-skipped", (compile_id,), _SKIPPED, "no guard noticed the new hooks"), evidence,
                   claims)
@@ -77,8 +83,26 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence, compiles: dict[str, Compi
                  f"{'was' if len(frames) == 1 else 'were'} last compiled: the compiled code does not run "
                  f"{'them' if count != 1 else 'it'}, and nothing says so",
             events=count, compile_ids=tuple(cid for _, cid in frames), cost_s=0.0, user_line=after,
-            parts=(*said, f"{why}: every call of that compiled code after they were added ran without them"),
-            advice=_FIX, explained=RECOMPILES, claims=tuple(claims),
-            remedies=(Remedy("setting", "torch._dynamo.config.skip_nnmodule_hook_guards", False,
-                             changes_output=True),)))
+            parts=(*said, f"{why}: every call of that compiled code after they were added ran without them",
+                   *costly),
+            advice=_DISABLED_FIX if costly else _FIX, explained=RECOMPILES, claims=tuple(claims),
+            # the setting alone would have Dynamo trace such a hook, at the cost said: no fix to check by itself
+            remedies=() if costly else (Remedy("setting", "torch._dynamo.config.skip_nnmodule_hook_guards", False,
+                                               changes_output=True),)))
     return found
+
+
+def _traced_cost(hook: dict) -> str:
+    """What tracing the hook would cost, from what its code calls (capture/late_hooks.py reads its bytecode): a
+    value read into Python breaks the graph, a list it appends to is guarded on its length; "" where neither."""
+    reads = [name for name in hook.get("reads") or [] if isinstance(name, str)]
+    grows = [name for name in hook.get("grows") or [] if isinstance(name, str)]
+    if not reads and not grows:
+        return ""
+    does = " and ".join(([f"calls {' and '.join(f'`.{name}()`' for name in reads)}"] if reads else []) +
+                        ([f"appends to {' and '.join(f'`{name}`' for name in grows)}"] if grows else []))
+    costs = ([f"{'each' if len(reads) > 1 else 'that'} call breaks the graph"] if reads else []) + \
+        ([f"Dynamo guards on the length of {'each list' if len(grows) > 1 else f'`{grows[0]}`'}, so each append "
+          "has the next call compile again, until the recompile limit"] if grows else [])
+    return (f"`{hook.get('function', '?')}` {does}: traced by Dynamo (registered before compiling, or with the hook "
+            f"guards on), {' and '.join(costs)}")

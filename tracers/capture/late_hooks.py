@@ -3,6 +3,7 @@ guards on module hooks by default, ``skip_nnmodule_hook_guards``), so the progra
 
 from __future__ import annotations
 
+import dis
 import linecache
 
 from typing import Any
@@ -15,6 +16,11 @@ ARTIFACT = "late_hooks"
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 _KIND = {"_forward_hooks": "forward hook", "_forward_pre_hooks": "forward pre-hook",
          "_backward_hooks": "backward hook", "_backward_pre_hooks": "backward pre-hook"}
+# what a hook's own code calls that Dynamo, tracing it, cannot keep in a graph: a tensor's value read into Python
+_VALUE_READS = frozenset({"item", "tolist", "numpy"})
+# what grows a container the hook does not own (a closure's or a module's list): traced, its length is guarded
+_GROWING = frozenset({"append", "extend", "insert"})
+_OUTER_LOADS = frozenset({"LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_CLASSDEREF"})
 _MODULES_KEPT = 4096  # submodules looked at per compiled module: a model's, not a pathological one's
 _HOOKS_SAID = 16
 
@@ -77,7 +83,8 @@ class LateHooks:
                     hook = hooks.get(hook_id)
                     file, line = _hook_file(hook), _hook_line(hook)
                     added.append({"module": path, "kind": _KIND[name], "function": _hook_name(hook), "file": file,
-                                  "line": line, "loc": linecache.getline(file, line).strip() if file else ""})
+                                  "line": line, "loc": linecache.getline(file, line).strip() if file else "",
+                                  **_untraceable(hook)})
                     new_ids.add(hook_id)
             # the first compile of the module's code that saw them: compiled at the first call after they were added
             seen_at = next((cid for cid, ids in self._history.get(module_id, []) if new_ids <= ids), None)
@@ -108,3 +115,25 @@ def _hook_line(hook: Any) -> int:
     """The line the hook's function starts at (a lambda's: where it was written, often the line registering it)."""
     function = getattr(hook, "__func__", hook)
     return int(getattr(getattr(function, "__code__", None), "co_firstlineno", 0) or 0)
+
+
+def _untraceable(hook: Any) -> dict[str, list[str]]:
+    """What the hook's own bytecode does that a traced hook pays for: ``reads`` (``item``, ``tolist``: a graph break
+    each) and ``grows`` (the outer containers it appends to: each guarded on its length), where there are any."""
+    code = getattr(getattr(hook, "__func__", hook), "__code__", None)
+    if code is None:
+        return {}
+    reads: list[str] = []
+    grows: list[str] = []
+    outer = None  # the outer name loaded just before, whose method may be called next
+    try:
+        for instruction in dis.get_instructions(code):
+            name = instruction.argval if isinstance(instruction.argval, str) else None
+            if instruction.opname in ("LOAD_METHOD", "LOAD_ATTR") and name in _VALUE_READS and name not in reads:
+                reads.append(name)
+            if instruction.opname in ("LOAD_METHOD", "LOAD_ATTR") and name in _GROWING and outer and outer not in grows:
+                grows.append(outer)
+            outer = name if instruction.opname in _OUTER_LOADS else None
+    except (TypeError, ValueError):  # code dis cannot read: nothing is claimed of it
+        return {}
+    return {key: value for key, value in (("reads", reads), ("grows", grows)) if value}
