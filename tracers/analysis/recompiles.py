@@ -882,7 +882,7 @@ def _last_batches(group: _Group, compiles: dict[str, CompileFacts],
     changes = {match.groups() if match else None
                for match in (_DIM0.fullmatch(failure.change) for _, failure in group.failures)}
     if len(changes) != 1 or None in changes:
-        return None
+        return _short_batch_again(group, compiles, failures)
     full, short = (int(size) for size in changes.pop())
     frames: dict[str, str] = {}  # frame id (the compile id's part before the version) -> its recompile in the group
     for compile_id, _ in group.failures:
@@ -907,6 +907,35 @@ def _last_batches(group: _Group, compiles: dict[str, CompileFacts],
         return None
     passes, batches = fits.pop()
     return _Passes(full, short, passes, batches)
+
+
+_DIM0_NOW = re.compile(r"dimension 0: (?:(\d+) before, )?now (\d+)\b.*")
+
+
+def _short_batch_again(group: _Group, compiles: dict[str, CompileFacts],
+                       failures: dict[str, GuardFailure]) -> _Passes | None:
+    """The shorter last batch recompiling one frame again against a version compiled later for another cause (a
+    BatchNorm's eval mode, whose dynamic batch a guard starts above the short size): the first failure goes from the
+    full size to the short one, each later one is the same short size refused by a version that was compiled for no
+    size, and the frame's calls fit passes of full batches then one short batch served by the short versions alone
+    (one call a pass each); None otherwise."""
+    sizes = [_DIM0_NOW.fullmatch(failure.change) for _, failure in group.failures]
+    if len(sizes) < 2 or None in sizes or sizes[0].group(1) is None:
+        return None
+    full, short = int(sizes[0].group(1)), int(sizes[0].group(2))
+    frames = {compile_id.rpartition("/")[0] for compile_id, _ in group.failures}
+    if short >= full or len(frames) != 1 or any(int(size.group(2)) != short for size in sizes) or \
+            any(_for_a_size(failures.get(failure.version)) for _, failure in group.failures[1:]):
+        return None
+    frame = frames.pop()
+    versions = [facts for facts in compiles.values() if facts.compile_id.rpartition("/")[0] == frame]
+    if any(facts.calls is None for facts in versions if facts.graphs):
+        return None
+    passes = sum(compiles[compile_id].calls or 0 for compile_id, _ in group.failures if compile_id in compiles)
+    full_calls = sum(facts.calls or 0 for facts in versions) - passes
+    if passes < 1 or full_calls < passes or full_calls % passes:
+        return None
+    return _Passes(full, short, passes, full_calls // passes)
 
 
 def _compiled_by(call: CompileCall) -> str:

@@ -121,6 +121,25 @@ def test_no_last_batch_is_said_without_the_evidence():
     assert recompiles._last_batches(_group(("0/1", _SHORT)), again, {"0/2": grad}).passes == 3
 
 
+@pytest.mark.pure
+def test_the_short_batch_refused_again_by_a_version_of_another_mode_is_the_same_last_batch():
+    """0/1: the short batch (4 -> 2); 0/2: compiled for eval mode, its batch dynamic from 3 up; 0/3: the short batch
+    again, refused by 0/2's range: two recompiles, one cause, while the short versions served one call a pass."""
+    from tracers.analysis.guard_failures import GuardFailure
+
+    mode = parse_failure("0/1: self.training == True")
+    again = GuardFailure("0/2", "x", "size", "dimension 0: now 2 (the guard was `3 <= x.size()[0]`)", None, None, "")
+    group = recompiles._Group("forward (model.py:3)", [("0/1", parse_failure(_SHORT)), ("0/3", again)])
+    calls = _compiles(v0_0=2, v0_1=1, v0_2=4, v0_3=2)  # 3 passes of 2 full batches, then the short one
+    assert recompiles._last_batches(group, calls, {"0/2": mode}) == \
+        recompiles._Passes(full=4, short=2, passes=3, batches=2)
+    assert recompiles._last_batches(group, calls, {}) is None  # 0/2 compiled for what the run does not say
+    assert recompiles._last_batches(group, _compiles(v0_0=2, v0_1=1, v0_2=5, v0_3=2), {"0/2": mode}) is None
+    other = GuardFailure("0/2", "x", "size", "dimension 0: now 3 (the guard was `4 <= x.size()[0]`)", None, None, "")
+    assert recompiles._last_batches(recompiles._Group("forward (model.py:3)", [
+        ("0/1", parse_failure(_SHORT)), ("0/3", other)]), calls, {"0/2": mode}) is None  # another size: not the batch
+
+
 def _resume_trace() -> object:
     """Frame records of a compiled ``step(model, x)`` called at train.py:30 that breaks at line 10, and of the
     resume function after it (called from line 10 of ``step``)."""
