@@ -14,6 +14,8 @@ from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_matc
 from .frames import (SourceLine, caller_places, direct_caller, is_library, library_name, parse_location, short, traceback_lines,
                      user_and_library)
 from .guard_failures import GuardFailure
+from .hook_breaks import hook_break
+from .run_evidence import PLAIN_VALUE, RunEvidence, pinned_values
 from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
 from .user_names import frame_words, resume_place, stack_value_words
@@ -177,6 +179,10 @@ class BreakGroup:
             hint_note = (f"torch's hint is about the call at {self.library.short}, which is a library's code reached "
                          "from your line, not yours to change")
             advice = _DDP_BREAK
+        elif self.library is not None and (hooked := hook_break(payload, trace, self.library.short)) is not None:
+            hint_note = (f"torch's hint is about the hook's code at {hooked.where}, a library's: what is yours is "
+                         "the hook's registration")
+            advice = hooked.advice
         elif self.library is not None and not _SETTING_HINT.search(hint or ""):
             # torch's hint speaks of the code that made the call: here a library's, not the user's.
             hint_note = (f"torch's hint is about the code at {self.library.short}, a library's, reached from your "
@@ -184,6 +190,10 @@ class BreakGroup:
             code = f" (`{self.library.code.strip()}`)" if self.library.code.strip() else ""
             advice = _LIBRARY_BREAK.format(package=library_name(self.library.path), where=self.library.short, code=code,
                                            line=self.user.short if self.user else "your line")
+        unset = _unset_config(trace, self.ids) if self.library is not None else []
+        if unset:  # the run's own guards: what the compile that broke read of the model's config as unset
+            advice = (f"{advice} " if advice else "") + _UNSET.format(
+                names=" and ".join(f"`{name}`" for name in unset), were="were" if len(unset) > 1 else "was")
         disabled = _DISABLED.search(explanation or "")
         if disabled and not self.skipped:
             # The user disabled this function on purpose: removing the decorator (torch's hint) lets Dynamo trace
@@ -197,7 +207,8 @@ class BreakGroup:
                          "disabled for break there instead")
         symbolic = next(iter(symbolic_breaks(self.artifacts)), None)
         if symbolic is not None:  # torch's hint (the code may fail eagerly too) is refuted: eager code has no symbols
-            advice = symbolic_advice(symbolic, self.user.code if self.user else "")
+            advice = symbolic_advice(symbolic, self.user.code if self.user else "",
+                                     _symbols_at(trace, symbolic.compile_id, self.user) if symbolic.formatted else "")
             hint_note = ("torch's hint (that the code may fail when run eagerly too) is not passed on: the value was "
                          "symbolic only in the compiled version")
         elif (len(titles) > 1 or self.merged) and self.library is None:  # the user's own line breaks, not a library
@@ -211,6 +222,30 @@ class BreakGroup:
             parts=tuple(parts), cost_counts=_cost_counts(self),
             detail="\n\n".join(failure.raw for failure in (*self.merged.values(), *self.by_products.values())
                                if failure is not None))
+
+
+_LOCAL_NAME = re.compile(r"^L\['(\w+)'\]$")
+
+
+def _symbols_at(trace: Trace, compile_id: str, user: SourceLine | None) -> str:
+    """The values the compile made symbols at the user's line, in the user's words (```lr` and the number
+    `loss.item()` returned``): torch's ``create_symbol`` records name each and the line it was made at."""
+    if user is None:
+        return ""
+    names: list[str] = []
+    for artifact in trace.artifacts:
+        frame = artifact.metadata.get("user_frame") if artifact.name == "create_symbol" else None
+        if artifact.compile_id != compile_id or not isinstance(frame, dict) or frame.get("line") != user.line:
+            continue
+        local = _LOCAL_NAME.match(str(artifact.metadata.get("source") or ""))
+        if local is None:
+            continue
+        name = local.group(1)
+        said = stack_value_words(user.code, None, str(artifact.metadata.get("val") or "")) \
+            if name.startswith("___") else f"`{name}`"
+        if said not in names and not said.startswith("a value computed"):
+            names.append(said)
+    return " and ".join(names)
 
 
 def _by_product_parts(group: BreakGroup, compiles: dict[str, CompileFacts]) -> list[str]:
@@ -232,7 +267,7 @@ def _by_product_parts(group: BreakGroup, compiles: dict[str, CompileFacts]) -> l
     return parts
 
 
-def claim_by_products(groups: list[BreakGroup], failures: dict[str, GuardFailure], trace: Trace,
+def claim_by_products(groups: list[BreakGroup], evidence: RunEvidence, trace: Trace,
                       compiles: dict[str, CompileFacts]) -> set[str]:
     """A frame Dynamo could not resume runs eagerly, so the codes it calls compile on their own: where every compile
     of a code was called from the skipped frame and each of its recompiles is a change the skipped frame's own
@@ -241,6 +276,7 @@ def claim_by_products(groups: list[BreakGroup], failures: dict[str, GuardFailure
     dynamic version that broke). They join the skip's group; returns their ids, which no recompile finding says again. A code that
     recompiled for a change of its own (a config field its forward sets) keeps its finding: the fix leaves it."""
     claimed: set[str] = set()
+    failures = evidence.failures
     defs = _def_lines(compiles)
     by_code: dict[str, list[str]] = {}  # a code's compiles (``0`` of ``0/3``; ``r1:0`` after a reset), in order
     for compile_id in sorted(compiles, key=compile_identity.sort_key):
@@ -249,11 +285,15 @@ def claim_by_products(groups: list[BreakGroup], failures: dict[str, GuardFailure
     for group in groups:
         if not group.skipped:
             continue
-        # a size change whose new (dynamic) version is the one that broke: "compiled it as dynamic" would say of a
-        # version that compiled nothing; another change (a flag the user set) keeps its own finding and advice
+        # a size change whose new (dynamic) version is the one that broke, or a number that version made a symbol
+        # where the break is on a symbolic value: "compiled it as dynamic" would say of a version that compiled
+        # nothing; another change (a flag the user set) keeps its own finding and advice
+        symbolic = {found.compile_id for found in symbolic_breaks(group.artifacts)}
         for compile_id in group.ids:
-            if compile_id in failures and failures[compile_id].kind == "size" and compile_id in compiles and \
-                    not compiles[compile_id].graphs:
+            failure = failures.get(compile_id)
+            if failure is not None and compile_id in compiles and not compiles[compile_id].graphs and (
+                    failure.kind == "size" or (compile_id in symbolic and failure.kind == "value" and
+                                               evidence.made_symbolic(compile_id, failure.source, PLAIN_VALUE))):
                 group.by_products[compile_id] = failures[compile_id]
                 claimed.add(compile_id)
         skipped = {_defined_at(compiles[compile_id].frame) for compile_id in group.ids if compile_id in compiles}
@@ -367,9 +407,22 @@ _LIBRARY_BREAK = ("The break is in the code of {package} at {where}{code}, which
                   "only for an option of the call or of the model's config (labels passed in, a layer drop or a "
                   "dropout while training, an output option). Where one does, change it, or compute that part "
                   "outside the compiled function.")
+_UNSET = ("In this run, the compile that broke read {names} as None (its guards pin it): "
+          "code that chooses its path by such a setting may take this one only while it is unset, so where your task "
+          "tells what it {were} meant to be, set it before the first call and trace again.")
 _SETTING_HINT = re.compile(r"torch\._(?:dynamo|inductor)\.config\.\w+")  # a setting: the tracer checks it
 _DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>` since it was wrapped with "
                        r"`torch\.compiler\.disable`")
+
+
+def _unset_config(trace: Trace, compile_ids: tuple[str, ...]) -> list[str]:
+    """The model config fields the compiles' guards pin to None (``self.config.problem_type``), in order."""
+    names: list[str] = []
+    for artifact in trace.artifacts:
+        if artifact.kind == "guards" and artifact.compile_id in compile_ids and artifact.payload:
+            names += [name for name, value in pinned_values(artifact.payload).items()
+                      if value == "None" and ".config." in name and name not in names]
+    return names
 
 
 def _change_values(change: str) -> str:
@@ -448,15 +501,43 @@ def merge_stack_recompiles(groups: list[BreakGroup], failures: dict[str, GuardFa
         facts = compiles.get(compile_id)
         # a tensor's size, dtype or device that changed as a named input's did (the same values) is the input's
         # change carried through the break: the input's finding; a number or a size the line computed is the line's
-        if facts is None or not failure.on_stack or \
-                (failure.kind in _CARRIED and _change_values(failure.change) in carried):
+        if facts is None or (failure.kind in _CARRIED and _change_values(failure.change) in carried):
             continue
         place = _resumed_at(facts.frame)
+        if not failure.on_stack:  # a local the break's line assigned (``n = mask.sum().item()``), used after a later break
+            # pinned to the value it had (a range guard is a branch on it, already symbolic: a cause of its own)
+            pinned = failure.kind == "value" and _WAS.match(failure.change) is not None
+            home = _assigned_by(groups, failure, place) if place is not None and pinned else None
+            if home is not None:
+                groups[home].merged[compile_id] = failure
+                merged.add(compile_id)
+            continue
         home = home_of.get(place) if place is not None else None
         if home is not None:
             groups[home].merged[compile_id] = _by_break_line(failure, groups[home].user, place[2])
             merged.add(compile_id)
     return merged
+
+
+_READS_VALUE = re.compile(r"Tensor\.item|\.item\(\)|\.tolist\(\)|Tensor\.tolist", re.I)
+
+
+def _assigned_by(groups: list[BreakGroup], failure: GuardFailure, place: Place) -> int | None:
+    """The group of the break whose line assigned the changed local a number read out of a tensor (``n_tokens =
+    (labels != -100).sum().item()``), earlier in the function the resume function continues: its value is what that
+    line computed, whichever later break handed it on."""
+    for index, group in enumerate(groups):
+        user = group.user
+        target = _ASSIGNED.match(user.code or "") if user is not None else None
+        if user is None or target is None or _file_name(user.path) != place[0] or user.function != place[1] or \
+                user.line > place[2] or failure.subject not in re.split(r"\s*,\s*", target.group(1)):
+            continue
+        if any(_READS_VALUE.search(_title(artifact)) for artifact in group.artifacts):
+            return index
+    return None
+
+
+_ASSIGNED = re.compile(r"^\s*(\w+(?:\s*,\s*\w+)*)\s*=(?!=)")
 
 
 _WAS = re.compile(r"^it was (\S+) when")

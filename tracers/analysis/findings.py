@@ -40,7 +40,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     # Whole compiles first, to the cause of their existence (a recompile; the code after a break), then the waste
     # inside compiles no finding explains yet (a restart, a compile that produced no graph).
     evidence = gather(trace, named_failures(trace, failures))
-    merged |= claim_by_products(groups, evidence.failures, trace, compiles)
+    merged |= claim_by_products(groups, evidence, trace, compiles)
     found = recompile_findings(trace, facts, compiles, evidence.failures, merged, ledger, evidence)
     resumed = resume_firsts(compiles)
     for group in groups:

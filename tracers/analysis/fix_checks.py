@@ -144,8 +144,12 @@ class FixCheck:
                 changes.append(f"{_WORDS[name]} {old:g} → {new:g}")
         parts = [", ".join(changes)] if changes else []
         if self.verdict == "worse":
+            before, after = (Counts(**{name: float(values.get(name, 0)) for name in MEASURES})
+                             for values in (self.before, self.after))
+            # worse with the run ending as the first did: it compiled more versions, markedly longer (verdict())
             ended = f"the program failed (exit {self.exit_code})" if self.exit_code else \
-                f"the program ended otherwise (exit {self.exit_code})"
+                "it compiled more, and markedly longer, with no call brought back into compiled code" \
+                if dearer(before, after) and not self.error else f"the program ended otherwise (exit {self.exit_code})"
             parts.insert(0, ended + (f": {self.error}" if self.error else ""))
         if self.output and self.verdict != "worse":  # a failed run's output is its traceback: said above
             change = OutputChange(**self.output)
@@ -192,8 +196,9 @@ def verdict(before: Counts, after: Counts | None, exit_before: int, exit_after: 
         return "changed the output"
     # calls back in compiled code or breaks gone count even where more versions are compiled for them (a raised
     # recompile limit); a fix that trades one for another helps where the sum of them falls
-    gained = after.eager_calls < before.eager_calls or after.graph_breaks < before.graph_breaks or \
-        after.recompiles < before.recompiles
+    # (a break fewer with a graph more is the break moved on: the line traced a step further, and broke there)
+    gained = after.eager_calls < before.eager_calls or after.recompiles < before.recompiles or \
+        (after.graph_breaks < before.graph_breaks and after.graphs <= before.graphs)
     lost = after.eager_calls > before.eager_calls or after.graph_breaks > before.graph_breaks
     fewer = gained and (not lost or after.graph_breaks + after.recompiles + after.eager_calls
                         < before.graph_breaks + before.recompiles + before.eager_calls)

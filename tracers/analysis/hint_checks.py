@@ -35,6 +35,9 @@ _OPTIM_EAGER = ("torch never traces `{name}` (its file is skipped): it runs eage
 _CAPTURE_NOTE = ("torch's hint ({setting}) is not passed on as the fix: the same function goes on to {other} at "
                  "{where}, a data-dependent step of another kind, which that setting does not cover (applied alone, "
                  "Dynamo traces on into that line). Check it before relying on it (trace --check-fixes).")
+_CAPTURE_PART = ("torch's hint ({setting}) is not passed on as the fix: it covers the data-dependent break only, and "
+                 "this line also breaks for another reason ({others}), which that setting leaves in place (applied "
+                 "alone, the line still breaks). Check it before relying on it (trace --check-fixes).")
 _CAPTURE_ADVICE = ("This line and {where} both work on values that depend on the data: compute them outside the "
                    "compiled function and pass the results in, or keep the data-dependent part in tensor ops.")
 _LOGGING_ADVICE = ("The break is the logging call `{method}`{where}. Adding that function to "
@@ -63,7 +66,7 @@ def checked_hints(found: list[Finding], compiled: frozenset[str] = frozenset()) 
     (``Adam.step``)."""
     breaks = [finding for finding in found if finding.kind in ("graph-break", "frame-skipped")]
     checked = [_with_remedy(_checked(finding, breaks, compiled)) if finding in breaks else finding for finding in found]
-    return _one_per_function(_training_steps(_one_per_line(checked)))
+    return _packed_rnns(_one_per_function(_training_steps(_one_per_line(checked))))
 
 
 def _one_per_line(found: list[Finding]) -> list[Finding]:
@@ -200,6 +203,51 @@ def _training_steps(found: list[Finding]) -> list[Finding]:
     return [replacement.get(id(finding), finding) for finding in found if id(finding) not in merged_away]
 
 
+_ALLOW_RNN = re.compile(r"allow_rnn")
+_PACKS = re.compile(r"^\s*(\w+)\s*=\s*(?:[\w.]+\.)?(pack_padded_sequence|pack_sequence)\s*\(")
+_RNN_NOTE = ("torch's hint (allow_rnn) alone is not the fix here: the RNN's input is the PackedSequence made at "
+             "{pack}, and Dynamo tracing an RNN over a PackedSequence meets its per-step batch sizes, values that "
+             "depend on the data, which it breaks on inside torch's own RNN code (trace --check-fixes runs the "
+             "setting alone)")
+_RNN_ADVICE = ("Run the RNN on the padded tensor itself, without `{packer}` (at {pack}) and the unpacking after it "
+               "(mask the padded steps out of the loss instead, as an ignore_index does), and set "
+               "torch._dynamo.config.allow_rnn = True before the first call: the two together compile the RNN; "
+               "either alone leaves it eager.")
+_PACK_ADVICE = (" On its own this leaves the RNN after it running eagerly (its own finding, at {rnn}): drop the "
+                "packing and set allow_rnn together.")
+
+
+def _packed_rnns(found: list[Finding]) -> list[Finding]:
+    """An RNN that sent its frame to eager (torch's hint: allow_rnn) fed by a PackedSequence that an earlier line of
+    the same function made (its own break, a function Dynamo skips): two findings whose fixes work only together."""
+    packs = {}
+    for finding in found:
+        line = finding.user_line
+        made = _PACKS.match(line.code or "") if line is not None and finding.kind == "graph-break" else None
+        if made:
+            packs[(line.path, line.function, made.group(1))] = (finding, made.group(2))
+    if not packs:
+        return found
+    replaced: dict[int, Finding] = {}
+    for finding in found:
+        line = finding.user_line
+        if line is None or not _ALLOW_RNN.search(finding.hint or finding.advice or ""):
+            continue
+        fed = next((packed for (path, function, name), packed in packs.items() if path == line.path
+                    and function == line.function and re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", line.code or "")),
+                   None)
+        if fed is None:
+            continue
+        pack, packer = fed
+        where = pack.user_line.short  # type: ignore[union-attr]
+        replaced[id(finding)] = dataclasses.replace(
+            finding, advice=_RNN_ADVICE.format(packer=packer, pack=where),
+            hint_note=((finding.hint_note + "; ") if finding.hint_note else "") + _RNN_NOTE.format(pack=where))
+        base = pack.advice or f"Call `{packer}` outside the compiled function, or not at all."
+        replaced[id(pack)] = dataclasses.replace(pack, advice=base + _PACK_ADVICE.format(rnn=line.short))
+    return [replaced.get(id(finding), finding) for finding in found]
+
+
 def _with_remedy(finding: Finding) -> Finding:
     """torch's hint as a remedy where it names a setting and a value (``capture_scalar_outputs = True``); the logging
     function ours names."""
@@ -260,6 +308,10 @@ def _checked(finding: Finding, breaks: list[Finding], compiled: frozenset[str]) 
                                              "is not passed on")
     capture = _CAPTURE.search(hint)
     if capture and finding.user_line is not None:
+        others = _other_titles(finding, capture.group())
+        if others:  # the line breaks on something else too: the setting alone leaves a break there
+            return dataclasses.replace(finding, hint_note=_CAPTURE_PART.format(
+                setting=f"torch._dynamo.config.{capture.group()} = True", others="; ".join(others)))
         later = _later_data_dependent(finding, breaks, capture.group())
         if later is not None:
             other, where = later
@@ -279,6 +331,13 @@ def _checked(finding: Finding, breaks: list[Finding], compiled: frozenset[str]) 
         return dataclasses.replace(finding, hint_note=((finding.hint_note + "; ") if finding.hint_note else "")
                                    + _LOGGING_UNNAMED)
     return finding
+
+
+def _other_titles(finding: Finding, setting: str) -> list[str]:
+    """The finding's break reasons (``2 graph breaks: A; B``) that the capture setting does not cover."""
+    titles = re.sub(r"^\d+ graph breaks?: ", "", finding.what).split("; ") if finding.kind == "graph-break" else []
+    return [title for title in titles if not any(pattern.search(title) for pattern, needed in _NEEDS
+                                                 if needed == setting)]
 
 
 def _later_data_dependent(finding: Finding, breaks: list[Finding], setting: str) -> tuple[str, str] | None:

@@ -86,9 +86,9 @@ def ignored_hooks(trace: Trace, evidence: RunEvidence, compiles: dict[str, Compi
             parts=(*said, f"{why}: every call of that compiled code after they were added ran without them",
                    *costly),
             advice=_DISABLED_FIX if costly else _FIX, explained=RECOMPILES, claims=tuple(claims),
-            # the setting alone would have Dynamo trace such a hook, at the cost said: no fix to check by itself
-            remedies=() if costly else (Remedy("setting", "torch._dynamo.config.skip_nnmodule_hook_guards", False,
-                                               changes_output=True),)))
+            # the setting makes the hooks run; for a costly hook its check shows the breaks and recompiles it costs
+            remedies=(Remedy("setting", "torch._dynamo.config.skip_nnmodule_hook_guards", False,
+                             changes_output=True),)))
     return found
 
 

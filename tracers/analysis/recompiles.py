@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Trace, rank_of
@@ -245,6 +245,8 @@ _DYNAMIC_HOW = {"size": "torch._dynamo.mark_dynamic(tensor, dim) before the firs
 class _Group:
     frame: str  # the frame that recompiled, as the user calls it
     failures: list[tuple[str, GuardFailure]]  # (compile id, its failure against the version before)
+    # its compiles of the same change in the frame's other kind of call (a decoding step after the prefill)
+    other_calls: list[str] = field(default_factory=list)
 
 
 _PROPAGATES = frozenset({"size", "dtype", "device", "requires_grad"})
@@ -282,7 +284,7 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
         if _to_constant(failure):  # a size of 0 or 1 is its own version, never dynamic: another cause than growth
             key = (f"{key[0]} to {_to_constant(failure)}", key[1], key[2])
         groups.setdefault(key, _Group(frame, [])).failures.append((compile_id, failure))
-    groups = _one_per_pattern(_per_instance(trace, groups, evidence, compiles))
+    groups = _one_per_pattern(_per_instance(trace, groups, evidence, compiles), evidence)
     limits = {compile_id: facts for compile_id, facts in compiles.items()
               if facts.fail_reason and _LIMIT.search(facts.fail_reason)}
     limit_of = _limits_to_groups(groups, limits)
@@ -335,22 +337,61 @@ def _compiled_at_one_line(evidence: RunEvidence, compiles: dict[str, CompileFact
     return same if len(same) > 1 else None
 
 
-def _one_per_pattern(groups: dict[tuple[str, str, str], _Group]) -> dict[tuple[str, str, str], _Group]:
+def _one_per_pattern(groups: dict[tuple[str, str, str], _Group],
+                     evidence: RunEvidence) -> dict[tuple[str, str, str], _Group]:
     """Bursts that are one pattern said once: the calls that brought them changed the same value of the same frame
     first, at the same dimension (a size growing on every call of a decoding loop is one cause, however many calls it
-    recompiles on; a prompt's length and its batch are two)."""
+    recompiles on; a prompt's length and its batch are two), or made the same size change to the same argument in
+    the frame's other kind of call (a new batch reaching the prefill version, then the decoding one, which the
+    prefill's refused for its keyword arguments)."""
     merged: dict[tuple[str, str, str], _Group] = {}
     home: dict[tuple[str, str, str], tuple[str, str, str]] = {}
+    size_home: dict[tuple[str, str, int | None, str], tuple[str, str, str]] = {}
+    pin_home: dict[tuple[str, str, int | None], tuple[str, str, str]] = {}
     for key, group in groups.items():
         first = group.failures[0][1]
         signature = (group.frame, _pattern_subject(first), first.kind, first.dimension, _to_constant(first))
-        if not key[0].startswith("burst ") or signature not in home:
-            if key[0].startswith("burst "):
-                home[signature] = key
-            merged[key] = group
+        change = (group.frame, first.source, first.dimension, first.change) if first.kind == "size" and first.source \
+            else None
+        other_call = change in size_home and _refused_as_another_call(
+            evidence, group.failures[0][0], groups[size_home[change]] if size_home[change] in groups else None)
+        # each new version made the size a constant at the same line of the user's (a loop over it): one cause,
+        # whatever the argument is called in each call
+        pinned = _pinned_at(evidence, group) if first.kind == "size" else None
+        pin = (group.frame, pinned, first.dimension) if pinned else None
+        if key[0].startswith("burst ") and (signature in home or other_call or pin in pin_home):
+            target = merged[home[signature] if signature in home else size_home[change] if other_call
+                            else pin_home[pin]]
+            target.failures.extend(group.failures)
+            if signature not in home and other_call:
+                target.other_calls.append(group.failures[0][0])
             continue
-        merged[home[signature]].failures.extend(group.failures)
+        if key[0].startswith("burst "):
+            home[signature] = key
+            if change is not None:
+                size_home.setdefault(change, key)
+            if pin is not None:
+                pin_home.setdefault(pin, key)
+        merged[key] = group
     return merged
+
+
+def _pinned_at(evidence: RunEvidence, group: _Group) -> str:
+    """The user's line where the group's new version made the changed size a constant (``net.py:35``), if torch
+    recorded one."""
+    compile_id, first = group.failures[0]
+    found = evidence.pinned(compile_id, first.source or first.subject, first.dimension) or \
+        evidence.pinned(compile_id, first.subject, first.dimension)
+    return found.short if found is not None else ""
+
+
+def _refused_as_another_call(evidence: RunEvidence, compile_id: str, earlier: _Group | None) -> bool:
+    """The versions the earlier group compiled refused this compile's call for what kind of call it is (the number
+    or names of its keyword arguments), not for its sizes: the same change met the frame's other kind of call."""
+    if earlier is None:
+        return False
+    return any(tried.version == member and tried.kind in ("length", "keys")
+               for member, _ in earlier.failures for tried in evidence.tried.get(compile_id, ()))
 
 
 _MARKABLE = re.compile(r"^[A-Za-z_]\w*(?:\[(?:'[^']*'|\"[^\"]*\"|\d+)\])*$")
@@ -679,7 +720,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         advice = say(Claim("dynamic-safe", (), advice, without_dynamic_advice(advice, evidence.symbolic[0])),
                      evidence, said)
         remedies = tuple(remedy for remedy in remedies if not (remedy.name == "dynamic" and remedy.value is True))
-    parts = tuple(f"{compile_id}: {failure.sentence}" for compile_id, failure in group.failures)
+    parts = tuple(f"{compile_id}: {failure.sentence}" + (
+        " — the same change in the frame's other kind of call (the version before refused it for its keyword "
+        "arguments), which compiles its own version for it, once" if compile_id in group.other_calls else "")
+        for compile_id, failure in group.failures)
     versions = versions[first_frame]
     if limit is None and versions >= _NEAR_LIMIT:
         # Each version is a cache entry of the one code object, whichever instance or call made it (a model's layers
@@ -1070,9 +1114,11 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
     frame is one of the burst's, was called from one (its callers name it) or from the same line of the user's, or
     its size changed as one of the burst's did (the same dimension, from and to the same sizes), and
     the version it failed against was not compiled in the burst (that is a later call; a refusal by the recompile
-    limit stays with the recompiles before it)."""
+    limit stays with the recompiles before it), nor is it of a code the burst already compiled (one call compiles a
+    code once: a second version of it is a later call, 5 decoding steps on)."""
     bursts: dict[str, int] = {}
     number, members, places, calls, changes = 0, set(), set(), set(), set()
+    codes: set[str] = set()
     for compile_id, failure in _in_time_order(trace, failures):
         if compile_id in merged or failure.kind not in _BURSTS:
             continue
@@ -1085,9 +1131,11 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
         related = place in places or bool(caller_places(trace, compile_id) & places) or (call and call in calls) \
             or (change is not None and change in changes)
         refused = facts is not None and bool(facts.fail_reason and _LIMIT.search(facts.fail_reason))
-        if (failure.version in members and not refused) or not related:
-            number, members, places, calls, changes = number + 1, set(), set(), set(), set()
+        code = compile_id.rpartition("/")[0]
+        if (failure.version in members and not refused) or not related or (code in codes and not refused):
+            number, members, places, calls, changes, codes = number + 1, set(), set(), set(), set(), set()
         members.add(compile_id)
+        codes.add(code)
         places.add(place)
         calls.add(call)
         changes.add(change)

@@ -146,10 +146,17 @@ class RunEvidence:
 
     def changed_again(self, compile_id: str, subject: str, dimension: int | None = None) -> list[str]:
         """The frame's later compiles whose failed guard (against any version) was on the same value again: a size
-        the version made dynamic did not cover (a range guard a later version added)."""
+        the version made dynamic did not cover (a range guard a later version added). Not one the version refused
+        for another guard (a decoding step's keyword arguments, after a prefill): it says nothing of the size."""
         return [later for later in self.later_versions(compile_id)
                 if (failure := self.failures.get(later)) is not None and subject in (failure.subject, failure.source)
-                and (dimension is None or failure.dimension is None or failure.dimension == dimension)]
+                and (dimension is None or failure.dimension is None or failure.dimension == dimension)
+                and not self.refused_for_another_guard(later, compile_id, failure.kind)]
+
+    def refused_for_another_guard(self, compile_id: str, version: str, kind: str) -> bool:
+        """The version refused the compile's call on a guard of another kind than ``kind`` (torch names the first
+        failing guard per version it tried)."""
+        return any(tried.version == version and tried.kind != kind for tried in self.tried.get(compile_id, ()))
 
     def still_differs(self, compile_id: str) -> bool:
         """A later recompile of the frame failed the version this one failed against, on the same value: the value
@@ -194,7 +201,7 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
         elif artifact.kind == "compile-call":
             evidence.calls.append(_compile_call(meta))
         elif artifact.kind == "guards" and artifact.compile_id and artifact.payload:
-            evidence.pinned_values[artifact.compile_id] = _pinned_values(artifact.payload)
+            evidence.pinned_values[artifact.compile_id] = pinned_values(artifact.payload)
         elif artifact.name == "create_symbol" and artifact.compile_id:
             source = str(meta.get("source") or "")
             sized = _SYMBOL_SOURCE.match(source)
@@ -221,7 +228,8 @@ _LOCAL = re.compile(r"^L\[['\"](\w+)['\"]\]")
 _PINNED_VALUE = re.compile(r"\b(?:NONE_MATCH|EQUALS_MATCH): (L\['\w+'\](?:\.\w+)+) (?:is (None)|== (.+?))\s*(?:#|$)")
 
 
-def _pinned_values(guards: str) -> dict[str, str]:
+def pinned_values(guards: str) -> dict[str, str]:
+    """The values of the user's state a compile's guards pin (``self.config.problem_type`` -> ``None``)."""
     found: dict[str, str] = {}
     for line in guards.splitlines():
         if "_MATCH: L[" in line:

@@ -231,6 +231,10 @@ _REPEATED = 4  # a module's forward traced this often in one compile: a stack of
 _IN_RECOMPILES = ("Most of it is the recompiles' tracing ({share:.0%} of the compile time): each traces the whole "
                   "function again, and their findings say how to save them.")
 
+_AT_BREAKS = ("Most of it is tracing that graph breaks threw away ({share:.0%} of the compile time: frames traced to a "
+              "break and compiled with no graph, and traces restarted at one): the break findings say how to save it. "
+              "Compiling a smaller region instead helps only where it leaves the breaking code out.")
+
 
 def _bytecode_advice(trace: Trace, facts: TraceFacts) -> str | None:
     """What to do about slow bytecode tracing, as the run shows it: the recompiles where they are most of it, regional
@@ -240,6 +244,13 @@ def _bytecode_advice(trace: Trace, facts: TraceFacts) -> str | None:
     again = sum(compile_facts.time_ns for compile_facts in facts.compiles if compile_facts.compile_id in recompiled)
     if whole and again / whole >= 0.5:
         return _IN_RECOMPILES.format(share=again / whole)
+    # tracing that graph breaks threw away: whole compiles that produced no graph, and the restarts of the others
+    broke = {found.compile_id for found in facts.graph_breaks}
+    lost = sum(compile_facts.time_ns if not compile_facts.graphs else compile_facts.restart_ns
+               for compile_facts in facts.compiles
+               if compile_facts.compile_id in broke and compile_facts.compile_id not in recompiled)
+    if whole and lost / whole >= 0.5:
+        return _AT_BREAKS.format(share=lost / whole)
     if _regional(trace, facts):
         return None
     repeated = any(row.calls >= _REPEATED and row.code.split(" (", 1)[0].endswith(".forward")

@@ -13,6 +13,7 @@ from .recorder import Recorder
 
 TARGET = "torch._dynamo.convert_frame:_compile"  # (code, globals, locals, ...): the frame being compiled
 ARTIFACT = "late_hooks"
+HOOKS_ARTIFACT = "module_hooks"  # the hooks each compiled module had when its code was compiled
 _HOOK_DICTS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 _KIND = {"_forward_hooks": "forward hook", "_forward_pre_hooks": "forward pre-hook",
          "_backward_hooks": "backward hook", "_backward_pre_hooks": "backward pre-hook"}
@@ -76,15 +77,20 @@ class LateHooks:
 
     def stop(self) -> Warnings:
         self.recorder.argument_observers.pop(TARGET, None)
+        present: set[int] = set()
         for (module_id, _), (dicts, before, compile_id, frame) in self._seen.items():
+            if module_id not in present:  # the hooks its compiled code ran: a break inside one is the hook's
+                present.add(module_id)
+                hooks = [_said(path, name, dicts[(path, name)].get(hook_id)) for (path, name), ids in before.items()
+                         for hook_id in sorted(ids) if hook_id in dicts[(path, name)]]
+                if hooks:
+                    self.recorder.add_artifact("hooks", HOOKS_ARTIFACT, None, {
+                        "frame": frame, "compile_id": compile_id, "hooks": hooks[:_HOOKS_SAID],
+                        "count": len(hooks)}, None, 0)
             added, new_ids = [], set()
             for (path, name), hooks in dicts.items():
                 for hook_id in sorted(set(hooks) - before.get((path, name), set())):
-                    hook = hooks.get(hook_id)
-                    file, line = _hook_file(hook), _hook_line(hook)
-                    added.append({"module": path, "kind": _KIND[name], "function": _hook_name(hook), "file": file,
-                                  "line": line, "loc": linecache.getline(file, line).strip() if file else "",
-                                  **_untraceable(hook)})
+                    added.append({**_said(path, name, hooks.get(hook_id)), **_untraceable(hooks.get(hook_id))})
                     new_ids.add(hook_id)
             # the first compile of the module's code that saw them: compiled at the first call after they were added
             seen_at = next((cid for cid, ids in self._history.get(module_id, []) if new_ids <= ids), None)
@@ -98,6 +104,13 @@ class LateHooks:
 
     def contribute(self, trace: Any) -> None:
         pass
+
+
+def _said(path: str, name: str, hook: Any) -> dict[str, Any]:
+    """One hook as the trace keeps it: the submodule it is on, its kind, its function and where that is written."""
+    file, line = _hook_file(hook), _hook_line(hook)
+    return {"module": path, "kind": _KIND[name], "function": _hook_name(hook), "file": file, "line": line,
+            "loc": linecache.getline(file, line).strip() if file else ""}
 
 
 def _hook_name(hook: Any) -> str:

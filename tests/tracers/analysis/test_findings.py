@@ -26,7 +26,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("findings")
     jobs = {"first_break": lambda: run_trace(PROGRAMS / "first_break.py", out, "--no-page")}  # Inductor: slowest
     for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential",
-                 "call_names", "compiled_submodule", "context_break"):
+                 "call_names", "compiled_submodule", "context_break", "hook_break"):
         jobs[name] = lambda name=name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
     # The fix the DDP finding gives, run as the user would apply it: its trace must have a graph.
     jobs["ddp_inner"] = lambda: run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page",
@@ -311,6 +311,20 @@ def test_a_break_inside_a_library_style_context_manager_names_the_with_line_and_
     forward = [cid for cid, compile in compiles.items() if (compile.frame or "").startswith("Regressor.forward")]
     assert forward and not set(forward) & set(finding.compile_ids)  # it compiles either way: not in the cost
     assert "inside `with acc.accumulate(model)`" in finding.hint_note
+
+
+def test_a_break_inside_a_library_hook_names_the_hook_its_module_and_the_method_that_registered_it(runs):
+    """fakelib's enable_input_require_grads() hooks the embeddings (requires_grad_ on their output): the hook runs
+    inside the compiled forward and breaks there; the finding names the hook, the submodule and the registration."""
+    run = runs["hook_break"]
+    assert run.returncode == 0, run.stderr
+    [finding] = [finding for finding in findings(run.trace(), run.facts()) if finding.kind == "graph-break"]
+    assert finding.library_line.short == "fakelib/__init__.py:62"
+    assert "a forward hook, `make_inputs_require_grads` (fakelib/__init__.py:62) on `embed`" in finding.fix
+    assert "registered by `enable_input_require_grads()`" in finding.fix
+    assert "an option of the call or of the model's config" not in finding.fix  # not the generic library guess
+    recorded = [artifact for artifact in run.trace().artifacts if artifact.name == "module_hooks"]
+    assert [hook["module"] for hook in recorded[0].metadata["hooks"]] == ["embed"]
 
 
 def test_a_run_whose_only_compiles_one_skipped_frame_holds_is_one_finding():

@@ -87,3 +87,37 @@ def test_a_value_handed_across_a_break_is_told_to_come_in_as_a_tensor():
     advice = _passed_in({"1/1": parse_failure("1/0: L['lam'] == 0.34029683942911143")})
     assert "pass it as a tensor (`torch.tensor(value)`)" in advice and "1/1 was compiled for another value" in advice
     assert _passed_in({"1/1": parse_failure("1/0: tensor 'x' size mismatch at index 0. expected 4, actual 2")}) == ""
+
+
+_ITEM_HINT = ("Set `torch._dynamo.config.capture_scalar_outputs = True` or `export TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1` "
+              "to include these operations in the captured graph.")
+
+
+def test_a_capture_hint_at_a_line_that_also_breaks_for_another_reason_is_not_passed_on_as_the_fix():
+    both = Finding("graph-break", "2 graph breaks: Unsupported Tensor.item() call with capture_scalar_outputs=False; "
+                                  "Failed to trace builtin operator", 2, ("1/0", "2/0"), 0.0,
+                   user_line=SourceLine("/home/u/train.py", 41, "train_step", 'print(f"loss {loss.item():.4f}")'),
+                   hint=_ITEM_HINT)
+    [finding] = checked_hints([both])
+    assert "covers the data-dependent break only" in finding.hint_note
+    assert "(Failed to trace builtin operator)" in finding.hint_note
+    alone = dataclasses.replace(both, what="1 graph break: Unsupported Tensor.item() call with "
+                                           "capture_scalar_outputs=False", events=1)
+    assert not (checked_hints([alone])[0].hint_note or "")  # the item break alone: the hint is its fix
+
+
+def test_an_rnn_fed_a_packed_sequence_is_told_to_drop_the_packing_and_allow_rnn_together():
+    pack = Finding("graph-break", "2 graph breaks: Attempted to call function marked as skipped", 2, ("0/0",), 0.2,
+                   user_line=SourceLine("/home/u/lm.py", 25, "forward",
+                                        "packed = pack_padded_sequence(e, lengths, batch_first=True)"),
+                   hint="Avoid calling the function `pack_padded_sequence`.")
+    rnn = Finding("frame-skipped", "Dynamo could not resume after a graph break (Attempted to wrap RNN, GRU, or LSTM) "
+                                   "and ran the whole frame eagerly", 1, ("1/0",), 0.0,
+                  user_line=SourceLine("/home/u/lm.py", 26, "forward", "out, _ = self.lstm(packed)"),
+                  hint="Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM")
+    packed, lstm = checked_hints([pack, rnn])
+    assert "without `pack_padded_sequence` (at lm.py:25)" in lstm.advice and "allow_rnn = True" in lstm.advice
+    assert "PackedSequence made at lm.py:25" in lstm.hint_note
+    assert packed.advice.startswith("Call `pack_padded_sequence` outside") and "at lm.py:26" in packed.advice
+    unpacked = dataclasses.replace(rnn, user_line=SourceLine("/home/u/lm.py", 26, "forward", "out, _ = self.lstm(e)"))
+    assert checked_hints([pack, unpacked])[1].advice is None  # another input: torch's hint stands

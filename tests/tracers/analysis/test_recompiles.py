@@ -4,6 +4,7 @@ short one; sizes that change for other reasons keep the automatic-dynamic advice
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -138,6 +139,31 @@ def test_the_short_batch_refused_again_by_a_version_of_another_mode_is_the_same_
     other = GuardFailure("0/2", "x", "size", "dimension 0: now 3 (the guard was `4 <= x.size()[0]`)", None, None, "")
     assert recompiles._last_batches(recompiles._Group("forward (model.py:3)", [
         ("0/1", parse_failure(_SHORT)), ("0/3", other)]), calls, {"0/2": mode}) is None  # another size: not the batch
+
+
+@pytest.mark.pure
+def test_a_new_batch_reaching_the_prefill_then_the_decoding_version_is_one_pattern():
+    """0/3: the prompt batch 2 -> 3 (prefill); 0/4: the same change in a decoding step, which 0/3 refused for its
+    keyword arguments: one cause, while the growing mask (0/2) is another."""
+    from tracers.analysis.run_evidence import RunEvidence
+
+    mask = parse_failure("0/1: tensor 'kwargs['attention_mask']' size mismatch at index 1. expected 6, actual 7")
+    # the user's names for the argument differ at the two calls (``ids``, ``next_tok``); torch's is the same
+    prefill = dataclasses.replace(parse_failure(
+        "0/0: tensor 'kwargs['input_ids']' size mismatch at index 0. expected 2, actual 3"), subject="ids")
+    decode = dataclasses.replace(parse_failure(
+        "0/2: tensor 'kwargs['input_ids']' size mismatch at index 0. expected 2, actual 3"), subject="next_tok")
+    groups = {("burst 1", "", "size"): recompiles._Group("forward", [("0/2", mask)]),
+              ("burst 2", "", "size"): recompiles._Group("forward", [("0/3", prefill)]),
+              ("burst 3", "", "size"): recompiles._Group("forward", [("0/4", decode)])}
+    refused = parse_failure("0/3: len(L['kwargs']) == 3")
+    evidence = RunEvidence(tried={"0/4": [refused, decode]})
+    merged = recompiles._one_per_pattern(dict(groups), evidence)
+    assert [[compile_id for compile_id, _ in group.failures] for group in merged.values()] == [["0/2"], ["0/3", "0/4"]]
+    assert merged[("burst 2", "", "size")].other_calls == ["0/4"]
+    # refused for its size, not its kind of call: a later size the dynamic version missed, no other-call merge
+    alone = recompiles._one_per_pattern(dict(groups), RunEvidence(tried={"0/4": [decode]}))
+    assert len(alone) == 3
 
 
 def _resume_trace() -> object:

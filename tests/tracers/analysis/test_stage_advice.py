@@ -25,3 +25,19 @@ def test_recompiles_that_are_most_of_the_compile_are_named_not_regional_compilat
 def test_one_compile_of_a_small_step_gets_no_regional_advice():
     trace = load(DATA / "compile_failed_in_library-live.json")  # one compile, no block traced four times
     assert _bytecode_advice(trace, analyze(trace)) is None
+
+
+def test_tracing_that_breaks_threw_away_is_named_before_regional_compilation():
+    """A hook's break in every layer's frame: most of the compile traced frames that produced no graph."""
+    from types import SimpleNamespace
+
+    from tracers.analysis.trace_facts import CompileFacts, GraphBreak
+
+    compiles = [CompileFacts("0/0", "Model.forward (m.py:3)", graphs=0, time_ns=6_000_000_000),
+                CompileFacts("1/0", "Layer.forward (m.py:9)", graphs=1, time_ns=3_000_000_000, restart_ns=1_000_000_000),
+                CompileFacts("2/0", "Layer.forward (m.py:9)", graphs=1, time_ns=1_000_000_000)]
+    breaks = [GraphBreak("0/0", "m.py:12", "hook"), GraphBreak("1/0", "m.py:12", "hook")]  # 2/0: no break, no loss
+    facts = SimpleNamespace(compiles=compiles, recompiles=[], frame_compiles=compiles, graph_breaks=breaks)
+    advice = _bytecode_advice(SimpleNamespace(), facts)
+    assert advice.startswith("Most of it is tracing that graph breaks threw away (70% of the compile time")
+    assert "helps only where it leaves the breaking code out" in advice

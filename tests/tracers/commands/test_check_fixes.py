@@ -140,6 +140,27 @@ def test_calls_back_in_compiled_code_help_though_more_versions_compile_for_them(
 
 
 @pytest.mark.pure
+def test_a_break_fewer_with_a_graph_more_is_the_break_moved_on_and_helps_nothing():
+    """capture_scalar_outputs at a line that also prints: the .item() break goes, the print breaks a graph later."""
+    same = output_change(["a 1"], ["a 1"])
+    before = Counts(graphs=3, graph_breaks=5, recompiles=2, eager_calls=11, compile_s=37.3)
+    moved = Counts(graphs=4, graph_breaks=4, recompiles=2, eager_calls=11, compile_s=5.5)  # the first run was loaded
+    assert verdict(before, moved, 0, 0, same, False, True) == "does nothing"
+    gone = Counts(graphs=3, graph_breaks=4, recompiles=2, eager_calls=11, compile_s=5.5)
+    assert verdict(before, gone, 0, 0, same, False, True) == "helps"
+
+
+@pytest.mark.pure
+def test_a_worse_run_that_ended_as_the_first_says_why_it_is_worse_not_that_it_ended_otherwise():
+    dearer = FixCheck({}, "setting:allow_rnn", "worse", exit_code=0,
+                      before={"graphs": 2, "graph_breaks": 3, "recompiles": 1, "eager_calls": 12, "compile_s": 1.32},
+                      after={"graphs": 5, "graph_breaks": 8, "recompiles": 6, "eager_calls": 12, "compile_s": 3.53})
+    assert dearer.said.startswith("worse: it compiled more, and markedly longer") and "ended otherwise" not in dearer.said
+    failed = FixCheck({}, "setting:x", "worse", exit_code=1, error="ValueError at train.py:3")
+    assert failed.said.startswith("worse: the program failed (exit 1): ValueError at train.py:3")
+
+
+@pytest.mark.pure
 def test_a_fix_that_compiles_more_versions_and_markedly_longer_is_worse_though_its_finding_went():
     same = output_change(["a 1"], ["a 1"])
     before = Counts(graphs=4, graph_breaks=4, recompiles=2, eager_calls=0, compile_s=16.7)
