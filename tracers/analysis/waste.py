@@ -193,8 +193,10 @@ def one_time_setup(setup: OneTime, facts: TraceFacts) -> list[Finding]:
                               f"{where}, but no line of yours caused it, and no finding's cost counts it",
         events=len(setup.parts), compile_ids=ids, cost_s=0.0,
         parts=tuple(f"{part.what}: {duration(part.ns)}, {part.once}" for part in setup.parts),
-        advice="A later compile in this process does without it; the ISA check recurs in every new process, warm "
-               "runs included, so a short script pays it each time.",
+        advice="A later compile in this process does without it. The ISA check recurs in every new process, warm "
+               "runs included: its test programs are built once per machine (torch's cache dir keeps them for your "
+               "runs, and the tracer's store for cold traces), but each process loads every one again, so a short "
+               "script pays that each time.",
         # the C++ chapter where the CPU's checks ran; the kernel-selection section where only a benchmark set up
         explained=SETUP if any(not part.what.startswith(_BENCHMARK) for part in setup.parts) else KERNEL_SELECTION,
         informational=True)]
