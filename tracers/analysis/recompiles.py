@@ -142,11 +142,13 @@ _ONCE_OTHER = ("It changed for one call only (the new version served 1 call, and
                "dim)) so that one version serves both.")
 # transformers' static KV cache: its layers' keys and values, sized per generate() call (prompt + max_new_tokens).
 _STATIC_CACHE = re.compile(r"(?:^|\.)(?:cache|past_key_values)\.layers\[\d+\]\.(?:keys|values)$")
-_CACHE_LENGTH = (" The cache's length changed with the prompt (`{name}`): transformers makes the static cache for "
-                 "each generate() call with room for the prompt and max_new_tokens, so each prompt length gives it "
-                 "another size. generate(..., max_cache_len=N) (GenerationConfig's, N at least the longest prompt plus "
-                 "max_new_tokens) keeps one size for every prompt: the decoding step's version is then reused, and "
-                 "only the prompt's own length recompiles.")
+_CACHE_LENGTH = (" The cache's length changed between generate() calls (`{name}`): transformers makes the static "
+                 "cache for each generate() call with room for the prompt and max_new_tokens, so each prompt length "
+                 "or max_new_tokens gives it another size. generate(..., max_cache_len=N) (GenerationConfig's, N at "
+                 "least the longest prompt plus the largest max_new_tokens) keeps one size for every call: the "
+                 "decoding step's version is then reused, and only the prompt's own length recompiles.")
+# a static cache's length itself, guarded as a number (its layers' ``max_cache_len``)
+_CACHE_LENGTH_VALUE = re.compile(r"(?:^|\.)(?:cache|past_key_values)\.layers\[\d+\]\.max_cache_len$")
 _FLAG_CHANGE = re.compile(r"it was (True|False|'[^']*'|\"[^\"]*\") when")  # None, then set: state set since
 _FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one setting: each setting compiles its own "
          "version, once, wherever the option reaches. Nothing to fix if every setting is "
@@ -665,7 +667,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     elif kind in _PROPAGATES and rank_of(trace.info) is not None:
         advice += _DISTRIBUTED
     cache = next((failure.subject for _, failure in group.failures if failure.kind == "size"
-                  and failure.dimension == 2 and _STATIC_CACHE.search(failure.subject)), None)
+                  and failure.dimension == 2 and _STATIC_CACHE.search(failure.subject)), None) or \
+        next((failure.subject for _, failure in group.failures if failure.kind == "value"
+              and _CACHE_LENGTH_VALUE.search(failure.subject)), None)
     if cache is not None:
         advice = (advice or "") + _CACHE_LENGTH.format(name=cache)
     # Layers called in one loop get the same kinds of arguments: a value their state holds (a per-layer cache slot)
