@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from tracers.tracefile import compile_identity
 from tracers.tracefile.events import Artifact, Trace
@@ -205,6 +206,9 @@ class BreakGroup:
                       "compiled function, on what it returns; if it must run inside, keep the break: it is one per call.")
             hint_note = ("torch's hint, removing the disable, lets Dynamo trace the function's body: the calls it was "
                          "disabled for break there instead")
+        rewrite = _branch_rewrite(trace, self.artifacts) if self.library is None else None
+        if rewrite is not None:  # the user's `if` on a tensor, written as the one op the capture read from the file
+            advice = _WHERE_REWRITE.format(**rewrite)
         symbolic = next(iter(symbolic_breaks(self.artifacts)), None)
         if symbolic is not None:  # torch's hint (the code may fail eagerly too) is refuted: eager code has no symbols
             advice = symbolic_advice(symbolic, self.user.code if self.user else "",
@@ -413,6 +417,23 @@ _UNSET = ("In this run, the compile that broke read {names} as None (its guards 
 _SETTING_HINT = re.compile(r"torch\._(?:dynamo|inductor)\.config\.\w+")  # a setting: the tracer checks it
 _DISABLED = re.compile(r"Skip calling function `<function (\S+) at 0x[0-9a-f]+>` since it was wrapped with "
                        r"`torch\.compiler\.disable`")
+
+
+_BRANCH_REWRITE = "branch_rewrite"  # capture/branch_rewrites.py's record
+_WHERE_REWRITE = ("Write the branch as one tensor op, in place of lines {first}-{last}: `{paste}`. Both sides are "
+                  "computed and the condition stays a tensor, so nothing leaves the graph; where one side is costly or "
+                  "not valid for the other's inputs, keep the branch outside the compiled function instead.")
+
+
+def _branch_rewrite(trace: Trace, breaks: list[Artifact]) -> dict[str, Any] | None:
+    """The capture's torch.where rewrite of the `if` the breaks happened at, where it wrote one."""
+    at = {str(artifact.metadata.get("location") or "") for artifact in breaks}
+    for artifact in trace.artifacts:
+        meta = artifact.metadata
+        if artifact.name == _BRANCH_REWRITE and meta.get("location") in at and isinstance(meta.get("paste"), str) \
+                and isinstance(meta.get("first"), int) and isinstance(meta.get("last"), int):
+            return {"paste": meta["paste"], "first": meta["first"], "last": meta["last"]}
+    return None
 
 
 def _unset_config(trace: Trace, compile_ids: tuple[str, ...]) -> list[str]:

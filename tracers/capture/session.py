@@ -26,6 +26,7 @@ from .inductor_ir import InductorIRCollector
 from .kernel_origins import KernelOrigins
 from .forwarded_methods import ForwardedMethods
 from .group_teardown import GroupTeardown
+from .branch_rewrites import BranchRewrites
 from .late_hooks import LateHooks
 from .lines import ExecutedLines, LineCounter, watch_for
 from .rank_watch import RankWatch
@@ -103,6 +104,7 @@ class TraceSession:
             self.late_hooks,
             self.forwarded,
             self.evaluation,
+            BranchRewrites(self.recorder),  # stopped after torch's records are in: it reads their breaks
             GroupTeardown(),
             self.transformed,
             self.ir,

@@ -26,7 +26,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("findings")
     jobs = {"first_break": lambda: run_trace(PROGRAMS / "first_break.py", out, "--no-page")}  # Inductor: slowest
     for name in ("library_break", "sweep", "served", "item_print", "crop", "counter", "ddp_sequential",
-                 "call_names", "compiled_submodule", "context_break", "hook_break"):
+                 "call_names", "compiled_submodule", "context_break", "hook_break", "branch_where"):
         jobs[name] = lambda name=name: run_trace(PROGRAMS / f"{name}.py", out, "--no-page")
     # The fix the DDP finding gives, run as the user would apply it: its trace must have a graph.
     jobs["ddp_inner"] = lambda: run_trace(PROGRAMS / "ddp_sequential.py", out / "inner", "--no-page",
@@ -325,6 +325,13 @@ def test_a_break_inside_a_library_hook_names_the_hook_its_module_and_the_method_
     assert "an option of the call or of the model's config" not in finding.fix  # not the generic library guess
     recorded = [artifact for artifact in run.trace().artifacts if artifact.name == "module_hooks"]
     assert [hook["module"] for hook in recorded[0].metadata["hooks"]] == ["embed"]
+
+
+def test_a_branch_on_a_tensor_whose_arms_assign_one_name_is_told_the_where_line_to_paste(runs):
+    run = runs["branch_where"]
+    [finding] = [finding for finding in findings(run.trace(), run.facts()) if finding.kind == "graph-break"]
+    assert finding.user_line.line == 8
+    assert "in place of lines 8-11: `h = torch.where(h.sum() > 0, h * 2, h - 1)`" in finding.fix
 
 
 def test_a_run_whose_only_compiles_one_skipped_frame_holds_is_one_finding():
