@@ -152,6 +152,14 @@ class BreakGroup:
             eager = None
             kind = "graph-break"
             what = f"{count} graph break{'s' if count != 1 else ''}: {'; '.join(titles)}"
+            if any(_UNRESUMABLE in str(artifact.metadata.get("reason") or "") for artifact in self.artifacts):
+                # torch compiled the graph up to the break and runs the rest of the function eagerly, every call
+                served = sum(trace.info.calls_served.get(compile_id, 0) for compile_id in self.ids)
+                rest = f"line {self.user.line} and the rest of the function" if self.user else "the rest of the function"
+                what += f" that Dynamo cannot resume after: {rest} ran eagerly"
+                parts.append(f"Dynamo compiled the graph up to the break and skips the rest of the function: "
+                             + (f"each of the {served} calls its versions served ran " if served else "every call ran ")
+                             + f"{rest} eagerly")
             if self.merged:
                 what += (f", and {len(self.merged)} recompile{'s' if len(self.merged) != 1 else ''} of the code after "
                          "it on a value the line computed")
@@ -343,6 +351,7 @@ def _enclosing(caller: SourceLine, defs: dict[tuple[str, str], list[int]]) -> tu
     return (*key, above[-1]) if above else None
 
 
+_UNRESUMABLE = "cannot resume from"  # torch's reason for a break it compiles up to and skips the rest after
 _CONTEXT_SKIP = ("Dynamo cannot resume inside `{code}` (line {line}), a context manager it cannot split at a graph "
                  "break, so every call of this function runs eagerly. Compile the work inside the block{inner} and call "
                  "this function uncompiled, so that the `with` block and the call that breaks{broken} run as plain "

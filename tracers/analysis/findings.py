@@ -8,6 +8,8 @@ import dataclasses
 from tracers.tracefile.events import HINT_NAMES, Trace
 from tracers.vocabulary.durations import duration_s
 
+from .compile_arguments import ignored_arguments
+from .shared_code import shared_code
 from .breaks import claim_by_products, group_breaks, merge_stack_recompiles, resume_firsts
 from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
 from .failures import compile_failures
@@ -41,6 +43,8 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     # inside compiles no finding explains yet (a restart, a compile that produced no graph).
     evidence = gather(trace, named_failures(trace, failures))
     merged |= claim_by_products(groups, evidence, trace, compiles)
+    shared, firsts = shared_code(trace, evidence)  # another compiled object's first version: no changed value
+    merged |= firsts
     found = recompile_findings(trace, facts, compiles, evidence.failures, merged, ledger, evidence)
     resumed = resume_firsts(compiles)
     for group in groups:
@@ -58,7 +62,8 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     nothing = nothing_compiled(trace, facts, compiles, breaks)
     problems, nothing = _one_cause_of_nothing(problems, nothing)
     # a method called through the wrapper where nothing compiled at all is that finding's cause: said there
-    every = nothing + ignored_hooks(trace, evidence, compiles) + (uncompiled_methods(trace) if not nothing else []) + problems + \
+    every = nothing + ignored_hooks(trace, evidence, compiles) + (uncompiled_methods(trace) if not nothing else []) + \
+        problems + ignored_arguments(evidence) + shared + \
         ddp_splits(trace) + \
         one_time_setup(setup, facts) + dominant_stage(trace, facts)
     names = _hint_names(trace)  # once: per finding, it read every artifact again (findings x artifacts)

@@ -147,8 +147,11 @@ class FixCheck:
             before, after = (Counts(**{name: float(values.get(name, 0)) for name in MEASURES})
                              for values in (self.before, self.after))
             # worse with the run ending as the first did: it compiled more versions, markedly longer (verdict())
+            # no call brought back is said only where no break went either (a break gone brings code back)
+            brought = "" if after.graph_breaks < before.graph_breaks else \
+                ", with no call brought back into compiled code"
             ended = f"the program failed (exit {self.exit_code})" if self.exit_code else \
-                "it compiled more, and markedly longer, with no call brought back into compiled code" \
+                f"it compiled more, and markedly longer{brought}" \
                 if dearer(before, after) and not self.error else f"the program ended otherwise (exit {self.exit_code})"
             parts.insert(0, ended + (f": {self.error}" if self.error else ""))
         if self.output and self.verdict != "worse":  # a failed run's output is its traceback: said above

@@ -203,22 +203,30 @@ def _read_guard(guard: str, line: SourceLine | None) -> tuple[str, str, str, str
         named = naming(computed)
         return named.name or spoken(str(computed)), "value", \
             f"`{spoken(guard)}` held when the version before was compiled", str(computed)
+    branched = _computed_from(guard, _COMPARES_NUMBER)
+    if branched is not None:  # ``((1 + step) % 4) != 0``: a branch on a number made from a dynamic value
+        named = naming(branched)
+        return named.name or spoken(str(branched)), "value", f"the guard was `{spoken(guard)}`", str(branched)
     return spoken(guard)[:80] or "?", "other", "", ""
 
 
 _EQUALS_NUMBER = re.compile(r"==\s*-?\d+(?:\.\d+)?(?:e-?\d+)?\s*$")
+_BRANCH_OPERATOR = re.compile(r"\)\s*%\s*\d|//")
+_COMPARES_NUMBER = re.compile(r"(?:!=|<=|>=|<|>)\s*-?\d+(?:\.\d+)?(?:e-?\d+)?\s*$")
 
 
-def _computed_from(guard: str) -> Source | None:
+def _computed_from(guard: str, ends: re.Pattern[str] | None = None) -> Source | None:
     """The one plain value (not a size, not a stack value) a guard ``EXPRESSION == number`` computes with: torch
-    pinned the expression, as when a symbolic float reached an operator that needs a Python number."""
-    if not _EQUALS_NUMBER.search(guard):
+    pinned the expression, as when a symbolic float reached an operator that needs a Python number (``ends``: another
+    comparison with a number, as a branch on the expression guards it)."""
+    ends = ends or _EQUALS_NUMBER
+    if not ends.search(guard):
         return None
     found = find_sources(guard)
     if len({str(source) for _, source in found}) != 1:
         return None
     (start, end), source = found[0]
-    if not guard[:start].strip(" (") and _EQUALS_NUMBER.fullmatch(guard[end:].lstrip(" )")):
+    if not guard[:start].strip(" (") and ends.fullmatch(guard[end:].lstrip(" )")):
         return None  # the value itself pinned (``self.depth == 2``): no number computed from it
     named = naming(source)
     return source if named.stack is None and named.attribute is None else None
@@ -292,8 +300,10 @@ def made_dynamic(guards: str, failure: GuardFailure) -> bool:
                 if named.name not in names or named.attribute is not None:
                     continue
                 present = True
+                # a number made from it pinned: specialised; a remainder or a floor division of it that equals a
+                # number is one side of a branch on it (``((1 + step) % 4) == 0``): the value stays a symbol
                 pinned = pinned or bool(_LITERAL.match(text[end:]) and not text[:start].strip(" (")) \
-                    or _computed_from(text) is not None  # a number made from it pinned: specialised
+                    or (_computed_from(text) is not None and not _BRANCH_OPERATOR.search(text))
         return present and not pinned
     return False
 

@@ -225,6 +225,15 @@ _ALSO_DIFFERS = ("But version {version} would have failed this call on `{name}` 
 _ALSO_SET = ("set it before the first call (for a model's config attribute, in the config the model is built with), "
              "then make the first version dynamic: {how}.")
 _ALSO_KEEP = "keep `{name}` the same from the first call, then make the first version dynamic: {how}."
+_BRANCH_ON_DYNAMIC = ("{went}, and the later compiles ({later}) kept it dynamic but guarded `{guard}`: a Python "
+                      "branch on it{where}, which compiles one version for each side it takes, once each. Nothing more "
+                      "compiles for `{name}`; to have one version, decide the branch outside the compiled function and "
+                      "pass its result in, or write both sides as tensor ops.")
+_BRANCH_OF_DYNAMIC = ("`{name}` was dynamic already, and version {version} was compiled for the other side of a "
+                      "Python branch on it{where}: its guard is `{guard}`. Each side it takes compiles a version, once; "
+                      "nothing to fix unless the versions matter, and then decide the branch outside the compiled "
+                      "function and pass its result in, or write both sides as tensor ops (torch.where). Marking it "
+                      "dynamic does not help: it is dynamic.")
 _DYNAMIC_NOT_ALL = ("{went}, but later calls compiled again for it ({later}): the dynamic version does not cover "
                     "them; see the guards those compiles failed.")
 # The version the change failed already had the size symbolic (dynamic=True, mark_dynamic, or an automatic dynamic
@@ -487,7 +496,8 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
     served_once = (last is not None and bool(say(Claim("served-once", (last.compile_id, subject), "yes"), evidence,
                                                  said))) or (batch is not None and batch.passes == 1)
     cost_counts = "the recompiles' whole compiles, backward included"
-    static = _static_cause(evidence, own, first_frame) if not dynamic and kind in ("size", "value", "length") else None
+    # a container's length or a call's number of keyword arguments is never made dynamic: dynamic=False is not its cause
+    static = _static_cause(evidence, own, first_frame) if not dynamic and kind in ("size", "value") else None
     if dynamic:
         served = f"; version {last.compile_id} served {last.calls} call{'s' if last.calls != 1 else ''}" \
             if last.calls else ""
@@ -526,6 +536,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             if library_call is not None else _DYNAMIC_FROM_ONE.format(size=from_one.group(1), went=went) if from_one \
             else _DYNAMIC.format(how=how, went=went)
         not_all = _DYNAMIC_NOT_ALL.format(later=later, went=went[0].upper() + went[1:])
+        branch = _branch_on(evidence, again)
+        if branch is not None:  # the dynamic value kept, and a Python branch on it guarded: one version per side
+            not_all = _BRANCH_ON_DYNAMIC.format(went=went[0].upper() + went[1:], later=", ".join(dict.fromkeys(again)),
+                                                guard=branch[0], where=branch[1], name=subject)
         # torch names one failed guard per version: where the version before also pinned another value differently,
         # skipping the first, static version alone does not save the recompile
         also = evidence.also_differs(group.failures[0][0], first.version, first.source)
@@ -556,6 +570,10 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                            not_all), evidence, said)
         if advice != dynamic_said:
             remedies = ()  # the dynamic version does not serve the later calls: no fix of it is offered
+        itself = _branch_on(evidence, [group.failures[0][0]])
+        if itself is not None and advice == dynamic_said:  # the change was a branch on the value already dynamic
+            advice, remedies = _BRANCH_OF_DYNAMIC.format(name=subject, version=group.failures[0][0], guard=itself[0],
+                                                         where=itself[1]), ()
         explained = SHAPES
     elif pin is not None:
         said.append(Claim("pinned", (last.compile_id, subject, dim_text), ""))
@@ -984,6 +1002,19 @@ def _short_batch_again(group: _Group, compiles: dict[str, CompileFacts],
     if passes < 1 or full_calls < passes or full_calls % passes:
         return None
     return _Passes(full, short, passes, full_calls // passes)
+
+
+def _branch_on(evidence: RunEvidence, later: list[str]) -> tuple[str, str] | None:
+    """(the guard, `` at file:line (`code`)``) where every later compile failed a guard comparing an expression of the
+    value with a number (a branch on it, torch's guard on which side), at one line of the user's; None otherwise."""
+    failures = [evidence.failures.get(compile_id) for compile_id in later]
+    if not failures or any(failure is None or failure.kind != "value" or not failure.change.startswith(
+            "the guard was `") for failure in failures):
+        return None
+    lines = {(failure.line.short, failure.line.code) for failure in failures if failure.line is not None}
+    guard = failures[0].change.removeprefix("the guard was `").rstrip("`")
+    where = f" at {next(iter(lines))[0]} (`{next(iter(lines))[1].strip()}`)" if len(lines) == 1 else ""
+    return guard, where
 
 
 def _compiled_by(call: CompileCall) -> str:

@@ -82,7 +82,7 @@ class _Ran:
 
     @property
     def output(self) -> list[str]:
-        return [*self.stdout, *(line for line in self.stderr if not _NOT_THE_PROGRAMS.match(line))]
+        return [*self.stdout, *_programs_stderr(self.stderr)]
 
     def error_line(self, script: str) -> str:
         """``file.py:12``: the last frame of the program's own files in the traceback it printed, if any."""
@@ -93,8 +93,26 @@ class _Ran:
 # torch's logging lines (``W1201 22:12:36.918000 5861 torch/_dynamo/…``) and the tracer's own ("trace: …", the paths
 # --quiet prints) are no output of the program's: they differ with the compiles a fix changes.
 _NOT_THE_PROGRAMS = re.compile(r"^(?:[IWEDC]\d{4} \d\d:\d\d:\d\d|trace: |\S+\.(?:json|html)$)")
+# Python's warnings (``…/modeling_utils.py:12: FutureWarning: …``, then the warning's source line, indented): a
+# library warns once per process from the code that runs, so an eager fallback fixed away takes its warning along
+_WARNING = re.compile(r"^\S.*:\d+: [A-Z]\w*Warning: ")
 _FRAME = re.compile(r'^  File "([^"]+)", line (\d+)', re.M)
 _LIBRARY = re.compile(r"site-packages|dist-packages|/torch/|/tracers/|^<")
+
+
+def _programs_stderr(lines: list[str]) -> list[str]:
+    """stderr's lines less torch's log lines, the tracer's own, and Python's warnings with their source lines."""
+    kept, in_warning = [], False
+    for line in lines:
+        if _WARNING.match(line):
+            in_warning = True
+            continue
+        if in_warning and line.startswith((" ", "\t")):
+            continue
+        in_warning = False
+        if not _NOT_THE_PROGRAMS.match(line):
+            kept.append(line)
+    return kept
 
 
 def _run_captured(trace_argv: list[str], timeout: float | None, echo: bool = True) -> _Ran:

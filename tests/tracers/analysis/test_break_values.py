@@ -84,3 +84,22 @@ def test_the_config_fields_a_broken_compile_read_as_unset_are_read_from_its_guar
                                        Artifact(2, "guards", "dynamo_cpp_guards_str", "3/0", None, 1, 2, {}, guards)])
     assert _unset_config(trace, ("0/0", "1/0")) == ["self.config.problem_type"]
     assert _unset_config(trace, ("1/0",)) == []
+
+
+def test_a_break_dynamo_cannot_resume_after_says_the_rest_of_the_function_ran_eagerly():
+    from tracers.analysis.breaks import BreakGroup
+    from tracers.analysis.trace_facts import CompileFacts
+
+    reason = ("Encountered graph break that we cannot resume from. Compiling up to the previous resumable state, then "
+              "skipping the rest of the function. Graph break encountered:")
+    broke = [Artifact(index, "break", "dynamo_graph_break_reason", compile_id, None, 1, index,
+                      {"location": "gru.py:14", "reason": reason, "title": "Attempted to wrap RNN, GRU, or LSTM"})
+             for index, compile_id in enumerate(("0/0", "0/1"))]
+    group = BreakGroup(broke, SourceLine("/home/u/gru.py", 14, "forward", "out, h = self.gru(f, h)"), None, False)
+    trace = SimpleNamespace(artifacts=broke, info=SimpleNamespace(calls_served={"0/0": 8, "0/1": 22}, calls_eager={},
+                                                                  calls_note=None))
+    compiles = {compile_id: CompileFacts(compile_id, "Forecaster.forward (gru.py:12)", graphs=1)
+                for compile_id in ("0/0", "0/1")}
+    finding = group.finding(trace, compiles)
+    assert finding.what.endswith("that Dynamo cannot resume after: line 14 and the rest of the function ran eagerly")
+    assert "each of the 30 calls its versions served ran line 14 and the rest of the function eagerly" in finding.parts[0]

@@ -141,3 +141,14 @@ def test_a_closure_cell_is_said_by_the_variable_torch_names_in_its_hint():
     assert failure.said == "the number of items in `captured` changed"
     plain = parse_failure(f"0/0: not {hooked}.__closure__[0].cell_contents  # captured.append(o)  # s.py:38 in <lambda>")
     assert "__closure__" in plain.subject  # no hint: torch's path stays, never a guessed name
+
+
+def test_a_branch_on_a_number_made_from_a_dynamic_value_is_that_values_and_leaves_it_dynamic():
+    """``if (step + 1) % ACCUM == 0:`` with ``step`` dynamic: torch guards which side it took, not the value."""
+    failure = parse_failure("1/1: ((1 + step) % 4) != 0  # if (step + 1) % ACCUM == 0:  # train.py:29 in step_fn")
+    assert (failure.subject, failure.kind, failure.change) == ("step", "value",
+                                                               "the guard was `((1 + step) % 4) != 0`")
+    guards = "| +- LAMBDA_GUARD: ((1 + L['step']) % 4) == 0  # if (step + 1) % ACCUM == 0:\n"
+    assert made_dynamic(guards, parse_failure("1/0: L['step'] == 0  # step"))
+    pinned = "| +- LAMBDA_GUARD: (1.0 + ((-1)*L['self'].p)) == 0.84  # F.dropout(x, 1 - self.p)\n"
+    assert not made_dynamic(pinned, parse_failure("0/0: L['self'].p == 0.16  # p"))

@@ -208,3 +208,15 @@ def test_a_resume_functions_recompile_on_library_state_is_placed_at_the_users_li
     # an argument the user's call did not pass (a value computed before the break) keeps the break's line
     computed = parse_failure("1/0: ___stack1 == 0.34  # lam = float(np.random.beta(a, a))  # train.py:10 in step")
     assert recompiles._lines(_resume_trace(), computed, "1/1", RESUME)[0].line == 10
+
+
+@pytest.mark.pure
+def test_later_compiles_that_guard_a_branch_on_the_dynamic_value_are_said_as_the_branch():
+    from tracers.analysis.run_evidence import RunEvidence
+
+    side = parse_failure("1/1: ((1 + step) % 4) != 0  # if (step + 1) % ACCUM == 0:  # train.py:29 in step_fn")
+    assert recompiles._branch_on(RunEvidence(failures={"1/2": side}), ["1/2"]) == (
+        "((1 + step) % 4) != 0", " at train.py:29 (`if (step + 1) % ACCUM == 0:`)")
+    grown = parse_failure("0/1: tensor 'x' size mismatch at index 1. expected 8, actual 9")
+    assert recompiles._branch_on(RunEvidence(failures={"0/2": grown}), ["0/2"]) is None  # a size it missed
+    assert recompiles._branch_on(RunEvidence(), []) is None

@@ -216,3 +216,23 @@ def test_ctrl_c_during_the_fixes_keeps_the_checks_made_so_far(monkeypatch, tmp_p
     trace_fix_checks._check_all(handed, options, trace_fix_checks._Ran(0, [], []), 60.0, tmp_path)
     checks = load(copied).info.fix_checks
     assert len(calls) == 2 and len(checks) == 1 and checks[0]["verdict"] == "not applied"
+
+
+@pytest.mark.pure
+def test_pythons_warnings_and_torchs_log_lines_are_no_output_of_the_programs():
+    from tracers.commands.trace_fix_checks import _programs_stderr
+
+    stderr = ["/venv/lib/transformers/modeling_utils.py:1208: FutureWarning: `past_key_values` as a tuple is deprecated",
+              "  warnings.warn(",
+              "W1204 01:07:54.650000 4170 torch/_dynamo/convert_frame.py:1994] [2/8] hit config.recompile_limit (8)",
+              "step 3 loss 0.25",
+              "    an indented line of the program's own"]
+    assert _programs_stderr(stderr) == ["step 3 loss 0.25", "    an indented line of the program's own"]
+
+
+@pytest.mark.pure
+def test_a_worse_run_whose_breaks_went_does_not_say_no_call_came_back():
+    rnn = FixCheck({}, "setting:allow_rnn", "worse", exit_code=0,
+                   before={"graphs": 3, "graph_breaks": 3, "recompiles": 2, "eager_calls": 0, "compile_s": 1.05},
+                   after={"graphs": 4, "graph_breaks": 0, "recompiles": 3, "eager_calls": 0, "compile_s": 20.9})
+    assert rnn.said.startswith("worse: it compiled more, and markedly longer;") and "brought back" not in rnn.said
