@@ -1,4 +1,4 @@
-"""A mode or options passed to torch.compile with a backend that drops them (aot_eager, eager) is said, at the call."""
+"""A mode passed to torch.compile with a backend that drops it (aot_eager, eager) is said, at the call."""
 
 from __future__ import annotations
 
