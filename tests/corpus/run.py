@@ -46,6 +46,7 @@ KINDS = {
     "hook-ignored": {"hook-ignored"},
     "uncompiled-method": {"uncompiled-method"},
     "compile-failed": {"compile-failed"},
+    "ignored-argument": {"ignored-argument"},
 }
 # Torch's internal spellings that must never reach a finding's own words (what, parts, advice).
 RAW_NAMES = re.compile(r"\bL\[|\bG\[|kwargs\[|\bargs\[\d|___|\bself\._modules\[")
