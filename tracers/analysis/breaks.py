@@ -199,6 +199,14 @@ class BreakGroup:
             code = f" (`{self.library.code.strip()}`)" if self.library.code.strip() else ""
             advice = _LIBRARY_BREAK.format(package=library_name(self.library.path), where=self.library.short, code=code,
                                            line=self.user.short if self.user else "your line")
+        once = _first_call_only(self, compiles) if self.library is not None else None
+        if once is not None:  # a library's set-up on its first call: later versions of the frame compiled without it
+            code, later = once
+            parts.append(f"only in the first call: the later versions of {frame_words(compiles[later[0]].frame)} "
+                         f"({', '.join(later)}) compiled without this break, so it is code that runs once (a "
+                         "library's set-up on its first call)")
+            # the guess at an option the call passes does not apply: the code runs once, whatever the call passes
+            advice = _FIRST_CALL.format(package=library_name(self.library.path), where=self.library.short)
         unset = _unset_config(trace, self.ids) if self.library is not None else []
         if unset:  # the run's own guards: what the compile that broke read of the model's config as unset
             advice = (f"{advice} " if advice else "") + _UNSET.format(
@@ -420,6 +428,9 @@ _LIBRARY_BREAK = ("The break is in the code of {package} at {where}{code}, which
                   "only for an option of the call or of the model's config (labels passed in, a layer drop or a "
                   "dropout while training, an output option). Where one does, change it, or compute that part "
                   "outside the compiled function.")
+_FIRST_CALL = ("The break is in the code of {package} at {where}, which runs in the first call only. Run that first call "
+               "eagerly, so the set-up happens outside any compile: call the model once before compiling it, or make "
+               "the first call under torch.compiler.set_stance(\"force_eager\").")
 _UNSET = ("In this run, the compile that broke read {names} as None (its guards pin it): "
           "code that chooses its path by such a setting may take this one only while it is unset, so where your task "
           "tells what it {were} meant to be, set it before the first call and trace again.")
@@ -442,6 +453,19 @@ def _branch_rewrite(trace: Trace, breaks: list[Artifact]) -> dict[str, Any] | No
         if artifact.name == _BRANCH_REWRITE and meta.get("location") in at and isinstance(meta.get("paste"), str) \
                 and isinstance(meta.get("first"), int) and isinstance(meta.get("last"), int):
             return {"paste": meta["paste"], "first": meta["first"], "last": meta["last"]}
+    return None
+
+
+def _first_call_only(group: BreakGroup, compiles: dict[str, CompileFacts]) -> tuple[str, list[str]] | None:
+    """(the code, its later versions) where the group's breaks are in a code's first version only and that code has
+    later versions with graphs none of which broke so: the break's code ran in the first call alone."""
+    ids = set(group.ids)
+    for code in dict.fromkeys(compile_id.rpartition("/")[0] for compile_id in group.ids if "/" in compile_id):
+        versions = sorted((compile_id for compile_id in compiles if compile_id.rpartition("/")[0] == code),
+                          key=compile_identity.sort_key)
+        later = [compile_id for compile_id in versions[1:] if compiles[compile_id].graphs]
+        if versions and versions[0] in ids and later and not ids & set(versions[1:]):
+            return code, later
     return None
 
 

@@ -103,3 +103,20 @@ def test_a_break_dynamo_cannot_resume_after_says_the_rest_of_the_function_ran_ea
     finding = group.finding(trace, compiles)
     assert finding.what.endswith("that Dynamo cannot resume after: line 14 and the rest of the function ran eagerly")
     assert "each of the 30 calls its versions served ran line 14 and the rest of the function eagerly" in finding.parts[0]
+
+
+def test_a_library_break_in_a_codes_first_version_only_is_the_libraries_first_call_set_up():
+    """transformers installs its output-capturing hooks on the first call: 0/0 breaks there, and the later versions
+    of the same code (a new size each) compile without it."""
+    from tracers.analysis.breaks import BreakGroup, _first_call_only
+    from tracers.analysis.trace_facts import CompileFacts
+
+    broke = [Artifact(1, "break", "dynamo_graph_break_reason", "0/0", None, 1, 1, {"location": "capturing.py:239"})]
+    group = BreakGroup(broke, SourceLine("/home/u/feat.py", 15, "embed", "out = model(wave)"),
+                       SourceLine("/venv/transformers/utils/capturing.py", 239, "install", "with lock:"), False)
+    compiles = {compile_id: CompileFacts(compile_id, "embed (feat.py:12)", graphs=1) for compile_id in ("0/0", "0/1", "0/2")}
+    assert _first_call_only(group, compiles) == ("0", ["0/1", "0/2"])
+    again = BreakGroup(broke + [Artifact(2, "break", "dynamo_graph_break_reason", "0/1", None, 1, 2, {})], group.user,
+                       group.library, False)
+    assert _first_call_only(again, compiles) is None  # it broke in a later version too: every call runs it
+    assert _first_call_only(group, {"0/0": compiles["0/0"]}) is None  # no later version: nothing shows it
