@@ -28,6 +28,7 @@ ORDER = [
     "the module hooks added after compiling",
     "the module methods called through torch.compile's wrapper",
     "the Trainer's evaluation of the uncompiled model",
+    "the data-dependent branches written as torch.where",
     "the process-group teardown",
     "Dynamo's rewritten code",
     "Inductor's IR logs",
