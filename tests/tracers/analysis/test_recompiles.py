@@ -5,6 +5,7 @@ short one; sizes that change for other reasons keep the automatic-dynamic advice
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,16 @@ def test_later_compiles_that_guard_a_branch_on_the_dynamic_value_are_said_as_the
     grown = parse_failure("0/1: tensor 'x' size mismatch at index 1. expected 8, actual 9")
     assert recompiles._branch_on(RunEvidence(failures={"0/2": grown}), ["0/2"]) is None  # a size it missed
     assert recompiles._branch_on(RunEvidence(), []) is None
+
+
+@pytest.mark.pure
+def test_a_static_caches_length_guarded_as_a_number_is_told_max_cache_len():
+    """generate() with cache_implementation="static" and max_new_tokens 8, 8, 12 (transformers 5.17 on an H200): the
+    cache's max_cache_len value recompiles, and its keys' size: both findings give generate(max_cache_len=N)."""
+    from tests.conftest import ROOT
+    from tracers.tracefile.chrome import load
+
+    trace = load(ROOT / "tests" / "data" / "cuda-2.11.0" / "generate_static-cuda-cold.json")
+    told = [finding for finding in findings(trace) if finding.kind == "recompile" and "max_cache_len=N" in finding.fix]
+    subjects = {re.search(r"the (?:value|size) of `([^`]+)`", finding.what).group(1) for finding in told}
+    assert subjects == {"past_key_values.layers[0].max_cache_len", "past_key_values.layers[0].keys"}
