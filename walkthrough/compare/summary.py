@@ -93,6 +93,16 @@ def render(comparison: Comparison, style: Style, written: list[str] = ()) -> str
         lines.append(f"  {side.release}: {side_line(side)}, exit {codes}{failed}")
     if comparison.build_note:
         lines.append(style.yellow(f"  {comparison.build_note}"))
+    # the verdict first: what changed for this script, then the counts and the times behind it
+    changes, spread, same = cause_lines(comparison)
+    lines += ["Findings that changed (causes matched by what they are, over every run; a moved line is no change):"]
+    lines += [f"  - {text}" for text in changes] or ["  none: every cause is the same under both releases"
+                                                    if not spread else "  none beyond the run-to-run spread"]
+    if spread:
+        lines += ["  Within the run-to-run spread (not changes):"] + [f"  - {text}" for text in spread]
+    if same:
+        lines += [style.dim(f"  The same under both releases: {len(same)}")] + [style.dim(f"  - {text}") for text in same]
+    lines.append("")
     width = 34
     lines += _stage_table(comparison.stages, INCLUSIVE, comparison, style)
     if comparison.own_stages:
@@ -114,14 +124,6 @@ def render(comparison: Comparison, style: Style, written: list[str] = ()) -> str
         lines.append(f"  {what:<{width}}{count_a:>12}{count_b:>12}{marker}")
     if comparison.varied:
         lines.append(style.yellow(f"  not the same in every run (the first run's shown): {', '.join(comparison.varied)}"))
-    changes, spread, same = cause_lines(comparison)
-    lines += ["", "Findings that changed (causes matched by what they are, over every run; a moved line is no change):"]
-    lines += [f"  - {text}" for text in changes] or ["  none: every cause is the same under both releases"
-                                                    if not spread else "  none beyond the run-to-run spread"]
-    if spread:
-        lines += ["  Within the run-to-run spread (not changes):"] + [f"  - {text}" for text in spread]
-    if same:
-        lines += [style.dim(f"  The same under both releases: {len(same)}")] + [style.dim(f"  - {text}") for text in same]
     lines += ["", f"What changed in torch between {a} and {b}, for the stages that moved:"]
     if comparison.changes_note:
         lines.append(style.dim(f"  ({comparison.changes_note})"))

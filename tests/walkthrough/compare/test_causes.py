@@ -123,3 +123,14 @@ def test_stage_tables_are_labelled_inclusive_and_exclusive_and_each_side_says_it
     own = {row.key: row for row in result.own_stages}
     inclusive = {row.key: row for row in result.stages}
     assert own and all(own[key].a.median <= inclusive[key].a.median for key in own if key in inclusive)
+
+
+def test_the_comparison_leads_with_the_findings_that_changed_then_the_counts_and_the_times():
+    """What changed for this script comes first, on the terminal and on the page (issue 55, item 7)."""
+    a, b = _side(RECORDED / "line_moved" / "a", "A"), _side(RECORDED / "line_moved" / "b", "B")
+    result = comparison("counter.py", "cpu", "cold", a, b)
+    text = render(result, Style(False))
+    assert text.index("Findings that changed") < text.index("(inclusive: each stage's outermost calls")
+    html = render_comparison(result)
+    assert html.index('data-part="compare-findings"') < html.index('data-part="compare-counts"') < \
+        html.index('data-part="compare-stages"')
