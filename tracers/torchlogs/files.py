@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,15 +39,23 @@ def is_log_name(name: str) -> bool:
     return LOG_NAME.match(name) is not None
 
 
-def find_logs(directory: Path) -> Found:
-    """The logs directly inside ``directory`` (torch writes them there, one per process), by rank then name; raises
-    ReadError (one line) for a directory that cannot be listed or searched (no read or execute permission)."""
+_RENAMED = re.compile(r"\.log(?:\.gz)?$")  # a log renamed when collected keeps, at least, its extension
+
+
+def find_logs(directory: Path, holds_records: Callable[[Path], bool] | None = None) -> Found:
+    """The logs directly inside ``directory`` (torch writes them there, one per process), by rank then name: by
+    torch's file name, or, with ``holds_records``, any other ``.log`` file that it says holds TORCH_TRACE records (a
+    renamed log, whose rank its records give). Raises ReadError (one line) for a directory that cannot be listed or
+    searched (no read or execute permission)."""
     logs, foreign = [], []
     try:
         children = sorted(directory.iterdir())
         for child in children:
             if child.is_file() and is_log_name(child.name):
                 logs.append(LogFile(child, rank_in_name(child.name)))
+            elif holds_records is not None and _RENAMED.search(child.name) and child.is_file() and \
+                    holds_records(child):
+                logs.append(LogFile(child, None))
             elif not _OWN_OUTPUT.match(child.name):
                 foreign.append(child.name + ("/" if child.is_dir() else ""))
     except OSError as error:

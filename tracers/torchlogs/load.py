@@ -204,7 +204,7 @@ def load_logs(path: Path, keep_code: bool = True, run: int | None = None,
         raise LogError(f"{path}: no such file or directory")
     if _is_dir(path):
         try:
-            found = find_logs(path)
+            found = find_logs(path, looks_like_log)
         except ReadError as error:
             raise LogError(str(error)) from None
         files, foreign = found.logs, found.foreign

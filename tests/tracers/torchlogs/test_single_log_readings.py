@@ -179,3 +179,15 @@ def test_a_renamed_ranks_log_takes_its_rank_from_its_records(tmp_path: Path, cap
     assert main(["report", str(log), "--out", str(tmp_path / "out")]) == 0
     said = capsys.readouterr().err
     assert "read from TORCH_TRACE log rank1.log (rank 1)" in said and "Traceback" not in said, said
+
+
+def test_a_folder_of_renamed_rank_logs_is_read_by_their_records(tmp_path: Path) -> None:
+    """Logs collected as ``rank0.log`` and ``rank1.log.gz``: the folder is read as the two ranks, each by its records;
+    a ``.log`` that holds no record, and other files, stay foreign."""
+    import gzip
+
+    (tmp_path / "rank0.log").write_text(compile_log(0), encoding="utf-8")
+    (tmp_path / "rank1.log.gz").write_bytes(gzip.compress(compile_log(1).encode()))
+    (tmp_path / "notes.log").write_text("the run went fine\n", encoding="utf-8")
+    loaded = load_logs(tmp_path)
+    assert loaded.ranked and [log.rank for log in loaded.logs] == [0, 1]
