@@ -14,7 +14,7 @@ from tracers.vocabulary.durations import duration_s
 from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
 from .frames import (SourceLine, caller_places, direct_caller, is_library, library_name, parse_location, short, traceback_lines,
                      user_and_library)
-from .guard_failures import GuardFailure
+from .guard_failures import GuardFailure, parse_failure
 from .hook_breaks import hook_break
 from .run_evidence import PLAIN_VALUE, RunEvidence, pinned_values
 from .symbolic_breaks import symbolic_advice, symbolic_breaks
@@ -199,7 +199,7 @@ class BreakGroup:
             code = f" (`{self.library.code.strip()}`)" if self.library.code.strip() else ""
             advice = _LIBRARY_BREAK.format(package=library_name(self.library.path), where=self.library.short, code=code,
                                            line=self.user.short if self.user else "your line")
-        once = _first_call_only(self, compiles) if self.library is not None else None
+        once = _first_call_only(self, trace, compiles) if self.library is not None else None
         if once is not None:  # a library's set-up on its first call: later versions of the frame compiled without it
             code, later = once
             parts.append(f"only in the first call: the later versions of {frame_words(compiles[later[0]].frame)} "
@@ -456,17 +456,30 @@ def _branch_rewrite(trace: Trace, breaks: list[Artifact]) -> dict[str, Any] | No
     return None
 
 
-def _first_call_only(group: BreakGroup, compiles: dict[str, CompileFacts]) -> tuple[str, list[str]] | None:
+def _first_call_only(group: BreakGroup, trace: Trace,
+                     compiles: dict[str, CompileFacts]) -> tuple[str, list[str]] | None:
     """(the code, its later versions) where the group's breaks are in a code's first version only and that code has
-    later versions with graphs none of which broke so: the break's code ran in the first call alone."""
+    later versions with graphs, none of which broke so, each compiled for new sizes alone (the same calls, so the
+    same path: a version for another mode, an evaluation's, may simply not take the path that breaks): the break's
+    code ran in the first call alone."""
     ids = set(group.ids)
     for code in dict.fromkeys(compile_id.rpartition("/")[0] for compile_id in group.ids if "/" in compile_id):
         versions = sorted((compile_id for compile_id in compiles if compile_id.rpartition("/")[0] == code),
                           key=compile_identity.sort_key)
         later = [compile_id for compile_id in versions[1:] if compiles[compile_id].graphs]
-        if versions and versions[0] in ids and later and not ids & set(versions[1:]):
+        if versions and versions[0] in ids and later and not ids & set(versions[1:]) and \
+                all(_recompiled_for(trace, compile_id) == "size" for compile_id in later):
             return code, later
     return None
+
+
+def _recompiled_for(trace: Trace, compile_id: str) -> str:
+    """The kind of change torch's recompile record gives first for the compile ("" where it gives none)."""
+    for artifact in trace.artifacts:
+        reasons = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
+        if artifact.compile_id == compile_id and isinstance(reasons, list) and reasons:
+            return parse_failure(str(reasons[0])).kind
+    return ""
 
 
 def _unset_config(trace: Trace, compile_ids: tuple[str, ...]) -> list[str]:

@@ -115,8 +115,19 @@ def test_a_library_break_in_a_codes_first_version_only_is_the_libraries_first_ca
     group = BreakGroup(broke, SourceLine("/home/u/feat.py", 15, "embed", "out = model(wave)"),
                        SourceLine("/venv/transformers/utils/capturing.py", 239, "install", "with lock:"), False)
     compiles = {compile_id: CompileFacts(compile_id, "embed (feat.py:12)", graphs=1) for compile_id in ("0/0", "0/1", "0/2")}
-    assert _first_call_only(group, compiles) == ("0", ["0/1", "0/2"])
+
+    def recompiled(*reasons: tuple[str, str]) -> SimpleNamespace:
+        return SimpleNamespace(artifacts=[Artifact(10 + index, "recompile", "recompile_reasons", compile_id, None, 1, 0,
+                                                   {"reasons": [reason]}) for index, (compile_id, reason) in
+                                          enumerate(reasons)])
+
+    sizes = recompiled(("0/1", "0/0: tensor 'L['wave']' size mismatch at index 1. expected 4000, actual 4800"),
+                       ("0/2", "0/1: 60 <= L['wave'].size()[1] <= 6409"))
+    assert _first_call_only(group, sizes, compiles) == ("0", ["0/1", "0/2"])
     again = BreakGroup(broke + [Artifact(2, "break", "dynamo_graph_break_reason", "0/1", None, 1, 2, {})], group.user,
                        group.library, False)
-    assert _first_call_only(again, compiles) is None  # it broke in a later version too: every call runs it
-    assert _first_call_only(group, {"0/0": compiles["0/0"]}) is None  # no later version: nothing shows it
+    assert _first_call_only(again, sizes, compiles) is None  # it broke in a later version too: every call runs it
+    assert _first_call_only(group, sizes, {"0/0": compiles["0/0"]}) is None  # no later version: nothing shows it
+    # a later version for evaluation may just not take the path that breaks: no first-call claim
+    modes = recompiled(("0/1", "0/0: GLOBAL_STATE changed: grad_mode"), ("0/2", "0/1: 60 <= L['wave'].size()[1]"))
+    assert _first_call_only(group, modes, compiles) is None
