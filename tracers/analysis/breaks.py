@@ -14,9 +14,10 @@ from tracers.vocabulary.durations import duration_s
 from .finding_type import BREAKS, EXPLANATION, HINT, Finding, Ledger, first_match, unique_ids
 from .frames import (SourceLine, caller_places, direct_caller, is_library, library_name, parse_location, short, traceback_lines,
                      user_and_library)
-from .guard_failures import GuardFailure, parse_failure
+from .guard_failures import GuardFailure
+from .guard_sources import naming, parse_source
 from .hook_breaks import hook_break
-from .run_evidence import PLAIN_VALUE, RunEvidence, pinned_values
+from .run_evidence import PLAIN_VALUE, RunEvidence
 from .symbolic_breaks import symbolic_advice, symbolic_breaks
 from .trace_facts import FRAME_SKIPPED, CompileFacts
 from .user_names import frame_words, resume_place, stack_value_words
@@ -113,7 +114,9 @@ class BreakGroup:
                 continue
             self.cost_s += ledger.whole(compile_id) if facts.graphs == 0 else ledger.restart(compile_id)
 
-    def finding(self, trace: Trace, compiles: dict[str, CompileFacts]) -> Finding:
+    def finding(self, trace: Trace, compiles: dict[str, CompileFacts], evidence: RunEvidence | None = None) -> Finding:
+        """``evidence``: the run's (its recompiles' failed guards, the values its guards pin), where the caller has it."""
+        evidence = evidence or RunEvidence()
         payload = next((artifact.payload for artifact in self.artifacts if artifact.payload), "") or ""
         titles = list(dict.fromkeys(_title(artifact) for artifact in self.artifacts))
         ids = unique_ids((*self.ids, *self.created, *self.merged, *self.nested, *self.by_products))
@@ -199,7 +202,7 @@ class BreakGroup:
             code = f" (`{self.library.code.strip()}`)" if self.library.code.strip() else ""
             advice = _LIBRARY_BREAK.format(package=library_name(self.library.path), where=self.library.short, code=code,
                                            line=self.user.short if self.user else "your line")
-        once = _first_call_only(self, trace, compiles) if self.library is not None else None
+        once = _first_call_only(self, evidence.failures, compiles) if self.library is not None else None
         if once is not None:  # a library's set-up on its first call: later versions of the frame compiled without it
             code, later = once
             parts.append(f"only in the first call: the later versions of {frame_words(compiles[later[0]].frame)} "
@@ -207,7 +210,7 @@ class BreakGroup:
                          "library's set-up on its first call)")
             # the guess at an option the call passes does not apply: the code runs once, whatever the call passes
             advice = _FIRST_CALL.format(package=library_name(self.library.path), where=self.library.short)
-        unset = _unset_config(trace, self.ids) if self.library is not None else []
+        unset = _unset_config(evidence, self.ids) if self.library is not None else []
         if unset:  # the run's own guards: what the compile that broke read of the model's config as unset
             advice = (f"{advice} " if advice else "") + _UNSET.format(
                 names=" and ".join(f"`{name}`" for name in unset), were="were" if len(unset) > 1 else "was")
@@ -244,28 +247,39 @@ class BreakGroup:
                                if failure is not None))
 
 
-_LOCAL_NAME = re.compile(r"^L\['(\w+)'\]$")
-
-
 def _symbols_at(trace: Trace, compile_id: str, user: SourceLine | None) -> str:
     """The values the compile made symbols at the user's line, in the user's words (```lr` and the number
     `loss.item()` returned``): torch's ``create_symbol`` records name each and the line it was made at."""
     if user is None:
         return ""
     names: list[str] = []
-    for artifact in trace.artifacts:
-        frame = artifact.metadata.get("user_frame") if artifact.name == "create_symbol" else None
+    for artifact in _named(trace, "create_symbol"):
+        frame = artifact.metadata.get("user_frame")
         if artifact.compile_id != compile_id or not isinstance(frame, dict) or frame.get("line") != user.line:
             continue
-        local = _LOCAL_NAME.match(str(artifact.metadata.get("source") or ""))
-        if local is None:
+        source = parse_source(str(artifact.metadata.get("source") or ""))
+        named = naming(source) if source is not None else None
+        if named is None or named.attribute is not None:  # a size's symbol, or nothing the grammar reads
             continue
-        name = local.group(1)
         said = stack_value_words(user.code, None, str(artifact.metadata.get("val") or "")) \
-            if name.startswith("___") else f"`{name}`"
-        if said not in names and not said.startswith("a value computed"):
+            if named.stack is not None else f"`{named.name}`" if named.name else ""
+        if said and said not in names and not said.startswith("a value computed"):
             names.append(said)
     return " and ".join(names)
+
+
+_INDEX: list = [None, -1, {}]  # the trace last indexed, its record count then, its records by name
+
+
+def _named(trace: Trace, name: str) -> list[Artifact]:
+    """The trace's records of one name, indexed once per trace (each group scanning every record grew with their
+    product on a large log)."""
+    if _INDEX[0] is not trace or _INDEX[1] != len(trace.artifacts):
+        index: dict[str, list[Artifact]] = {}
+        for artifact in trace.artifacts:
+            index.setdefault(artifact.name, []).append(artifact)
+        _INDEX[:] = [trace, len(trace.artifacts), index]
+    return _INDEX[2].get(name, [])
 
 
 def _by_product_parts(group: BreakGroup, compiles: dict[str, CompileFacts]) -> list[str]:
@@ -448,15 +462,15 @@ _WHERE_REWRITE = ("Write the branch as one tensor op, in place of lines {first}-
 def _branch_rewrite(trace: Trace, breaks: list[Artifact]) -> dict[str, Any] | None:
     """The capture's torch.where rewrite of the `if` the breaks happened at, where it wrote one."""
     at = {str(artifact.metadata.get("location") or "") for artifact in breaks}
-    for artifact in trace.artifacts:
+    for artifact in _named(trace, _BRANCH_REWRITE):
         meta = artifact.metadata
-        if artifact.name == _BRANCH_REWRITE and meta.get("location") in at and isinstance(meta.get("paste"), str) \
+        if meta.get("location") in at and isinstance(meta.get("paste"), str) \
                 and isinstance(meta.get("first"), int) and isinstance(meta.get("last"), int):
             return {"paste": meta["paste"], "first": meta["first"], "last": meta["last"]}
     return None
 
 
-def _first_call_only(group: BreakGroup, trace: Trace,
+def _first_call_only(group: BreakGroup, failures: dict[str, GuardFailure],
                      compiles: dict[str, CompileFacts]) -> tuple[str, list[str]] | None:
     """(the code, its later versions) where the group's breaks are in a code's first version only and that code has
     later versions with graphs, none of which broke so, each compiled for new sizes alone (the same calls, so the
@@ -468,27 +482,17 @@ def _first_call_only(group: BreakGroup, trace: Trace,
                           key=compile_identity.sort_key)
         later = [compile_id for compile_id in versions[1:] if compiles[compile_id].graphs]
         if versions and versions[0] in ids and later and not ids & set(versions[1:]) and \
-                all(_recompiled_for(trace, compile_id) == "size" for compile_id in later):
+                all(compile_id in failures and failures[compile_id].kind == "size" for compile_id in later):
             return code, later
     return None
 
 
-def _recompiled_for(trace: Trace, compile_id: str) -> str:
-    """The kind of change torch's recompile record gives first for the compile ("" where it gives none)."""
-    for artifact in trace.artifacts:
-        reasons = artifact.metadata.get("reasons") if artifact.kind == "recompile" else None
-        if artifact.compile_id == compile_id and isinstance(reasons, list) and reasons:
-            return parse_failure(str(reasons[0])).kind
-    return ""
-
-
-def _unset_config(trace: Trace, compile_ids: tuple[str, ...]) -> list[str]:
+def _unset_config(evidence: RunEvidence, compile_ids: tuple[str, ...]) -> list[str]:
     """The model config fields the compiles' guards pin to None (``self.config.problem_type``), in order."""
     names: list[str] = []
-    for artifact in trace.artifacts:
-        if artifact.kind == "guards" and artifact.compile_id in compile_ids and artifact.payload:
-            names += [name for name, value in pinned_values(artifact.payload).items()
-                      if value == "None" and ".config." in name and name not in names]
+    for compile_id in compile_ids:
+        names += [name for name, value in evidence.pinned_values.get(compile_id, {}).items()
+                  if value == "None" and ".config." in name and name not in names]
     return names
 
 

@@ -53,7 +53,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
         group.claim_waste(compiles, ledger)
         group.claim_nested(trace, compiles, ledger)
     compiled = frozenset(facts.frame.split(" (", 1)[0] for facts in compiles.values() if facts.frame and facts.graphs)
-    breaks = checked_hints([group.finding(trace, compiles) for group in groups], compiled)
+    breaks = checked_hints([group.finding(trace, compiles, evidence) for group in groups], compiled)
     found += breaks + compile_failures(trace, facts, ledger) + thrown_away(compiles, ledger) + \
         cache_misses(trace, compiles, ledger) + cudagraph_findings(trace, facts, *_library_compile(evidence))
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))

@@ -201,7 +201,7 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
         elif artifact.kind == "compile-call":
             evidence.calls.append(_compile_call(meta))
         elif artifact.kind == "guards" and artifact.compile_id and artifact.payload:
-            evidence.pinned_values[artifact.compile_id] = pinned_values(artifact.payload)
+            evidence.pinned_values[artifact.compile_id] = _pinned_values(artifact.payload)
         elif artifact.name == "create_symbol" and artifact.compile_id:
             source = str(meta.get("source") or "")
             sized = _SYMBOL_SOURCE.match(source)
@@ -228,8 +228,7 @@ _LOCAL = re.compile(r"^L\[['\"](\w+)['\"]\]")
 _PINNED_VALUE = re.compile(r"\b(?:NONE_MATCH|EQUALS_MATCH): (L\['\w+'\](?:\.\w+)+) (?:is (None)|== (.+?))\s*(?:#|$)")
 
 
-def pinned_values(guards: str) -> dict[str, str]:
-    """The values of the user's state a compile's guards pin (``self.config.problem_type`` -> ``None``)."""
+def _pinned_values(guards: str) -> dict[str, str]:
     found: dict[str, str] = {}
     for line in guards.splitlines():
         if "_MATCH: L[" in line:

@@ -10,6 +10,7 @@ import pytest
 
 from tracers.analysis.breaks import _symbols_at
 from tracers.analysis.frames import SourceLine
+from tracers.analysis.guard_failures import parse_failure
 from tracers.analysis.symbolic_breaks import symbolic_advice, symbolic_breaks
 from tracers.tracefile.events import Artifact
 
@@ -55,7 +56,6 @@ def test_a_local_the_break_line_assigned_joins_that_break_when_a_later_resume_fu
     """``n_tokens = mask.sum().item()`` breaks at line 30; the code after a later break (line 35) is handed n_tokens
     and recompiles on its value: that recompile is line 30's doing."""
     from tracers.analysis.breaks import BreakGroup, merge_stack_recompiles
-    from tracers.analysis.guard_failures import parse_failure
     from tracers.analysis.trace_facts import CompileFacts
 
     item = Artifact(1, "break", "dynamo_graph_break_reason", "0/0", None, 1, 1,
@@ -76,14 +76,17 @@ def test_a_local_the_break_line_assigned_joins_that_break_when_a_later_resume_fu
 
 def test_the_config_fields_a_broken_compile_read_as_unset_are_read_from_its_guards():
     from tracers.analysis.breaks import _unset_config
+    from tracers.analysis.run_evidence import gather
 
     guards = ("| +- NONE_MATCH: L['self'].config.problem_type is None  # if self.config.problem_type is None:\n"
               "| +- EQUALS_MATCH: L['self'].config.pooler_hidden_act == 'gelu'  # act = ...\n"
               "| +- NONE_MATCH: L['self'].cache is None  # not the config\n")
     trace = SimpleNamespace(artifacts=[Artifact(1, "guards", "dynamo_cpp_guards_str", "0/0", None, 1, 1, {}, guards),
-                                       Artifact(2, "guards", "dynamo_cpp_guards_str", "3/0", None, 1, 2, {}, guards)])
-    assert _unset_config(trace, ("0/0", "1/0")) == ["self.config.problem_type"]
-    assert _unset_config(trace, ("1/0",)) == []
+                                       Artifact(2, "guards", "dynamo_cpp_guards_str", "3/0", None, 1, 2, {}, guards)],
+                            info=SimpleNamespace(calls_served={}))
+    evidence = gather(trace, {})  # the run's guards read where the findings read them
+    assert _unset_config(evidence, ("0/0", "1/0")) == ["self.config.problem_type"]
+    assert _unset_config(evidence, ("1/0",)) == []
 
 
 def test_a_break_dynamo_cannot_resume_after_says_the_rest_of_the_function_ran_eagerly():
@@ -116,18 +119,13 @@ def test_a_library_break_in_a_codes_first_version_only_is_the_libraries_first_ca
                        SourceLine("/venv/transformers/utils/capturing.py", 239, "install", "with lock:"), False)
     compiles = {compile_id: CompileFacts(compile_id, "embed (feat.py:12)", graphs=1) for compile_id in ("0/0", "0/1", "0/2")}
 
-    def recompiled(*reasons: tuple[str, str]) -> SimpleNamespace:
-        return SimpleNamespace(artifacts=[Artifact(10 + index, "recompile", "recompile_reasons", compile_id, None, 1, 0,
-                                                   {"reasons": [reason]}) for index, (compile_id, reason) in
-                                          enumerate(reasons)])
-
-    sizes = recompiled(("0/1", "0/0: tensor 'L['wave']' size mismatch at index 1. expected 4000, actual 4800"),
-                       ("0/2", "0/1: 60 <= L['wave'].size()[1] <= 6409"))
+    size = parse_failure("0/0: tensor 'L['wave']' size mismatch at index 1. expected 4000, actual 4800")
+    sizes = {"0/1": size, "0/2": parse_failure("0/1: 60 <= L['wave'].size()[1] <= 6409")}
     assert _first_call_only(group, sizes, compiles) == ("0", ["0/1", "0/2"])
     again = BreakGroup(broke + [Artifact(2, "break", "dynamo_graph_break_reason", "0/1", None, 1, 2, {})], group.user,
                        group.library, False)
     assert _first_call_only(again, sizes, compiles) is None  # it broke in a later version too: every call runs it
     assert _first_call_only(group, sizes, {"0/0": compiles["0/0"]}) is None  # no later version: nothing shows it
     # a later version for evaluation may just not take the path that breaks: no first-call claim
-    modes = recompiled(("0/1", "0/0: GLOBAL_STATE changed: grad_mode"), ("0/2", "0/1: 60 <= L['wave'].size()[1]"))
+    modes = {"0/1": parse_failure("0/0: GLOBAL_STATE changed: grad_mode"), "0/2": sizes["0/2"]}
     assert _first_call_only(group, modes, compiles) is None
