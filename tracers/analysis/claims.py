@@ -69,14 +69,20 @@ def _pinned(evidence: RunEvidence, version: str, name: str, dim: str = "") -> bo
     return not _stays_dynamic(evidence, version, name, dim)
 
 
-def _served_later_calls(evidence: RunEvidence, version: str, subject: str = "", dim: str = "") -> bool:
-    """No later compile failed against the version on the same value, at the same dimension (another guard, grad
-    mode say, is another cause), nor on that value again against a later version, and the limit refused none of the
-    frame's later calls."""
+def _served_later_calls(evidence: RunEvidence, version: str, subject: str = "", dim: str = "", kind: str = "") -> bool:
+    """No later compile failed against the version on the same value, at the same dimension, of the same kind (where
+    said: a dtype after a size, or grad mode, is another cause), nor on that value again against a later version, and
+    the limit refused none of the frame's later calls that changed it (or whose change is not known)."""
     dimension = int(dim) if dim.isdigit() else None
-    return not evidence.failed_against(version, subject or None, dimension) and \
-        not (subject and evidence.changed_again(version, subject, dimension)) and \
-        not any(later in evidence.refused for later in evidence.later_versions(version))
+
+    def about_it(refused: str) -> bool:
+        failure = evidence.failures.get(refused)
+        return failure is None or not subject or (subject in (failure.subject, failure.source)
+                                                  and (not kind or failure.kind == kind))
+
+    return not evidence.failed_against(version, subject or None, dimension, kind or None) and \
+        not (subject and evidence.changed_again(version, subject, dimension, kind or None)) and \
+        not any(later in evidence.refused and about_it(later) for later in evidence.later_versions(version))
 
 
 def _limit_is(evidence: RunEvidence, version: str, limit: str) -> bool:

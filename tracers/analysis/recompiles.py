@@ -515,13 +515,14 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
         what += f"{together}, then Dynamo compiled it as dynamic{served}" if pinned_before is None else \
             f" from the {pinned_before.value} that version {first.version} pinned{served}"
         # by torch's name: another call site names the same argument otherwise (``batch`` here, ``x`` there)
-        later = ", ".join(evidence.failed_against(last.compile_id, first.source or subject, first.dimension)) or \
+        later = ", ".join(evidence.failed_against(last.compile_id, first.source or subject, first.dimension,
+                                                  first.kind)) or \
             "the recompile limit refused a later call"
         # "after the first change …, and no later call compiled again for it": of the version that first change made,
         # where it is one of the frame's own (a second size change it did not cover compiled again)
         kept = made if made in own else last.compile_id
-        again = evidence.failed_against(kept, first.source or subject, first.dimension) + \
-            evidence.changed_again(kept, first.source or subject, first.dimension)
+        again = evidence.failed_against(kept, first.source or subject, first.dimension, first.kind) + \
+            evidence.changed_again(kept, first.source or subject, first.dimension, first.kind)
         later = ", ".join(dict.fromkeys(again)) or later  # the compiles that changed it again, whichever they failed
         library_call = evidence.library_compiled
         how = _DYNAMIC_HOW["size" if kind == "size" and _markable(first) else "value"]
@@ -566,7 +567,7 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                 and not call.by_library \
                 and call.says("dynamic") is None:  # the first, static version skipped, as the advice says: checked
             remedies = (Remedy("compile-argument", "dynamic", True, call.file, call.line),)
-        advice = say(Claim("served-later-calls", (kept, first.source or subject, dim_text), dynamic_said,
+        advice = say(Claim("served-later-calls", (kept, first.source or subject, dim_text, first.kind), dynamic_said,
                            not_all), evidence, said)
         if advice != dynamic_said:
             remedies = ()  # the dynamic version does not serve the later calls: no fix of it is offered

@@ -49,6 +49,9 @@ class Report:
     fix_checks: Mapping[str, FixCheck] = field(default_factory=lambda: MappingProxyType({}))
     # where a library called torch.compile for the user (the Trainer, generate()): one sentence per call site
     compiled_by: tuple[str, ...] = ()
+    # each recompile's cause, by compile id: what the call changed, read from its failures against every version
+    # (the findings' reading), in the user's names; torch's first reason may be another version's older change
+    recompile_causes: Mapping[str, GuardFailure] = field(default_factory=lambda: MappingProxyType({}))
 
     def checks_for(self, finding: Finding) -> list[tuple[Remedy, FixCheck | None]] | None:
         """The finding's remedies with their checks, the best verdict first; None where the run checked no fix."""
@@ -65,6 +68,11 @@ class Report:
     def guard_failure(self, reason: str) -> GuardFailure:
         return self.guard_failures[reason]
 
+    def recompile_cause(self, compile_id: str | None, reasons: list[str]) -> GuardFailure | None:
+        """What one recompile's call changed (None: no reason recorded)."""
+        cause = self.recompile_causes.get(compile_id or "")
+        return cause if cause is not None else self.guard_failures[reasons[0]] if reasons else None
+
 
 def build_report(trace: Trace, facts: TraceFacts | None = None) -> Report:
     """Analyse ``trace`` once (``facts``: its analysis when the caller has it already, e.g. a finished session)."""
@@ -72,6 +80,7 @@ def build_report(trace: Trace, facts: TraceFacts | None = None) -> Report:
     facts = facts if facts is not None else trace_facts_module.analyze(trace)
     found = tuple(findings_module.findings(trace, facts))
     kernels = kernels_module.kernel_map(trace)
+    evidence = findings_module.run_evidence(trace, facts)
     return Report(
         trace=trace, facts=facts, findings=found, headline=findings_module.headline(list(found), facts),
         by_code=by_code_module.by_code(trace), kernels=kernels, speed=speed_module.speed_of(trace, kernels),
@@ -81,7 +90,8 @@ def build_report(trace: Trace, facts: TraceFacts | None = None) -> Report:
         break_places=MappingProxyType({graph_break.location: frames_module.parse_location(graph_break.location)
                                        for graph_break in facts.graph_breaks}),
         fix_checks=MappingProxyType(checks_of(trace)),
-        compiled_by=compiled_by_module.compiled_by(findings_module.run_evidence(trace, facts)),
+        compiled_by=compiled_by_module.compiled_by(evidence),
+        recompile_causes=MappingProxyType(dict(evidence.failures)),
     )
 
 

@@ -137,20 +137,26 @@ class RunEvidence:
         order = self.versions.get(frame, [])
         return order[order.index(compile_id) + 1:] if compile_id in order else []
 
-    def failed_against(self, compile_id: str, subject: str | None = None, dimension: int | None = None) -> list[str]:
-        """The later compiles whose failed guard was this version's (on ``subject``, at ``dimension`` of its size,
-        where given): calls it did not serve (for that value; a batch after a length is another cause)."""
+    def failed_against(self, compile_id: str, subject: str | None = None, dimension: int | None = None,
+                       kind: str | None = None) -> list[str]:
+        """The later compiles whose failed guard was this version's (on ``subject``, at ``dimension`` of its size, of
+        ``kind``, where given): calls it did not serve (for that value; a batch after a length is another cause, and
+        so is a dtype after a size)."""
         return [later for later, failure in self.failures.items()
                 if failure.version == compile_id and (subject is None or subject in (failure.subject, failure.source))
-                and (dimension is None or failure.dimension is None or failure.dimension == dimension)]
+                and (dimension is None or failure.dimension is None or failure.dimension == dimension)
+                and (kind is None or failure.kind == kind)]
 
-    def changed_again(self, compile_id: str, subject: str, dimension: int | None = None) -> list[str]:
-        """The frame's later compiles whose failed guard (against any version) was on the same value again: a size
-        the version made dynamic did not cover (a range guard a later version added). Not one the version refused
-        for another guard (a decoding step's keyword arguments, after a prefill): it says nothing of the size."""
+    def changed_again(self, compile_id: str, subject: str, dimension: int | None = None,
+                      kind: str | None = None) -> list[str]:
+        """The frame's later compiles whose failed guard (against any version) was on the same value again (of
+        ``kind``, where given): a size the version made dynamic did not cover (a range guard a later version added).
+        Not one the version refused for another guard (a decoding step's keyword arguments, after a prefill): it says
+        nothing of the size."""
         return [later for later in self.later_versions(compile_id)
                 if (failure := self.failures.get(later)) is not None and subject in (failure.subject, failure.source)
                 and (dimension is None or failure.dimension is None or failure.dimension == dimension)
+                and (kind is None or failure.kind == kind)
                 and not self.refused_for_another_guard(later, compile_id, failure.kind)]
 
     def refused_for_another_guard(self, compile_id: str, version: str, kind: str) -> bool:

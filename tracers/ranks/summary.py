@@ -7,7 +7,6 @@ from types import MappingProxyType
 from typing import Any
 
 from tracers.analysis.finding_type import Finding
-from tracers.analysis.recompiles import named_failure
 from tracers.analysis.report_model import Report, build_report
 from tracers.analysis.trace_facts import TraceFacts
 from tracers.terminal.style import Style
@@ -191,8 +190,8 @@ def render(result: RankReport, style: Style, written: list[str] = ()) -> str:
         # said once. torch's text is in the trace and on the page.
         said: dict[tuple[str, str], list[int]] = {}
         for rank, recompile in recompiles:
-            reason = recompile.reasons[0] if recompile.reasons else ""
-            words = named_failure(dict(run.present)[rank], recompile.compile_id, reason).sentence if reason else "?"
+            cause = result.reports[rank].recompile_cause(recompile.compile_id, recompile.reasons)
+            words = cause.sentence if cause else "?"
             said.setdefault((recompile.compile_id, words), []).append(rank)
         everyone = {rank for rank, _ in run.present}
         for (compile_id, words), ranks in said.items():

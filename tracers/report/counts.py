@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from tracers.analysis.guard_failures import GuardFailure
+from tracers.analysis.guard_failures import GuardFailure, parse_failure
 from tracers.analysis.trace_facts import Recompile, TraceFacts
 from tracers.tracefile.events import RunInfo
 from tracers.vocabulary.durations import duration
@@ -54,13 +54,13 @@ def cache_totals(facts: TraceFacts) -> tuple[int, int]:
     return hits, misses
 
 
-def render_counts(facts: TraceFacts, info: RunInfo, failures: Mapping[str, GuardFailure] | None = None) -> str:
-    """The counts, caches, notes and reasons. ``failures``: each recompile's newest guard failure, read (the
-    report model's); without it (the old call form) they are read here."""
-    if failures is None:
-        from tracers.analysis.guard_failures import parse_failure  # the old call form only
-
-        failures = {rec.reasons[0]: parse_failure(rec.reasons[0]) for rec in facts.recompiles if rec.reasons}
+def render_counts(facts: TraceFacts, info: RunInfo,
+                  cause_of: Callable[[str | None, list[str]], GuardFailure | None] | None = None) -> str:
+    """The counts, caches, notes and reasons. ``cause_of``: each recompile's cause by its compile id and reasons (the
+    report model's ``recompile_cause``); without it (the old call form) torch's first reason is read here."""
+    if cause_of is None:
+        def cause_of(compile_id: str | None, reasons: list[str]) -> GuardFailure | None:
+            return parse_failure(reasons[0]) if reasons else None
     hits, misses = cache_totals(facts)
     cache_detail = "; ".join(f"{cache}: {counter['hit']} hit, {counter['miss']} miss"
                              + (f", {counter['bypass']} bypass" if counter["bypass"] else "")
@@ -89,8 +89,8 @@ def render_counts(facts: TraceFacts, info: RunInfo, failures: Mapping[str, Guard
                          + (" (not resumable: the whole frame ran eagerly; torch does not count it)"
                             if brk.frame_skipped else ""))
               for brk in facts.graph_breaks]
-    # Each recompile once, against the version it failed (torch lists every earlier version's failure again).
-    reasons = breaks + [_recompile_item(rec, failures) for rec in facts.recompiles]
+    # Each recompile once, by what its call changed (torch lists its failure against every earlier version).
+    reasons = breaks + [_recompile_item(rec, cause_of) for rec in facts.recompiles]
     view = CountsView(tuple(cells), tuple(notes), _compiles(facts), tuple(reasons[:MAX_REASONS]),
                       max(len(reasons) - MAX_REASONS, 0))
     return render("counts.html", view=view)
@@ -104,10 +104,11 @@ def _totals_check_notes(check: dict | None) -> list[str]:
     return [f"Tracer fault: {mismatch} (please report it)." for mismatch in check["mismatches"]]
 
 
-def _recompile_item(recompile: Recompile, failures: Mapping[str, GuardFailure]) -> ReasonItem:
-    if not recompile.reasons:
+def _recompile_item(recompile: Recompile,
+                    cause_of: Callable[[str | None, list[str]], GuardFailure | None]) -> ReasonItem:
+    failure = cause_of(recompile.compile_id, recompile.reasons)
+    if failure is None:
         return ReasonItem(f"Recompile {recompile.compile_id or '?'}: no reason recorded")
-    failure = failures[recompile.reasons[0]]
     return ReasonItem(f"Recompile {recompile.compile_id or '?'}: {failure.sentence}", "\n".join(recompile.reasons),
                       len(recompile.reasons))
 

@@ -134,7 +134,7 @@ def _parts(report: Report, links: Links, options: RenderOptions) -> Iterator[tup
         elif part == "tree":
             html = render_tree(trace.spans, links, options.open_stages)
         elif part == "counts":
-            html = render_counts(facts, trace.info, report.guard_failures)
+            html = render_counts(facts, trace.info, report.recompile_cause)
         elif part == "code":
             html = by_code_html(report.by_code)
         elif part == "kernels":

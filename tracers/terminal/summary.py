@@ -170,7 +170,8 @@ def render_report(report: Report, style: Style, written: list[str] | None = None
         lines.append(f"  break  [{graph_break.compile_id}] {where}: {_clip(graph_break.reason + skipped)}")
     lines.extend(_more(len(facts.graph_breaks), "graph breaks", style))
     for recompile in facts.recompiles[:_ROWS]:
-        said = report.guard_failure(recompile.reasons[0]).sentence if recompile.reasons else "?"
+        cause = report.recompile_cause(recompile.compile_id, recompile.reasons)
+        said = cause.sentence if cause else "?"
         lines.append(f"  recompile [{recompile.compile_id}] {_clip(said)}")
     lines.extend(_more(len(facts.recompiles), "recompiles", style))
 
