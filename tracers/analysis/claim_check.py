@@ -8,6 +8,7 @@ from tracers.tracefile.events import Trace
 from .claims import contradictions, unbacked
 from .finding_type import Finding
 from .findings import findings, run_evidence
+from .run_evidence import RunEvidence
 from .trace_facts import TraceFacts, analyze
 
 
@@ -24,4 +25,18 @@ def check(trace: Trace, found: list[Finding] | tuple[Finding, ...] | None = None
                      for line in contradictions(finding.claims, evidence)]
         problems += [f"finding {number} ({finding.kind}): says “{sentence}” with nothing to back it"
                      for sentence in unbacked(text, finding.claims)]
+        problems += [f"finding {number} ({finding.kind}): offers “{remedy}” for recompiles no size change caused"
+                     for remedy in _size_remedies_without_a_size(finding, evidence)]
     return problems
+
+
+# What only a changing size calls for: said for a dtype or a value, it does nothing when applied.
+SIZE_REMEDIES = ("mark_dynamic", "pad it", "drop_last")
+
+
+def _size_remedies_without_a_size(finding: Finding, evidence: RunEvidence) -> list[str]:
+    """The size remedies in the finding's fix where its recompiles' causes are known and none is a size."""
+    causes = [evidence.failures[compile_id] for compile_id in finding.compile_ids if compile_id in evidence.failures]
+    if not causes or any(cause.kind == "size" for cause in causes):
+        return []
+    return [remedy for remedy in SIZE_REMEDIES if remedy in (finding.fix or "")]

@@ -5,8 +5,11 @@ dtype change or by the limit refusing a call for another value."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+from tracers.analysis.claim_check import check
 from tracers.analysis.report_model import build_report
 from tracers.report.counts import render_counts
 from tracers.terminal.style import Style
@@ -43,3 +46,11 @@ def test_a_dtype_change_is_not_the_size_compiled_again(report):
     size = next(finding for finding in report.findings if "the size of `x` changed" in finding.what)
     assert "no later call compiled again for it" in size.advice
     assert "does not cover" not in size.advice
+
+
+def test_the_checker_refuses_a_size_remedy_for_a_dtype(report):
+    dtype = next(finding for finding in report.findings if "the dtype of `x` changed" in finding.what)
+    assert check(report.trace, [dtype]) == []
+    told = dataclasses.replace(dtype, advice="Pad it to the usual size, or torch._dynamo.mark_dynamic(x, 0).")
+    assert check(report.trace, [told]) == [
+        "finding 1 (recompile): offers “mark_dynamic” for recompiles no size change caused"]
