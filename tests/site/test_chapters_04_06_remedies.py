@@ -143,6 +143,8 @@ KNOWN_DRIFT = {
                '( not is_export or config.install_free_tensors ): return True"',
                'torch._dynamo.symbolic_convert:InstructionTranslatorBase.COMPARE_OP contains "@break_graph_if_unsupported("'},
     "2.12.1": {'torch._dynamo.symbolic_convert:InstructionTranslatorBase.COMPARE_OP contains "@break_graph_if_unsupported("'},
+    # 2.15 keeps one range per dimension (a later mark replaces an earlier one's), set by a helper
+    "2.15.0": {'torch._dynamo.decorators:mark_dynamic contains "t._dynamo_dynamic_range.add(_DimRange(index, min, max))"'},
 }
 
 
