@@ -141,8 +141,10 @@ KNOWN_DRIFT = {
                # the same rule, written with config.inline_inbuilt_nn_modules (on) in the condition
                'torch._dynamo.mutation_guard:is_dynamic_nn_module contains "if isinstance(obj, torch.nn.Module) and '
                '( not is_export or config.install_free_tensors ): return True"',
-               'torch._dynamo.symbolic_convert:InstructionTranslatorBase.COMPARE_OP contains "@break_graph_if_unsupported("'},
-    "2.12.1": {'torch._dynamo.symbolic_convert:InstructionTranslatorBase.COMPARE_OP contains "@break_graph_if_unsupported("'},
+               'torch._dynamo.symbolic_convert:InstructionTranslatorBase.COMPARE_OP contains "@break_graph_if_unsupported("',
+               'torch:compile contains "isolate_recompiles: builtins.bool = False,"'},  # new in 2.13
+    "2.12.1": {'torch._dynamo.symbolic_convert:InstructionTranslatorBase.COMPARE_OP contains "@break_graph_if_unsupported("',
+               'torch:compile contains "isolate_recompiles: builtins.bool = False,"'},  # new in 2.13
     # 2.15 keeps one range per dimension (a later mark replaces an earlier one's), set by a helper
     "2.15.0": {'torch._dynamo.decorators:mark_dynamic contains "t._dynamo_dynamic_range.add(_DimRange(index, min, max))"'},
 }

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import sys
 
 import pytest
 
@@ -91,11 +92,13 @@ def checks():
     pytest.importorskip("torch")
     spec = importlib.util.spec_from_file_location("remedy_checks", EXAMPLES / "remedy_checks.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules["remedy_checks"] = module  # Dynamo imports a traced function's module by name
     spec.loader.exec_module(module)  # registers its custom operator once for the module's tests
     yield module
     import torch._dynamo
 
     torch._dynamo.reset()
+    sys.modules.pop("remedy_checks", None)
 
 
 @pytest.mark.torch
@@ -112,3 +115,84 @@ def test_marks_with_ranges_sources_and_eager_then_compile(checks):
     assert checks.eager_then_compile() == 1
     assert checks.learning_rate(as_tensor=False) == 2
     assert checks.learning_rate(as_tensor=True) == 1
+
+
+@pytest.mark.torch
+def test_fail_on_recompile_refuses_a_first_compile_and_isolate_recompiles_gives_each_call_a_limit(checks):
+    assert checks.fail_on_recompile_first_call() == "RuntimeError"
+    assert checks.instances(isolate=False) == 8  # the recompile limit, shared by every call of one code
+    assert checks.instances(isolate=True) == 12
+
+
+@pytest.mark.torch
+def test_fullgraph_alone_traces_item_and_masks(checks):
+    import torch
+
+    assert checks.graph_breaks(checks.share, torch.randn(4), fullgraph=True) == 0
+    assert checks.graph_breaks(checks.positives, torch.randn(8), fullgraph=True) == 0
+    assert checks.graph_breaks(checks.share, torch.randn(4)) == 1
+
+
+@pytest.mark.torch
+def test_custom_op_needs_register_autograd_and_nonstrict_trace_freezes_a_global(checks):
+    assert checks.custom_op_with_grad() == "BackendCompilerFailed"
+    checks.register_autograd()
+    assert checks.custom_op_with_grad() == "none"
+    assert checks.nonstrict_global() == (3.0, 3.0)  # eager: 3.0, then 4.0
+
+
+@pytest.mark.torch
+def test_nested_compile_region_calls_one_subgraph(checks):
+    frames, inline, calls, subgraphs = checks.nested_region()
+    assert (frames, subgraphs) == (1, 1) and inline + calls == 6 and calls >= 5
+
+
+# -- chapters 4, 5 and 14: the recording, and the prose that reads it -----------------------------------------------
+
+@pytest.mark.pure
+def test_chapter_4_says_fail_on_recompile_refuses_a_first_compile_and_offers_isolate_recompiles():
+    ch4 = _recorded()["ch4"]
+    assert ch4[('set_stance("fail_on_recompile") raises on a first compile too',
+                "one function, first call under the stance")] == "raised RuntimeError"
+    assert ch4[("instances share one recompile limit", "12 instances, int factors 2-13, one torch.compile each")] \
+        == "8 compiles, the rest ran eagerly"
+    assert ch4[("isolate_recompiles=True: a cache and limit per torch.compile call",
+                "the same, isolate_recompiles=True")] == "12 compiles, none eager"
+    page = " ".join(_page("04-guards.md").split())
+    assert "the stance refuses *any* compile, a frame's first included" in page
+    assert "the stance refuses a frame's first compile too" in page  # the box says it too
+    assert "isolate_recompiles=True" in page[page.index("(ch4-todo-instances)="):page.index("(ch4-todo-hook)=")]
+    assert "eight compiles and four instances eager without it; twelve compiles and none eager with it" in page
+
+
+@pytest.mark.pure
+def test_chapter_5_says_what_fullgraph_does_alone_and_what_custom_op_and_nonstrict_trace_need():
+    ch5 = _recorded()["ch5"]
+    assert ch5[(".item() under fullgraph=True alone", "x * x.sum().item(), no setting")] == "0 graph breaks"
+    assert ch5[(".item() without fullgraph", "the same, fullgraph off")] == "1 graph break"
+    assert ch5[("a boolean mask under fullgraph=True alone", "x[x > 0] * 2, no setting")] == "0 graph breaks"
+    assert ch5[("custom_op with register_fake only", "an input that requires grad, aot_eager")] \
+        == "raised BackendCompilerFailed"
+    assert ch5[("custom_op with register_autograd too", "the same")] == "compiled"
+    assert ch5[("nonstrict_trace reads a global once", "x * SCALE + 1, SCALE 2.0 then 3.0, aot_eager")] \
+        == "3, then 3 (eager: 3, then 4)"
+    page = " ".join(_page("05-graph-breaks.md").split())
+    assert "`fullgraph=True` turns both on for its own compile" in page
+    assert 'contains "allow_scalar_outputs=one_graph or config.capture_scalar_outputs,"' in page
+    assert "without `register_autograd` the operator's backward" in page
+    assert "3 and then 3 again under `aot_eager`, where eager gives 3 and then 4" in page
+    assert "no `fullgraph=True`, so that its recording shows what the settings do alone" in page
+    fixed = (EXAMPLES / "break_remedies_fixed.py").read_text(encoding="utf-8")
+    assert "fullgraph=True)" not in fixed  # the recording shows the settings, not fullgraph's own effect
+
+
+@pytest.mark.pure
+def test_the_recorded_fixed_program_ran_without_fullgraph():
+    from tracers.tracefile.chrome import load
+
+    trace = load(ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "break_remedies_fixed-cpu-cold.json")
+    payloads = [a.payload or "" for a in trace.artifacts if a.name == "dynamo_output_graph"]
+    assert len(payloads) == 4 and '"Sym(u0)" = sum_1.item()' in payloads[0]
+    text = (ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "break_remedies_fixed-cpu-cold.json").read_text(encoding="utf-8")
+    calls = re.findall(r'"loc":"(results\.append\(torch\.compile\([^"]*)"', text)
+    assert calls and not any("fullgraph" in call for call in calls)  # recorded from the program as it is now
