@@ -296,7 +296,7 @@ def test_a_personal_page_s_tables_fit_at_1400_px(browser, tmp_path, name):
     assert found["page"] <= 0, f"the page scrolls sideways by {found['page']} px"
 
 
-@pytest.mark.parametrize("chapter", ["04-guards", "10-scheduling", "14-caches"])
+@pytest.mark.parametrize("chapter", ["04-guards", "05-graph-breaks", "06-dynamic-shapes", "10-scheduling", "14-caches"])
 def test_chapter_tables_fit_the_text_column_at_1400_px(site, server, browser, chapter):
     """A table on a chapter page (the compile counts, "Your lines behind each kernel") stays inside the
     article column: it scrolls sideways in it rather than spilling under the contents or squeezing its code."""
@@ -368,6 +368,61 @@ def test_the_front_page_s_symptoms_land_in_the_chapters_boxes(site, server, brow
             problems.append(f"{href}: {landed}")
     page.close()
     assert not problems, "\n".join(problems)
+
+
+def test_the_front_page_s_stage_map_names_each_box_by_its_chapter(site, server, browser):
+    """Issue 56: the stage map numbered its boxes 1-20, which read as chapter numbers. Each box shows "ch. N" beside
+    its title, not over it, and its link opens chapter N, whose title starts with "N."."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(urljoin(server, "index.html"), wait_until="load")
+    boxes = page.evaluate("""() => [...document.querySelectorAll('.wt-pipeline .wt-stage')].map(box => {
+        const label = box.querySelector('.wt-stage-chapter'), title = box.querySelector('.wt-stage-title');
+        const a = label.getBoundingClientRect(), link = title.querySelector('a');
+        // the title wraps as inline text: each of its line boxes must stay clear of the label
+        const overlap = [...title.getClientRects()].some(b =>
+            !(a.right <= b.left + 0.5 || b.right <= a.left + 0.5 || a.bottom <= b.top + 0.5 || b.bottom <= a.top + 0.5));
+        return {label: label.innerText.trim(), visible: a.width > 0 && a.height > 0 && getComputedStyle(label).visibility !== 'hidden',
+                overlap,
+                href: link && link.href, title: title.innerText.trim()};
+    })""")
+    assert len(boxes) >= 19
+    problems = []
+    for box in boxes:
+        number = box["label"].removeprefix("ch. ")
+        if not box["visible"] or box["overlap"] or not number.isdigit():
+            problems.append(f"{box['title']}: label {box['label']!r} visible={box['visible']} overlap={box['overlap']}")
+            continue
+        page.goto(box["href"], wait_until="load")
+        heading = page.locator("article h1").first.inner_text().strip()
+        if not heading.startswith(f"{number}. "):
+            problems.append(f"{box['title']}: {box['label']} opens {heading!r}")
+    page.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_each_cpu_cuda_tab_set_switches_its_own_panel(site, server, browser):
+    """Issue 56: every CPU/CUDA tab set repeated id="cpu"/"cuda", so a label could switch another set's panel. On a
+    page with several sets, the live page holds no id twice, and a set's CUDA label shows that set's CUDA panel."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.goto(urljoin(server, "chapters/17-measuring.html"), wait_until="load")
+    found = page.evaluate("""() => {
+        const ids = [...document.querySelectorAll('[id]')].map(el => el.id);
+        const repeated = [...new Set(ids.filter((id, i) => ids.indexOf(id) !== i))];
+        const sets = [...document.querySelectorAll('.sd-tab-set')].filter(set =>
+            [...set.querySelectorAll(':scope > label')].some(l => l.innerText.trim() === 'CUDA'));
+        return {repeated, sets: sets.length};
+    }""")
+    assert not found["repeated"], found["repeated"][:10]
+    assert found["sets"] >= 2
+    for index in (found["sets"] - 1, 0):  # the last set first: a duplicate id would switch the first set instead
+        tab_set = page.locator(".sd-tab-set", has=page.locator(":scope > label", has_text="CUDA")).nth(index)
+        label = tab_set.locator(":scope > label", has_text="CUDA")
+        label.scroll_into_view_if_needed()
+        label.click()
+        panel = label.get_attribute("for")
+        assert tab_set.locator(f"#{panel}").is_checked()
+        assert tab_set.locator(":scope > .sd-tab-content").nth(1).is_visible()
+    page.close()
 
 
 # A colour a newcomer reads as an error: strongly red, and not nearly transparent.
