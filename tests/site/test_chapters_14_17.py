@@ -273,7 +273,9 @@ _BEFORE_2_13 = {  # facts about code that is new in 2.13 (or 2.12), shown as dri
 }
 KNOWN_DRIFT = {
     "2.11.0": _BEFORE_2_13 | {'torch._functorch._aot_autograd.runtime_wrappers:_AOTDispatchAutogradFunctionFactory.build '
-                              'contains "class CompiledFunction(torch.autograd.Function):"'},
+                              'contains "class CompiledFunction(torch.autograd.Function):"',
+                              # nested_compile_region gained its reuse limit in 2.12
+                              'torch.compiler:nested_compile_region contains "max_reuse_entries: int = 8,"'},
     "2.12.1": _BEFORE_2_13,
     # Inductor's TF32 notice became a perf_hints log message
     "2.14.1": {'torch._inductor.compile_fx:_warn_tf32_disabled contains "warnings.warn("'},

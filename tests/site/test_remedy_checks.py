@@ -196,3 +196,15 @@ def test_the_recorded_fixed_program_ran_without_fullgraph():
     text = (ROOT / "docs" / "_traces" / "cpu" / "2.13.0" / "break_remedies_fixed-cpu-cold.json").read_text(encoding="utf-8")
     calls = re.findall(r'"loc":"(results\.append\(torch\.compile\([^"]*)"', text)
     assert calls and not any("fullgraph" in call for call in calls)  # recorded from the program as it is now
+
+
+@pytest.mark.pure
+def test_chapter_14_puts_nested_compile_region_beside_regional_compilation():
+    ch14 = _recorded()["ch14"]
+    assert ch14[("nested_compile_region on the block's forward", "6 blocks, the model compiled whole")] \
+        == "1 graph: 1 block inline, 5 invoke_subgraph calls of 1 subgraph"
+    page = _page("14-caches.md")
+    assert page.index("(ch14-regional)=") < page.index("(ch14-nested)=") < page.index("## Try it yourself")
+    box = page[page.index("(ch14-todo-slow)="):page.index("## Every cache")]
+    assert "nested_compile_region" in box and "<ch14-nested>" in box
+    assert "One graph, one subgraph traced, five calls of it" in page and ":tables: ch14" in page
