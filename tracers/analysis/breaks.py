@@ -70,10 +70,21 @@ class BreakGroup:
     by_products: dict[str, GuardFailure | None] = field(default_factory=dict)
     cost_s: float = 0.0
     created_s: float = 0.0  # their compile: said, not in the cost (that code compiles either way once the break goes)
+    # a library's first-call set-up (set_up.py): the groups of its other frames, and their recompiles, said here;
+    # ``set_up_of``: the group whose set-up this one is (no finding of its own)
+    set_up: list[BreakGroup] = field(default_factory=list)
+    set_up_recompiles: dict[str, GuardFailure] = field(default_factory=dict)
+    set_up_flip: tuple[str, GuardFailure] | None = None  # the code's version compiled for the set-up's flag
+    set_up_of: BreakGroup | None = None
 
     @property
     def ids(self) -> tuple[str, ...]:
         return unique_ids(artifact.compile_id for artifact in self.artifacts)
+
+    @property
+    def titles(self) -> list[str]:
+        """Each kind of break, once, in order."""
+        return list(dict.fromkeys(_title(artifact) for artifact in self.artifacts))
 
     def claim_created(self, resumed: dict[Place, list[str]], ledger: Ledger) -> None:
         """The compiles that exist only because of these breaks: the code after them (claimed, so no other finding
@@ -96,7 +107,7 @@ class BreakGroup:
         uncompiled), not a finding of their own."""
         if not self.skipped:
             return
-        skipped = _skipped_places(self, compiles)
+        skipped = skipped_places(self, compiles)
         for compile_id in sorted(compiles, key=compile_identity.sort_key):
             facts = compiles[compile_id]
             if facts.graphs or facts.fail_reason or ledger.counted(compile_id) or compile_id in self.ids or \
@@ -118,7 +129,7 @@ class BreakGroup:
         """``evidence``: the run's (its recompiles' failed guards, the values its guards pin), where the caller has it."""
         evidence = evidence or RunEvidence()
         payload = next((artifact.payload for artifact in self.artifacts if artifact.payload), "") or ""
-        titles = list(dict.fromkeys(_title(artifact) for artifact in self.artifacts))
+        titles = self.titles
         ids = unique_ids((*self.ids, *self.created, *self.merged, *self.nested, *self.by_products))
         count = len(self.artifacts)
         link = _GB_LINK.search(payload)
@@ -202,9 +213,9 @@ class BreakGroup:
             code = f" (`{self.library.code.strip()}`)" if self.library.code.strip() else ""
             advice = _LIBRARY_BREAK.format(package=library_name(self.library.path), where=self.library.short, code=code,
                                            line=self.user.short if self.user else "your line")
-        once = _first_call_only(self, evidence.failures, compiles) if self.library is not None else None
+        once = first_call_only(self, evidence.failures, compiles) if self.library is not None else None
         if once is not None:  # a library's set-up on its first call: later versions of the frame compiled without it
-            code, later = once
+            later = once.later
             parts.append(f"only in the first call: the later versions of {frame_words(compiles[later[0]].frame)} "
                          f"({', '.join(later)}) compiled without this break, so it is code that runs once (a "
                          "library's set-up on its first call)")
@@ -391,7 +402,7 @@ def _context_of(payload: str, trace: Trace) -> SourceLine | None:
     return SourceLine(found.group(1), int(found.group(2)), "", found.group(3).strip().rstrip(":"))
 
 
-def _skipped_places(group: BreakGroup, compiles: dict[str, CompileFacts]) -> set[tuple[str, str]]:
+def skipped_places(group: BreakGroup, compiles: dict[str, CompileFacts]) -> set[tuple[str, str]]:
     """(file name, function) of the frames the group's breaks sent to eager."""
     return {(_file_name(found.group(1)), _function(facts.frame)) for compile_id in group.ids
             if (facts := compiles.get(compile_id)) and (found := _FRAME_FILE.search(facts.frame or ""))}
@@ -400,7 +411,7 @@ def _skipped_places(group: BreakGroup, compiles: dict[str, CompileFacts]) -> set
 def _compiled_inside(group: BreakGroup, trace: Trace, compiles: dict[str, CompileFacts]) -> str:
     """`` (`Net.forward`, called at line 24, which already compiled on its own: compile it)``: what the skipped frame
     itself called that compiled with a graph and no break, the part worth compiling; empty where nothing did."""
-    skipped = _skipped_places(group, compiles)
+    skipped = skipped_places(group, compiles)
     broken = {compile_identity.torch_id(artifact.compile_id).rpartition("/")[0] for artifact in trace.artifacts
               if artifact.kind == "break" and artifact.compile_id}
     inner: dict[str, int] = {}
@@ -470,21 +481,47 @@ def _branch_rewrite(trace: Trace, breaks: list[Artifact]) -> dict[str, Any] | No
     return None
 
 
-def _first_call_only(group: BreakGroup, failures: dict[str, GuardFailure],
-                     compiles: dict[str, CompileFacts]) -> tuple[str, list[str]] | None:
-    """(the code, its later versions) where the group's breaks are in a code's first version only and that code has
-    later versions with graphs, none of which broke so, each compiled for new sizes alone (the same calls, so the
-    same path: a version for another mode, an evaluation's, may simply not take the path that breaks): the break's
-    code ran in the first call alone."""
+@dataclass(frozen=True)
+class FirstCall:
+    """A code whose first version alone broke: its later versions, and the one compiled for the set-up's flag."""
+
+    code: str  # ``0`` of ``0/1``
+    later: list[str]
+    flipped: str | None = None  # the later version compiled only because the set-up flipped a True/False value
+
+
+def first_call_only(group: BreakGroup, failures: dict[str, GuardFailure],
+                    compiles: dict[str, CompileFacts]) -> FirstCall | None:
+    """Where the group's breaks are in a code's first version only and that code has later versions with graphs, none
+    of which broke so, each compiled for new sizes alone (the same calls, so the same path: a version for another mode,
+    an evaluation's, may simply not take the path that breaks), or the first for a True/False value flipped once (the
+    set-up's own ``installed`` flag, never changing again): the break's code ran in the first call alone."""
     ids = set(group.ids)
     for code in dict.fromkeys(compile_id.rpartition("/")[0] for compile_id in group.ids if "/" in compile_id):
         versions = sorted((compile_id for compile_id in compiles if compile_id.rpartition("/")[0] == code),
                           key=compile_identity.sort_key)
         later = [compile_id for compile_id in versions[1:] if compiles[compile_id].graphs]
+        flipped = _flipped_once(versions, failures)
         if versions and versions[0] in ids and later and not ids & set(versions[1:]) and \
-                all(compile_id in failures and failures[compile_id].kind == "size" for compile_id in later):
-            return code, later
+                all(compile_id == flipped or (compile_id in failures and failures[compile_id].kind == "size")
+                    for compile_id in later):
+            return FirstCall(code, later, flipped)
     return None
+
+
+_FLAG = re.compile(r"^it was (True|False)\b")
+
+
+def _flipped_once(versions: list[str], failures: dict[str, GuardFailure]) -> str | None:
+    """The code's second version, where it was compiled because a True/False value its first version had changed, and
+    no other version of the code failed on that value."""
+    failure = failures.get(versions[1]) if len(versions) > 1 else None
+    if failure is None or failure.kind != "value" or failure.version != versions[0] or not _FLAG.match(failure.change):
+        return None
+    name = failure.source or failure.subject
+    again = [compile_id for compile_id in versions[2:] if compile_id in failures
+             and name in (failures[compile_id].source, failures[compile_id].subject)]
+    return None if again else versions[1]
 
 
 def _unset_config(evidence: RunEvidence, compile_ids: tuple[str, ...]) -> list[str]:

@@ -9,6 +9,7 @@ from tracers.tracefile.events import HINT_NAMES, Trace
 from tracers.vocabulary.durations import duration_s
 
 from .compile_arguments import ignored_arguments
+from .set_up import claim_set_up, with_set_up
 from .shared_code import shared_code
 from .breaks import claim_by_products, group_breaks, merge_stack_recompiles, resume_firsts
 from .finding_type import BREAKS, CACHES, DISTRIBUTED, LIMIT, RECOMPILES, RESTARTS, SHAPES, Explained, Finding, Ledger
@@ -43,6 +44,7 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
     # inside compiles no finding explains yet (a restart, a compile that produced no graph).
     evidence = gather(trace, named_failures(trace, failures))
     merged |= claim_by_products(groups, evidence, trace, compiles)
+    merged |= claim_set_up(groups, evidence, trace, compiles)
     shared, firsts = shared_code(trace, evidence)  # another compiled object's first version: no changed value
     merged |= firsts
     found = recompile_findings(trace, facts, compiles, evidence.failures, merged, ledger, evidence)
@@ -53,7 +55,8 @@ def findings(trace: Trace, facts: TraceFacts | None = None) -> list[Finding]:
         group.claim_waste(compiles, ledger)
         group.claim_nested(trace, compiles, ledger)
     compiled = frozenset(facts.frame.split(" (", 1)[0] for facts in compiles.values() if facts.frame and facts.graphs)
-    breaks = checked_hints([group.finding(trace, compiles, evidence) for group in groups], compiled)
+    breaks = checked_hints([with_set_up(group.finding(trace, compiles, evidence), group, ledger, compiles) for group in groups
+                            if group.set_up_of is None], compiled)
     found += breaks + compile_failures(trace, facts, ledger) + thrown_away(compiles, ledger) + \
         cache_misses(trace, compiles, ledger) + cudagraph_findings(trace, facts, *_library_compile(evidence))
     problems = sorted(found, key=lambda finding: (-finding.cost_s, -(finding.eager_calls or 0), -finding.events))

@@ -278,8 +278,8 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
     recompiles a break's line caused are left to that break (``merged``). ``failures``: named (``named_failures``);
     ``evidence``: the run's, that the claims are checked against."""
     groups: dict[tuple[str, str, str], _Group] = {}
-    bursts = _bursts(trace, failures, merged, compiles)
-    for compile_id, failure in _in_time_order(trace, failures):
+    bursts = _bursts(trace, failures, merged, compiles, evidence.started)
+    for compile_id, failure in _in_time_order(evidence.started, failures):
         if compile_id in merged:
             continue
         frame = _base_frame(compiles[compile_id].frame if compile_id in compiles else None)
@@ -1134,18 +1134,15 @@ def _module_inside(source: Source) -> bool:
     return len(steps) > 1 and isinstance(steps[1], Attr) and steps[1].name in MODULE_DICTS
 
 
-def _in_time_order(trace: Trace, failures: dict[str, GuardFailure]) -> list[tuple[str, GuardFailure]]:
-    """The recompiles in the order they happened (compile ids order frames by first compile, not by time)."""
-    started: dict[str, int] = {}  # each compile's first record (a compile the limit refused has no frame record)
-    for artifact in trace.artifacts:
-        if artifact.compile_id is not None:
-            started[artifact.compile_id] = min(started.get(artifact.compile_id, artifact.ts_ns), artifact.ts_ns)
+def _in_time_order(started: dict[str, int], failures: dict[str, GuardFailure]) -> list[tuple[str, GuardFailure]]:
+    """The recompiles in the order they happened (``started``: the run evidence's first clock of each compile; a
+    compile the limit refused has no frame record)."""
     order = {compile_id: index for index, compile_id in enumerate(failures)}
     return sorted(failures.items(), key=lambda item: (started.get(item[0], 0), order[item[0]]))
 
 
 def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
-            compiles: dict[str, CompileFacts]) -> dict[str, int]:
+            compiles: dict[str, CompileFacts], started: dict[str, int]) -> dict[str, int]:
     """Size-like recompiles numbered by the call that brought them: a recompile joins the current burst when its
     frame is one of the burst's, was called from one (its callers name it) or from the same line of the user's, or
     its size changed as one of the burst's did (the same dimension, from and to the same sizes), and
@@ -1155,7 +1152,7 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
     bursts: dict[str, int] = {}
     number, members, places, calls, changes = 0, set(), set(), set(), set()
     codes: set[str] = set()
-    for compile_id, failure in _in_time_order(trace, failures):
+    for compile_id, failure in _in_time_order(started, failures):
         if compile_id in merged or failure.kind not in _BURSTS:
             continue
         facts = compiles.get(compile_id)

@@ -89,6 +89,8 @@ class RunEvidence:
     symbols: dict[str, set[tuple[str, int]]] = field(default_factory=dict)  # compile id -> (value, dim) made symbolic
     # compile id -> the values its guards pin (``self.config.problem_type`` -> ``None``), from its guard text
     pinned_values: dict[str, dict[str, str]] = field(default_factory=dict)
+    # compile id -> its first record's clock: compile ids order frames by first compile, not by time
+    started: dict[str, int] = field(default_factory=dict)
 
     @property
     def library_compiled(self) -> CompileCall | None:
@@ -197,6 +199,9 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
         meta = artifact.metadata if isinstance(artifact.metadata, dict) else {}
         if artifact.compile_id and "/" in artifact.compile_id:
             frames[artifact.compile_id.rpartition("/")[0]].add(artifact.compile_id)
+        if artifact.compile_id is not None:
+            before = evidence.started.get(artifact.compile_id)
+            evidence.started[artifact.compile_id] = artifact.ts_ns if before is None else min(before, artifact.ts_ns)
         if artifact.kind == "metrics" and artifact.compile_id and isinstance(meta.get(CONFIG_KEY), dict):
             evidence.config[artifact.compile_id] = meta[CONFIG_KEY]
             reason = meta.get("fail_reason")

@@ -111,7 +111,7 @@ def test_a_break_dynamo_cannot_resume_after_says_the_rest_of_the_function_ran_ea
 def test_a_library_break_in_a_codes_first_version_only_is_the_libraries_first_call_set_up():
     """transformers installs its output-capturing hooks on the first call: 0/0 breaks there, and the later versions
     of the same code (a new size each) compile without it."""
-    from tracers.analysis.breaks import BreakGroup, _first_call_only
+    from tracers.analysis.breaks import BreakGroup, FirstCall, first_call_only
     from tracers.analysis.trace_facts import CompileFacts
 
     broke = [Artifact(1, "break", "dynamo_graph_break_reason", "0/0", None, 1, 1, {"location": "capturing.py:239"})]
@@ -121,11 +121,11 @@ def test_a_library_break_in_a_codes_first_version_only_is_the_libraries_first_ca
 
     size = parse_failure("0/0: tensor 'L['wave']' size mismatch at index 1. expected 4000, actual 4800")
     sizes = {"0/1": size, "0/2": parse_failure("0/1: 60 <= L['wave'].size()[1] <= 6409")}
-    assert _first_call_only(group, sizes, compiles) == ("0", ["0/1", "0/2"])
+    assert first_call_only(group, sizes, compiles) == FirstCall("0", ["0/1", "0/2"])
     again = BreakGroup(broke + [Artifact(2, "break", "dynamo_graph_break_reason", "0/1", None, 1, 2, {})], group.user,
                        group.library, False)
-    assert _first_call_only(again, sizes, compiles) is None  # it broke in a later version too: every call runs it
-    assert _first_call_only(group, sizes, {"0/0": compiles["0/0"]}) is None  # no later version: nothing shows it
+    assert first_call_only(again, sizes, compiles) is None  # it broke in a later version too: every call runs it
+    assert first_call_only(group, sizes, {"0/0": compiles["0/0"]}) is None  # no later version: nothing shows it
     # a later version for evaluation may just not take the path that breaks: no first-call claim
     modes = {"0/1": parse_failure("0/0: GLOBAL_STATE changed: grad_mode"), "0/2": sizes["0/2"]}
-    assert _first_call_only(group, modes, compiles) is None
+    assert first_call_only(group, modes, compiles) is None

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.torch
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
 _NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache",
           "library_compiles", "grad_at_limit", "unfreeze",
-          "generate_through_wrapper", "sweep_models", "compiled_collate", "eval_two_functions")
+          "generate_through_wrapper", "sweep_models", "compiled_collate", "eval_two_functions", "set_up_once")
 
 
 @pytest.fixture(scope="module")
@@ -189,3 +189,16 @@ def test_a_compiled_collate_is_one_finding_about_its_list_of_examples(found):
 def test_one_evaluation_under_no_grad_is_one_finding_for_every_function_it_reaches(found):
     (grad,) = [finding for finding in found["eval_two_functions"] if finding.kind == "recompile"]
     assert grad.what.startswith("grad mode") and "2 frames recompiled for it" in grad.what
+
+
+def test_a_librarys_first_call_set_up_is_one_finding_with_its_frames_breaks_and_recompiles(found):
+    """The lock's break, the hook-registering frame's own breaks, its recompile for each layer's name and the forward's
+    recompile for the flipped flag: one cause, which an eager first call removes (applied by hand: 0 breaks, and
+    only the size recompile left)."""
+    (set_up,) = [finding for finding in found["set_up_once"] if finding.kind in ("graph-break", "frame-skipped")]
+    assert "Run that first call eagerly" in set_up.fix
+    assert {"0/0", "0/1", "2/0", "2/1"} <= set(set_up.compile_ids)
+    said = " ".join(set_up.parts)
+    assert "the value of `key` changed" in said and "the value of `self.installed` changed" in said
+    (size,) = [finding for finding in found["set_up_once"] if finding.kind == "recompile"]
+    assert "the size of `x` changed" in size.what and size.compile_ids == ("0/2",)
