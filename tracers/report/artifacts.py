@@ -18,9 +18,10 @@ from tracers.tracefile.compile_identity import sort_key
 from tracers.tracefile.events import Artifact, Span, Trace
 from tracers.vocabulary.durations import duration
 
+from .artifact_html import artifacts_html
 from .highlight import json_html, python_html, text_html
 from .options import ARTIFACT_FLOOR_CHARS, ARTIFACT_KINDS
-from .templating import safe, stream
+from .templating import safe
 from .text import size, target_label
 
 # Generated code is Python (C++ kernels sit inside it as strings); bytecode listings read fine too.
@@ -206,11 +207,11 @@ def _grouped_shapes(items: list[Artifact]) -> list[Artifact]:
 def artifact_pieces(artifacts: list[Artifact], spans: list[Span], facts: TraceFacts, max_chars: int,
                     max_total_chars: int | None, failures: Mapping[str, GuardFailure]) -> Iterator[Markup]:
     """``failures``: each recompile record's newest guard failure, read (the report model's). One compile: its
-    artifacts are the point, shown open; many: a list of compiles first (templates/artifacts.html). Each compile's
+    artifacts are the point, shown open; many: a list of compiles first (artifact_html.py). Each compile's
     views are made (and their text coloured) when the page reaches it, so a page of thousands of compiles is
     written without holding them all."""
     if not artifacts:
-        return stream("artifacts.html", groups=(), count=0)
+        return artifacts_html((), 0)
     groups: dict[str | None, list[Artifact]] = defaultdict(list)
     for artifact in artifacts:
         groups[artifact.compile_id].append(artifact)
@@ -223,4 +224,4 @@ def artifact_pieces(artifacts: list[Artifact], spans: list[Span], facts: TraceFa
     views = (CompileGroup(compile_id, frames.get(compile_id) if compile_id else None,
                           tuple(_artifact(artifact, by_span, max_chars, failures) for artifact in items))
              for compile_id, items in sorted(groups.items(), key=lambda group: sort_key(group[0])))
-    return stream("artifacts.html", groups=views, count=len(groups))
+    return artifacts_html(views, len(groups))

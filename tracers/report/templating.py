@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 from jinja2 import BytecodeCache, ChoiceLoader, Environment, FileSystemBytecodeCache, PackageLoader
@@ -78,9 +78,14 @@ STREAM_PIECE = 1 << 16  # characters: a streamed page is handed on in pieces of 
 def stream(name: str, **values: object) -> Iterator[Markup]:
     """:func:`render`, made as it is read: the page's large parts are written out piece by piece, never held whole.
     Pieces are joined to about STREAM_PIECE characters (each is HTML, passed on as is by an enclosing template)."""
+    return joined(environment().get_template(name).generate(**values))
+
+
+def joined(html: Iterable[str]) -> Iterator[Markup]:
+    """Pieces of HTML (escaped already) handed on joined, about STREAM_PIECE characters at a time."""
     pending: list[str] = []
     held = 0
-    for piece in environment().get_template(name).generate(**values):
+    for piece in html:
         pending.append(piece)
         held += len(piece)
         if held >= STREAM_PIECE:
