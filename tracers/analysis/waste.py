@@ -268,12 +268,14 @@ def _regional(trace: Trace, facts: TraceFacts) -> bool:
 
 
 def own_stage_time(trace: Trace) -> dict[str, int]:
-    """Per stage, the time when the innermost open step was one of its own (each span's time minus its children's)."""
+    """Per stage, the time inside compiles when the innermost open step was one of its own (each span's time minus its
+    children's): a step with no compile id (a C++ build before any compile began) is no share of compile time."""
     children_ns: dict[int, int] = defaultdict(int)
     for span in trace.spans:
         if span.parent is not None:
             children_ns[span.parent] += span.duration_ns
     own: dict[str, int] = defaultdict(int)
     for span in trace.spans:
-        own[span.stage] += max(span.duration_ns - children_ns.get(span.id, 0), 0)
+        if span.compile_id:
+            own[span.stage] += max(span.duration_ns - children_ns.get(span.id, 0), 0)
     return dict(own)

@@ -41,3 +41,22 @@ def test_tracing_that_breaks_threw_away_is_named_before_regional_compilation():
     advice = _bytecode_advice(SimpleNamespace(), facts)
     assert advice.startswith("Most of it is tracing that graph breaks threw away (70% of the compile time")
     assert "helps only where it leaves the breaking code out" in advice
+
+
+def test_a_step_outside_every_compile_is_no_share_of_compile_time():
+    """A C++ build with no compile id (one that ran before any compile began) is not charged to the compiles: no
+    "C++ codegen took 100% of compile"; the same build inside a compile is."""
+    import dataclasses
+
+    from tracers.analysis.waste import dominant_stage
+    from tracers.tracefile.events import Span
+
+    trace = load(DATA / "size_pinned_by_branch-live.json")
+    whole = sum(facts.time_ns for facts in analyze(trace).compiles)
+    start = max(span.end_ns or span.start_ns for span in trace.spans) + 1
+    build = Span(max(span.id for span in trace.spans) + 1, None, "torch._inductor.cpp_builder:CppBuilder.build",
+                 "cpp", trace.spans[0].thread_id, trace.spans[0].thread_name, 0, start, start + 3 * whole)
+    outside = dataclasses.replace(trace, spans=[*trace.spans, build])
+    assert not any("C++ codegen" in finding.what for finding in dominant_stage(outside, analyze(outside)))
+    inside = dataclasses.replace(trace, spans=[*trace.spans, dataclasses.replace(build, compile_id="0/0")])
+    assert any("C++ codegen" in finding.what for finding in dominant_stage(inside, analyze(inside)))
