@@ -121,3 +121,15 @@ def test_an_rnn_fed_a_packed_sequence_is_told_to_drop_the_packing_and_allow_rnn_
     assert packed.advice.startswith("Call `pack_padded_sequence` outside") and "at lm.py:26" in packed.advice
     unpacked = dataclasses.replace(rnn, user_line=SourceLine("/home/u/lm.py", 26, "forward", "out, _ = self.lstm(e)"))
     assert checked_hints([pack, unpacked])[1].advice is None  # another input: torch's hint stands
+
+
+def test_allow_rnn_is_said_with_its_cost_an_unrolled_graph():
+    """Applied in a blind round, allow_rnn made the compile 20 times longer: the finding says why before it is tried."""
+    rnn = Finding("frame-skipped", "Dynamo could not resume after a graph break (Attempted to wrap RNN, GRU, or LSTM) "
+                                   "and ran the whole frame eagerly", 1, ("0/0",), 0.1,
+                  user_line=SourceLine("/home/u/forecast.py", 20, "forward", "out, h = self.gru(f, h)"),
+                  hint="Set torch._dynamo.config.allow_rnn=True to enable experimental support for RNN, GRU, and LSTM")
+    [said] = checked_hints([rnn])
+    assert "once per time step" in said.hint_note and "measure before keeping it" in said.hint_note
+    other = dataclasses.replace(rnn, hint="Avoid calling the function `pack_padded_sequence`.")
+    assert not checked_hints([other])[0].hint_note
