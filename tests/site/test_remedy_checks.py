@@ -208,3 +208,25 @@ def test_chapter_14_puts_nested_compile_region_beside_regional_compilation():
     box = page[page.index("(ch14-todo-slow)="):page.index("## Every cache")]
     assert "nested_compile_region" in box and "<ch14-nested>" in box
     assert "One graph, one subgraph traced, five calls of it" in page and ":tables: ch14" in page
+
+
+# -- chapter 19: compiler collectives ------------------------------------------------------------------------------
+
+@pytest.mark.pure
+def test_chapter_19_s_compiler_collectives_say_what_both_recordings_show():
+    from walkthrough.outputs import load
+
+    rows = {release: {(row[0], row[1]): row[3] for row in load(
+        ROOT / "docs" / "_outputs" / release / "compiler_collectives.json").tables["ranks"].rows}
+        for release in ("2.11.0", "2.13.0")}
+    off, on = "enable_compiler_collectives = False", "enable_compiler_collectives = True"
+    for release in rows:  # off: each rank specialises on its own size
+        assert rows[release][(off, "0")] == "(8,)" and rows[release][(off, "1")] == "(10,)"
+    gpu, cpu = rows["2.11.0"], rows["2.13.0"]
+    assert gpu[(on, "0")] == gpu[(on, "1")] and gpu[(on, "0")].startswith("(s")  # one symbol on both ranks
+    assert all("ZeroDivisionError" in cpu[(on, rank)] for rank in "01")  # no accelerator to pick
+    page = " ".join(_page("19-distributed.md").split())
+    assert "with it on, both compiled for `(s77,)` in their first compile" in page
+    assert 'contains "compile_pg.rank() % torch.accelerator.device_count()"' in page
+    box = page[page.index("(ch19-todo-compiler)="):page.index("(ch19-todo-timeout)=")]
+    assert "on a CPU-only machine the compile fails" in box
