@@ -4,6 +4,7 @@ setting or wrapper does, and what this torch did when it was tried. Every check 
 per chapter (python -m walkthrough.outputs docs/examples/remedy_checks.py)."""
 
 import json
+import operator
 import os
 import subprocess
 import sys
@@ -138,6 +139,40 @@ def instances(isolate: bool, count: int = 12) -> int:
     return counter.frame_count
 
 
+class Wrapper(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.linear(x)
+
+
+def hook_on_compiled(make) -> tuple[bool, bool]:
+    """A forward hook on the compiled module itself: traced into the module's graph (else its call is outside it, a
+    frame of its own)? And one added after the first call: applied?"""
+    seven = lambda module, args, out: out * 0 + 7  # noqa: E731 - a hook
+    torch._dynamo.reset()
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    model = make()
+    model.register_forward_hook(seven)
+    torch.compile(model, backend=backend)(torch.randn(2, 4))
+    targets = [{node.target for node in gm.graph.nodes if node.op == "call_function"} for gm in graphs]
+    traced = any(torch._C._nn.linear in found and operator.mul in found for found in targets)  # one graph, both
+    torch._dynamo.reset()
+    model = make()
+    compiled = torch.compile(model, backend=backend)
+    compiled(torch.randn(2, 4))
+    model.register_forward_hook(seven)
+    applied = bool((compiled(torch.randn(2, 4)) == 7).all())
+    return traced, applied
+
+
 # -- chapter 5: fullgraph alone, custom_op and autograd, nonstrict_trace's unguarded reads ---------------------------
 
 def share(x):
@@ -252,6 +287,11 @@ def rows() -> dict[str, list[list[str]]]:
              f"{instances(False)} compiles, the rest ran eagerly"],
             ["isolate_recompiles=True: a cache and limit per torch.compile call", "the same, isolate_recompiles=True",
              f"{instances(True)} compiles, none eager"],
+            *[[f"a hook on the compiled {label} itself", "registered before the first call; another after it",
+               f"{'in the module graph' if traced else 'outside the module graph'}; the late one "
+               f"{'applied' if applied else 'silently ignored'}"]
+              for label, (traced, applied) in (("module (one of yours)", hook_on_compiled(Wrapper)),
+                                               ("torch.nn.Linear", hook_on_compiled(lambda: torch.nn.Linear(4, 4))))],
         ],
         "ch5": [
             [".item() under fullgraph=True alone", "x * x.sum().item(), no setting",

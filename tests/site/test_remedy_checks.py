@@ -230,3 +230,26 @@ def test_chapter_19_s_compiler_collectives_say_what_both_recordings_show():
     assert 'contains "compile_pg.rank() % torch.accelerator.device_count()"' in page
     box = page[page.index("(ch19-todo-compiler)="):page.index("(ch19-todo-timeout)=")]
     assert "on a CPU-only machine the compile fails" in box
+
+
+@pytest.mark.torch
+def test_a_hook_on_a_compiled_builtin_is_traced_and_a_late_one_ignored_unless_hook_guards_are_on(checks):
+    import torch
+
+    assert checks.hook_on_compiled(checks.Wrapper) == (False, True)  # outside the graph, applied
+    assert checks.hook_on_compiled(lambda: torch.nn.Linear(4, 4)) == (True, False)  # traced; silently ignored
+    with torch._dynamo.config.patch(skip_nnmodule_hook_guards=False):  # the box's remedy holds for it too
+        assert checks.hook_on_compiled(lambda: torch.nn.Linear(4, 4)) == (True, True)
+
+
+@pytest.mark.pure
+def test_chapter_4_tells_a_builtin_s_hooks_from_your_module_s():
+    ch4 = _recorded()["ch4"]
+    run = "registered before the first call; another after it"
+    assert ch4[("a hook on the compiled module (one of yours) itself", run)] \
+        == "outside the module graph; the late one applied"
+    assert ch4[("a hook on the compiled torch.nn.Linear itself", run)] == "in the module graph; the late one silently ignored"
+    page = " ".join(_page("04-guards.md").split())
+    assert "a hook on a compiled `Linear` was traced into its graph, and one added after the first call was silently " \
+           "ignored" in page
+    assert 'contains "self.forward = self.dynamo_ctx(external_utils.wrap_inline(self._orig_mod))"' in page
