@@ -70,20 +70,44 @@ def checked_hints(found: list[Finding], compiled: frozenset[str] = frozenset()) 
 
 
 def _one_per_line(found: list[Finding]) -> list[Finding]:
-    """Breaks of one kind at one place said once: a line that breaks in several frames (a loop Dynamo skips, and the
-    frames it inlines, a resumable break and one it could not resume from) is one cause."""
+    """Breaks at one place said once: a line that breaks in several frames (a loop Dynamo skips, and the frames it
+    inlines, a resumable break and one it could not resume from) is one cause, and so is a library's line that breaks
+    two ways (a call that returns no tensor, then its ``with`` Dynamo cannot enter): one statement, one cause."""
     home: dict[tuple, int] = {}
     out: list[Finding] = []
     for finding in found:
-        key = (finding.where, finding.graph_break_id or finding.explanation) \
-            if finding.kind in ("graph-break", "frame-skipped") and finding.where else None
+        key = None
+        if finding.kind in ("graph-break", "frame-skipped") and finding.where:
+            key = (finding.where,) if finding.library_line is not None else \
+                (finding.where, finding.graph_break_id or finding.explanation)
         if key is None or key not in home:
             if key is not None:
                 home[key] = len(out)
             out.append(finding)
             continue
-        out[home[key]] = _merged(out[home[key]], finding)
+        kept = out[home[key]]
+        if _reason(kept) == _reason(finding):
+            out[home[key]] = _merged(kept, finding)
+            continue
+        # two ways: the one that sent a frame to eager leads (it costs every call), the other said with it
+        first, second = (finding, kept) if finding.kind == "frame-skipped" and kept.kind != "frame-skipped" else \
+            (kept, finding)
+        out[home[key]] = dataclasses.replace(
+            _merged(first, second, f"{first.what}, and {second.events} more graph break"
+                                   f"{'s' if second.events != 1 else ''} at the same line ({_reason(second)})"),
+            kind=first.kind)
     return out
+
+
+_SKIPPED_REASON = re.compile(r"^Dynamo could not resume after a graph break \((.+?)\)(?: inside `[^`]*` \(line \d+\))? "
+                             r"and ran the whole frame eagerly")
+_BREAKS_REASON = re.compile(r"^\d+ graph breaks?: (.+)$")
+
+
+def _reason(finding: Finding) -> str:
+    """The kind of break a finding's headline names (``Unsupported context manager``)."""
+    found = _SKIPPED_REASON.match(finding.what) or _BREAKS_REASON.match(finding.what)
+    return found.group(1) if found else finding.what
 
 
 def _merged(kept: Finding, finding: Finding, what: str | None = None) -> Finding:

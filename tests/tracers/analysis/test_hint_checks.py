@@ -133,3 +133,19 @@ def test_allow_rnn_is_said_with_its_cost_an_unrolled_graph():
     assert "once per time step" in said.hint_note and "measure before keeping it" in said.hint_note
     other = dataclasses.replace(rnn, hint="Avoid calling the function `pack_padded_sequence`.")
     assert not checked_hints([other])[0].hint_note
+
+
+def test_a_library_line_that_breaks_two_ways_is_one_finding_led_by_the_frame_it_sent_to_eager():
+    """``with torch.backends.cudnn.flags(...)`` in a library's loss: the call returns no tensor in one frame, and the
+    `with` sends another frame to eager: one statement, one cause."""
+    at = dict(user_line=SourceLine("/home/u/train.py", 22, "step", "out = model(x, labels=y)"),
+              library_line=SourceLine("/venv/site-packages/transformers/loss/loss_ctc.py", 53, "ctc",
+                                      "with torch.backends.cudnn.flags(enabled=False):"))
+    call = Finding("graph-break", "2 graph breaks: torch.* op returned non-Tensor", 2, ("21/0", "21/1"), 0.01, **at)
+    skip = Finding("frame-skipped", "Dynamo could not resume after a graph break (Unsupported context manager) and "
+                                    "ran the whole frame eagerly", 1, ("22/0",), 0.02, **at)
+    [one] = checked_hints([call, skip])
+    assert one.kind == "frame-skipped" and one.events == 3 and one.compile_ids == ("21/0", "21/1", "22/0")
+    assert one.what.endswith("and 2 more graph breaks at the same line (torch.* op returned non-Tensor)")
+    elsewhere = dataclasses.replace(skip, library_line=dataclasses.replace(at["library_line"], line=48))
+    assert len(checked_hints([call, elsewhere])) == 2  # another line of the same library: its own cause
