@@ -92,6 +92,29 @@ def default_four_sizes() -> int:
     return compiles(None, sizes=(8, 10, 12, 14))
 
 
+def sum_a_first(a, ab):
+    return a.sum() + ab.sum()
+
+
+def sum_ab_first(a, ab):
+    return ab.sum() + a.sum()
+
+
+def symbol_names(fn) -> str:
+    """The symbols of ``a``'s and ``ab``'s sizes under dynamic=True: both source names hash to 97 (modulo 100)."""
+    torch._dynamo.reset()
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    torch.compile(fn, backend=backend, dynamic=True)(torch.randn(3), torch.randn(4))
+    sizes = {node.name: node.meta["example_value"].shape[0] for node in graphs[0].graph.nodes
+             if node.op == "placeholder" and isinstance(node.meta.get("example_value"), torch.Tensor)}
+    return f"a: {sizes['l_a_']}, ab: {sizes['l_ab_']}"
+
+
 def learning_rate(as_tensor: bool) -> int:
     """An SGD step compiled, its learning rate changed before each of five steps (a scheduler's work)."""
     torch._dynamo.reset()
@@ -311,6 +334,8 @@ def rows() -> dict[str, list[list[str]]]:
             ["mark_dynamic(x, 0, min=2, max=16)", "size 32", f"raised {marked_with_range_outside()}"],
             ["TORCH_COMPILE_DYNAMIC_SOURCES=\"L['x']\"", "sizes 8, 10, 12, no mark in the code",
              f"{dynamic_sources()} compile"],
+            ["symbol names: a and ab both hash to 97", "dynamic=True, a used first", symbol_names(sum_a_first)],
+            ["symbol names: a and ab both hash to 97", "dynamic=True, ab used first", symbol_names(sum_ab_first)],
             ["default", "sizes 8, 10, 12, 14", f"{default_four_sizes()} compiles"],
             ['set_stance("eager_then_compile")', "sizes 8, 10, 12, 14, no mark", f"{eager_then_compile()} compile"],
             ["SGD step, lr a float", "lr changed before each of 5 steps", f"{learning_rate(False)} compiles"],

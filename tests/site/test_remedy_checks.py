@@ -253,3 +253,20 @@ def test_chapter_4_tells_a_builtin_s_hooks_from_your_module_s():
     assert "a hook on a compiled `Linear` was traced into its graph, and one added after the first call was silently " \
            "ignored" in page
     assert 'contains "self.forward = self.dynamo_ctx(external_utils.wrap_inline(self._orig_mod))"' in page
+
+
+@pytest.mark.pure
+def test_chapter_6_says_a_symbol_s_number_depends_on_which_size_came_first():
+    ch6 = _recorded()["ch6"]
+    claim = "symbol names: a and ab both hash to 97"
+    assert ch6[(claim, "dynamic=True, a used first")] == "a: s97, ab: s98"
+    assert ch6[(claim, "dynamic=True, ab used first")] == "a: s98, ab: s97"
+    page = " ".join(_page("06-dynamic-shapes.md").split())
+    assert "in every compile of every frame" not in page  # the old, too strong claim
+    assert 'contains "while attempt in self.unique_ids: attempt += 1"' in page
+
+
+@pytest.mark.torch
+def test_symbol_numbers_follow_the_order_sizes_are_met(checks):
+    assert checks.symbol_names(checks.sum_a_first) == "a: s97, ab: s98"
+    assert checks.symbol_names(checks.sum_ab_first) == "a: s98, ab: s97"
