@@ -205,6 +205,16 @@ _LAST_BATCH = ("The shorter last batch of each pass over the data is what recomp
                "the dimension dynamic instead ({how}) also leaves one version, but a dynamic first compile can take "
                "longer than the static one and the recompile together.")
 _DROP_LAST = "(DataLoader(..., drop_last=True))"
+# Under no_grad or inference_mode the calls are an evaluation or inference: a dropped batch is rows without results, and
+# the call counts alone cannot tell passes over one dataset from batches that just differ.
+_SHORT_BATCH_NO_GRAD = ("A batch of {short} rows (dimension 0, {full} before) is what recompiles; the calls each version "
+                        "served would fit {passes} passes of {batches} batches of {full} then one of {short}, but the run "
+                        "counts calls, not their sizes. These calls ran with gradients off (an evaluation or inference), "
+                        "where dropping a batch drops its results: pad the short batches to {full} rows and mask the "
+                        "padding out; where every batch then has {full} rows, {gone} (the dynamic version served the "
+                        "later calls whatever their sizes, so another short size would compile in its place). Marking "
+                        "the dimension dynamic instead ({how}) also leaves one version, but a dynamic first compile "
+                        "can take longer than the static one and the recompile together.")
 _DROP_LAST_TRAINER = ("(TrainingArguments(..., dataloader_drop_last=True): the Trainer makes the DataLoader, and this "
                       "drops the evaluation's short batch too, so its rows leave the evaluation)")
 _DISTRIBUTED = (" Under DDP or FSDP a recompile on one rank holds every other rank at the next collective until it "
@@ -677,12 +687,14 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             gone = gone.split(",", 1)[0] + (f"; but version {also} was compiled after it, for another cause, with the size dynamic because "
                      "of this change: where its calls have a short batch too (an evaluation's last batch), that one "
                      "then compiles a version of its own, so pad that batch as well rather than drop it")
-        advice = _LAST_BATCH.format(passes=batch.passes, batches=batch.batches, full=batch.full, short=batch.short,
-                                    gone=gone, how=how) + (_DISTRIBUTED if rank_of(trace.info) is not None else "")
+        evaluation = ids[-1] in evidence.grad_off
+        advice = (_SHORT_BATCH_NO_GRAD if evaluation else _LAST_BATCH).format(
+            passes=batch.passes, batches=batch.batches, full=batch.full, short=batch.short, gone=gone, how=how) + \
+            (_DISTRIBUTED if rank_of(trace.info) is not None else "")
         if _under_trainer(evidence):  # the Trainer makes the DataLoader: the user's knob is its argument
             advice = advice.replace(_DROP_LAST, _DROP_LAST_TRAINER)
         if not also:
-            cost_counts += ": what dropping the last batch saves"
+            cost_counts += ": what padding that batch saves" if evaluation else ": what dropping the last batch saves"
     elif kind in _PROPAGATES and rank_of(trace.info) is not None:
         advice += _DISTRIBUTED
     cache = next((failure.subject for _, failure in group.failures if failure.kind == "size"

@@ -91,6 +91,7 @@ class RunEvidence:
     pinned_values: dict[str, dict[str, str]] = field(default_factory=dict)
     # compile id -> its first record's clock: compile ids order frames by first compile, not by time
     started: dict[str, int] = field(default_factory=dict)
+    grad_off: set[str] = field(default_factory=set)  # compile ids whose global-state guard holds grad mode off
 
     @property
     def library_compiled(self) -> CompileCall | None:
@@ -213,6 +214,8 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
             evidence.calls.append(_compile_call(meta))
         elif artifact.kind == "guards" and artifact.compile_id and artifact.payload:
             evidence.pinned_values[artifact.compile_id] = _pinned_values(artifact.payload)
+            if _GRAD_OFF.search(artifact.payload):
+                evidence.grad_off.add(artifact.compile_id)
         elif artifact.name == "create_symbol" and artifact.compile_id:
             source = str(meta.get("source") or "")
             sized = _SYMBOL_SOURCE.match(source)
@@ -227,6 +230,8 @@ def gather(trace: Trace, failures: dict[str, GuardFailure]) -> RunEvidence:
     return evidence
 
 
+# the global-state guard's JSON (``GLOBAL_STATE: ___check_global_state() against {..."grad_mode":false,...}``)
+_GRAD_OFF = re.compile(r'GLOBAL_STATE: .*"grad_mode":\s*false')
 _SYMBOL_SOURCE = re.compile(r"^(.+)\.size\(\)\[(\d+)\]$")  # create_symbol's source: ``L['x'].size()[1]``
 _VALUE_SOURCE = re.compile(r"^L\[[^\]]+\](?:\.\w+)*$")  # or a number itself: ``L['alpha']``, ``L['self'].p``
 PLAIN_VALUE = -1  # the "dimension" of a number made a symbol, in ``RunEvidence.symbols``

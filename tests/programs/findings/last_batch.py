@@ -1,6 +1,7 @@
 """A small model trained three epochs over a DataLoader whose last batch is shorter (10 rows in batches of 4: 4, 4, 2).
 ``drop_last``: the DataLoader drops that batch (the finding's fix). ``varying``: one pass over batches whose size
-changes for another reason (the sizes a length-bucketing sampler might give), not a pass's remainder."""
+changes for another reason (the sizes a length-bucketing sampler might give), not a pass's remainder. ``eval``: the
+same passes under no_grad, as an evaluation runs them (dropping a batch would drop its results)."""
 import sys
 
 import torch
@@ -19,6 +20,10 @@ else:
     epochs, loader = 3, DataLoader(TensorDataset(features, targets), batch_size=4, drop_last=mode == "drop_last")
 for epoch in range(epochs):
     for x, y in loader:
+        if mode == "eval":
+            with torch.no_grad():
+                loss = nn.functional.mse_loss(compiled(x), y)  # the evaluation's call
+            continue
         loss = nn.functional.mse_loss(compiled(x), y)  # the call
         loss.backward()
         optimizer.step()

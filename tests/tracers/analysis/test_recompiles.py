@@ -25,7 +25,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The program in each mode, traced once through the command line (aot_eager)."""
     out = tmp_path_factory.mktemp("last_batch")
     return {mode: run_trace(PROGRAM, out / mode, "--no-page", script_args=(mode,))
-            for mode in ("uneven", "drop_last", "varying")}
+            for mode in ("uneven", "drop_last", "varying", "eval")}
 
 
 def _call_line() -> str:
@@ -54,6 +54,16 @@ def test_a_shorter_last_batch_every_epoch_is_told_to_drop_it(runs):
     assert finding.compile_ids == ("0/1",)
     assert finding.cost_s == pytest.approx(compiles["0/1"].time_ns / 1e9, rel=1e-9)
     assert "what dropping the last batch saves" in finding.cost
+
+
+@pytest.mark.torch
+def test_a_short_batch_with_gradients_off_is_told_to_pad_never_to_drop(runs):
+    """An evaluation's or an embedding job's batches: dropping one drops its results, and the call counts alone do not
+    tell passes over one dataset from batches that just differ (blind round 10)."""
+    [finding] = _recompiles(runs["eval"])
+    assert "drop_last" not in finding.fix and "Drop it" not in finding.fix
+    assert "gradients off" in finding.fix and "pad the short batches to 4 rows" in finding.fix
+    assert "the run counts calls, not their sizes" in finding.fix and "what padding that batch saves" in finding.cost
 
 
 @pytest.mark.torch
