@@ -295,6 +295,25 @@ def nested_region(blocks: int = 6) -> tuple[int, int, int, int]:
     return len(graphs), inline, len(calls), len({node.args[1] for node in calls})
 
 
+def mega_cache_child() -> None:
+    """Compile once, then print the kinds of entry save_cache_artifacts put in its bytes."""
+    torch.compile(double, backend="aot_eager")(torch.randn(8))
+    saved = torch.compiler.save_cache_artifacts()
+    print(",".join(sorted(kind for kind, keys in saved[1].artifacts.items() if keys)) if saved else "")
+
+
+def mega_cache_kinds(precompile: bool) -> str:
+    """The kinds in a fresh process's Mega-Cache bytes, with TORCH_CACHING_PRECOMPILE off or on."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache_dir:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TORCHINDUCTOR_", "TORCH_"))}
+        env.update(TORCHINDUCTOR_CACHE_DIR=cache_dir, TORCH_CACHING_PRECOMPILE="1" if precompile else "0")
+        done = subprocess.run([sys.executable, __file__, "mega-cache-child"], env=env, check=True,
+                              capture_output=True, text=True)
+    return done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+
+
 def rows() -> dict[str, list[list[str]]]:
     """{chapter's table: [claim, what was run, what this torch did]}."""
     before, after = nonstrict_global()
@@ -345,6 +364,9 @@ def rows() -> dict[str, list[list[str]]]:
         "ch14": [
             ["nested_compile_region on the block's forward", "6 blocks, the model compiled whole",
              f"{frames} graph: {inline} block inline, {calls} invoke_subgraph calls of {subgraphs} subgraph"],
+            *[["save_cache_artifacts(): the kinds of entry in its bytes",
+               f"a fresh process, aot_eager, TORCH_CACHING_PRECOMPILE={int(on)}", mega_cache_kinds(on) or "none"]
+              for on in (False, True)],
         ],
     }
 
@@ -363,5 +385,7 @@ def main() -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["dynamic-sources-child"]:
         dynamic_sources_child()
+    elif sys.argv[1:2] == ["mega-cache-child"]:
+        mega_cache_child()
     else:
         main()

@@ -270,3 +270,20 @@ def test_chapter_6_says_a_symbol_s_number_depends_on_which_size_came_first():
 def test_symbol_numbers_follow_the_order_sizes_are_met(checks):
     assert checks.symbol_names(checks.sum_a_first) == "a: s97, ab: s98"
     assert checks.symbol_names(checks.sum_ab_first) == "a: s98, ab: s97"
+
+
+@pytest.mark.pure
+def test_chapter_14_says_mega_cache_carries_precompile_when_it_is_on():
+    ch14 = _recorded()["ch14"]
+    claim = "save_cache_artifacts(): the kinds of entry in its bytes"
+    assert ch14[(claim, "a fresh process, aot_eager, TORCH_CACHING_PRECOMPILE=0")] == "none"
+    assert ch14[(claim, "a fresh process, aot_eager, TORCH_CACHING_PRECOMPILE=1")] == "precompile"
+    page = " ".join(_page("14-caches.md").split())
+    assert "`torch.compiler.save_cache_artifacts` does not" not in page  # the old claim: it does, with precompile on
+    assert 'contains "PrecompileContext.save_to_dynamo_cache()"' in page
+
+
+@pytest.mark.torch
+def test_mega_cache_bytes_hold_precompile_entries_only_with_the_switch(checks):
+    assert checks.mega_cache_kinds(precompile=False) == ""
+    assert checks.mega_cache_kinds(precompile=True) == "precompile"
