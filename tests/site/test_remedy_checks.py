@@ -287,3 +287,28 @@ def test_chapter_14_says_mega_cache_carries_precompile_when_it_is_on():
 def test_mega_cache_bytes_hold_precompile_entries_only_with_the_switch(checks):
     assert checks.mega_cache_kinds(precompile=False) == ""
     assert checks.mega_cache_kinds(precompile=True) == "precompile"
+
+
+# -- chapter 17: the payback arithmetic, from its recording ---------------------------------------------------------
+
+@pytest.mark.pure
+def test_chapter_17_s_break_even_numbers_are_the_recordings_arithmetic():
+    """The break-even calls are the one-time cost over the per-call gain against the paired eager time; the prose's
+    numbers (seven hundred at 4096, five times fewer warm, some 1,200 against eager's own process) follow from it."""
+    import math
+
+    data = json.loads((ROOT / "docs" / "_measure" / "cpu" / "2.13.0" / "measure_mlp.json").read_text(encoding="utf-8"))
+    rows = {(r["mode"], r["batch_size"]): r for r in data["results"]}
+    for batch in (1, 16, 256, 4096):
+        compiled, eager = rows[("default", batch)], rows[("eager", batch)]
+        gain = compiled["eager_paired_s"] - compiled["steady_s"]
+        assert compiled["break_even_cold"] == math.ceil(compiled["one_time_cold_s"] / gain)
+        assert 4 <= compiled["break_even_cold"] / compiled["break_even_warm"] <= 5.5  # "about five times fewer"
+    big = rows[("default", 4096)]
+    assert 650 <= big["break_even_cold"] <= 750  # "some seven hundred calls"
+    assert big["break_even_cold"] * big["steady_s"] < 60  # "within a minute"
+    own = big["one_time_cold_s"] / (rows[("eager", 4096)]["steady_s"] - big["steady_s"])
+    assert 1100 <= own <= 1300  # "some 1,200 calls" against eager's own process
+    assert rows[("default", 1)]["break_even_cold"] > 100_000  # "hundreds of thousands"
+    page = " ".join(_page("17-measuring.md").split())
+    assert "some seven hundred calls of 61 ms" in page and "would need some 1,200 calls" in page
