@@ -13,7 +13,8 @@ from tracers.report.save import ReportUnavailable, write_page
 from tracers.terminal.summary import render_report, style_for
 from tracers.torchlogs import frames
 from tracers.torchlogs.load import LoadedLogs, LogError, load_logs, looks_like_log
-from tracers.tracefile.chrome import TraceFileError, load, write_atomic
+from tracers.tracefile.atomic import write_text_atomic
+from tracers.tracefile.chrome import TraceFileError, load, read_back, serialized
 from tracers.tracefile.names import inside, logs_merged_file_name
 from tracers.tracefile.validation import Dropped
 from tracers.vocabulary.exported import export_line, export_of
@@ -163,8 +164,9 @@ def _same_file(output: Path, given: Path) -> bool:
 
 def _single(loaded: LoadedLogs, target: Path, site: str | None, open_page: bool) -> int:
     try:
-        write_atomic(loaded.logs[0].trace, target)
-        report = build_report(load(target))  # as the file has it: machine paths scrubbed, like a live trace
+        text = serialized(loaded.logs[0].trace)
+        write_text_atomic(target, text)
+        report = build_report(read_back(text, target))  # as the file has it: machine paths scrubbed, like a live trace
         written = [str(target)]
         try:
             page = write_page(report, target, target.parent, site)

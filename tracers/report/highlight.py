@@ -121,19 +121,24 @@ def _number_class(number: str) -> str:
 
 def json_html(text: str) -> str:
     """JSON (or a JSON-like record) as coloured HTML: keys apart from string values."""
+    # Escaped first, then coloured: ``&``, ``<`` and ``>`` become ``&amp;``, ``&lt;`` and ``&gt;``, which none of
+    # the tokens' patterns can start in or end beside differently (no quote, backslash, newline or digit, and word
+    # characters only between ``&`` and ``;``), so the tokens are the same ones, escaped: one escape of the whole
+    # text instead of one per token (a 1,000-compile page colours 6,000 records).
+    text = _escape(text)
     out, last = [], 0
     for found in _JSON.finditer(text):
         start, end = found.span()
-        out.append(_escape(text[last:start]))
+        out.append(text[last:start])
         kind = found.lastgroup
         if kind == "key":
-            out.append(f'<span class="nt">{_escape(found.group("str"))}</span>{found.group("key")}')
+            out.append(f'<span class="nt">{found.group("str")}</span>{found.group("key")}')
         elif kind == "str":
-            out.append(f'<span class="s2">{_escape(found.group())}</span>')
+            out.append(f'<span class="s2">{found.group()}</span>')
         else:
             out.append(f'<span class="{kind}">{found.group()}</span>')
         last = end
-    out.append(_escape(text[last:]))
+    out.append(text[last:])
     return "".join(out)
 
 

@@ -148,7 +148,11 @@ def _id_number(value: Any) -> bool:
 
 def bad_compile_id(metadata: dict[str, Any]) -> bool:
     """Whether a record carries a compile id field that is not a whole number from 0."""
-    return any(metadata.get(key) is not None and not _id_number(metadata[key]) for key in _ID_FIELDS)
+    for key in _ID_FIELDS:  # a loop, not any() over a generator: every record of a log is asked, twice
+        value = metadata.get(key)
+        if value is not None and not _id_number(value):
+            return True
+    return False
 
 
 def compile_id_of(metadata: dict[str, Any]) -> str | None:

@@ -49,16 +49,15 @@ def _time_us(value: Any, low: float = -1_000.0) -> bool:
 
 def depth_within(value: Any, limit: int = MAX_METADATA_DEPTH) -> bool:
     """Whether JSON-shaped ``value`` nests no deeper than ``limit`` (walked without recursion)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        elif not isinstance(item, list):
-            continue
+    # a level at a time, its containers alone: most metadata is one flat dict (every artifact is checked, twice
+    # when a log is reported: read, then its trace file read back)
+    level, depth = ([value] if isinstance(value, (dict, list)) else []), 1
+    while level:
         if depth > limit:
             return False
-        stack.extend((child, depth + 1) for child in item if isinstance(child, (dict, list)))
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, (dict, list))]
+        depth += 1
     return True
 
 

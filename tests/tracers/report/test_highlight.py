@@ -83,3 +83,32 @@ def test_css_scoped() -> None:
     css = code_css(".wt-trace .highlight")
     assert all(rule.startswith(".wt-trace .highlight") for rule in css.splitlines())
     assert ".wt-trace .highlight .k {" in css
+
+
+def _json_html_by_token(text: str) -> str:
+    """json_html as it was: each token escaped apart (the oracle for escaping the whole text first)."""
+    from tracers.report.highlight import _JSON, _escape
+
+    out, last = [], 0
+    for found in _JSON.finditer(text):
+        start, end = found.span()
+        out.append(_escape(text[last:start]))
+        kind = found.lastgroup
+        if kind == "key":
+            out.append(f'<span class="nt">{_escape(found.group("str"))}</span>{found.group("key")}')
+        elif kind == "str":
+            out.append(f'<span class="s2">{_escape(found.group())}</span>')
+        else:
+            out.append(f'<span class="{kind}">{found.group()}</span>')
+        last = end
+    out.append(_escape(text[last:]))
+    return "".join(out)
+
+
+def test_json_escaped_whole_is_json_escaped_by_token() -> None:
+    rng = random.Random(11)
+    alphabet = 'ab_ 019.eE+-:"\\\n\t{}[],<>&;tlgmpru'
+    texts = ['{"a<": [1, -2.5e3, true, null, "x\\"y<"], "b&" : {}, "c": "&lt;"}', "<5>&9 true<null>false&1.5"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 200))) for _ in range(2000)]
+    for text in texts:
+        assert json_html(text) == _json_html_by_token(text), text
