@@ -492,19 +492,27 @@ class FirstCall:
 
 def first_call_only(group: BreakGroup, failures: dict[str, GuardFailure],
                     compiles: dict[str, CompileFacts]) -> FirstCall | None:
-    """Where the group's breaks are in a code's first version only and that code has later versions with graphs, none
-    of which broke so, each compiled for new sizes alone (the same calls, so the same path: a version for another mode,
-    an evaluation's, may simply not take the path that breaks), or the first for a True/False value flipped once (the
-    set-up's own ``installed`` flag, never changing again): the break's code ran in the first call alone."""
+    """Where the group's breaks are in one version of a code only, and later versions with graphs compiled without
+    them for new sizes of that version's calls (a chain of size changes from it: the same calls, so the same path; a
+    version for another mode, an evaluation's, may simply not take the path that breaks, and says nothing), or for a
+    True/False value flipped once against it (the set-up's own ``installed`` flag, never changing again): the break's
+    code ran in the first call that reached it alone."""
     ids = set(group.ids)
     for code in dict.fromkeys(compile_id.rpartition("/")[0] for compile_id in group.ids if "/" in compile_id):
         versions = sorted((compile_id for compile_id in compiles if compile_id.rpartition("/")[0] == code),
                           key=compile_identity.sort_key)
-        later = [compile_id for compile_id in versions[1:] if compiles[compile_id].graphs]
-        flipped = _flipped_once(versions, failures)
-        if versions and versions[0] in ids and later and not ids & set(versions[1:]) and \
-                all(compile_id == flipped or (compile_id in failures and failures[compile_id].kind == "size")
-                    for compile_id in later):
+        broken = [compile_id for compile_id in versions if compile_id in ids]
+        if len(broken) != 1:
+            continue
+        flipped = _flipped_once(versions, broken[0], failures)
+        chain, later = {broken[0]}, []
+        for compile_id in versions[versions.index(broken[0]) + 1:]:
+            failure = failures.get(compile_id)
+            if compile_id == flipped or (compiles[compile_id].graphs and failure is not None and
+                                         failure.kind == "size" and failure.version in chain):
+                chain.add(compile_id)
+                later.append(compile_id)
+        if later:
             return FirstCall(code, later, flipped)
     return None
 
@@ -512,16 +520,17 @@ def first_call_only(group: BreakGroup, failures: dict[str, GuardFailure],
 _FLAG = re.compile(r"^it was (True|False)\b")
 
 
-def _flipped_once(versions: list[str], failures: dict[str, GuardFailure]) -> str | None:
-    """The code's second version, where it was compiled because a True/False value its first version had changed, and
+def _flipped_once(versions: list[str], broken: str, failures: dict[str, GuardFailure]) -> str | None:
+    """The version right after ``broken``, where it was compiled because a True/False value ``broken`` had changed, and
     no other version of the code failed on that value."""
-    failure = failures.get(versions[1]) if len(versions) > 1 else None
-    if failure is None or failure.kind != "value" or failure.version != versions[0] or not _FLAG.match(failure.change):
+    index = versions.index(broken) + 1
+    failure = failures.get(versions[index]) if index < len(versions) else None
+    if failure is None or failure.kind != "value" or failure.version != broken or not _FLAG.match(failure.change):
         return None
     name = failure.source or failure.subject
-    again = [compile_id for compile_id in versions[2:] if compile_id in failures
+    again = [compile_id for compile_id in versions if compile_id != versions[index] and compile_id in failures
              and name in (failures[compile_id].source, failures[compile_id].subject)]
-    return None if again else versions[1]
+    return None if again else versions[index]
 
 
 def _unset_config(evidence: RunEvidence, compile_ids: tuple[str, ...]) -> list[str]:

@@ -129,3 +129,6 @@ def test_a_library_break_in_a_codes_first_version_only_is_the_libraries_first_ca
     # a later version for evaluation may just not take the path that breaks: no first-call claim
     modes = {"0/1": parse_failure("0/0: GLOBAL_STATE changed: grad_mode"), "0/2": sizes["0/2"]}
     assert first_call_only(group, modes, compiles) is None
+    # a new size of the broken version's own calls, beside an evaluation's version: the size's version says it
+    beside = {"0/1": size, "0/2": parse_failure("0/0: GLOBAL_STATE changed: grad_mode")}
+    assert first_call_only(group, beside, compiles) == FirstCall("0", ["0/1"])
