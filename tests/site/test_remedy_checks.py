@@ -312,3 +312,24 @@ def test_chapter_17_s_break_even_numbers_are_the_recordings_arithmetic():
     assert rows[("default", 1)]["break_even_cold"] > 100_000  # "hundreds of thousands"
     page = " ".join(_page("17-measuring.md").split())
     assert "some seven hundred calls of 61 ms" in page and "would need some 1,200 calls" in page
+
+
+# -- chapter 15: the mode table -------------------------------------------------------------------------------------
+
+@pytest.mark.pure
+def test_chapter_15_s_mode_table_says_what_each_mode_sets():
+    page = _page("15-cuda-graphs.md")
+    table = page[page.index("| mode | sets |"):page.index("\n\n", page.index("| mode | sets |"))]
+    modes = re.findall(r"^\| `([\w-]+)` \|", table, flags=re.M)
+    assert modes == ["default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune"]
+    for mode in modes[2:]:  # each mode's settings, as list_mode_options holds them, a checked fact
+        assert f"""contains '"{mode}": {{""" in table, mode
+    assert _recorded()["ch15"][('mode="lite"', "(sin(x) * 2 + 1).relu().sum(), Inductor's output code")] \
+        == "0 generated kernels, 15 ATen calls"
+    assert "no generated kernel, fifteen ATen calls" in table
+
+
+@pytest.mark.torch
+def test_lite_mode_generates_no_kernel(checks):
+    kernels, aten = checks.lite_mode()
+    assert kernels == 0 and aten > 0
