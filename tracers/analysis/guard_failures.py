@@ -336,11 +336,14 @@ _CALL_ITEMS = frozenset({"kwargs", "args"})
 
 def cause_of(reasons: list[GuardFailure], varied: set[str]) -> GuardFailure:
     """The failure that says what this call changed, of one recompile's failures (one per version it was tried
-    against, torch's order): a value or size that failed against a version of the call's own mode, where one did
-    (a version that fails grad mode was compiled for the other mode), and of those a value the frame's earlier
-    recompiles had not already varied (``varied``: their sources and subjects), else the first."""
+    against, torch's order): a value or size that failed against a version of the call's own mode and requires_grad,
+    where one did (a version that fails grad mode was compiled for the other mode), and of those a value the frame's
+    earlier recompiles had not already varied (``varied``: their sources and subjects), else the first."""
     fine = [failure for failure in reasons if failure.kind not in _COARSE
             and not (failure.kind == "length" and failure.subject in _CALL_ITEMS)] or reasons
+    # a version compiled for the other requires_grad of a tensor is another kind of call, as one of another grad mode
+    # is: where a version of the call's own kind failed on something else (a new size), that is what changed
+    fine = [failure for failure in fine if failure.kind != "requires_grad"] or fine
     return _with_new_size(next((failure for failure in fine if not _related(failure, varied)), fine[0]), reasons)
 
 

@@ -13,8 +13,8 @@ from tracers.tracefile.events import Trace, rank_of
 
 from .finding_type import (EXPLANATION, HINT, LIMIT, RECOMPILES, SHAPES, Finding, Ledger, Remedy, first_match,
                            unique_ids)
-from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, is_library, package_of,
-                     is_users_file, parse_location, passed_by_user, resumed_call, short, traceback_lines,
+from .frames import (SourceLine, block_caller, caller_paths, caller_places, compiled_in_a_loop, direct_caller,
+                     is_library, library_name, package_of, is_users_file, parse_location, passed_by_user, resumed_call, short, traceback_lines,
                      user_caller)
 from .guard_failures import GuardFailure, made_dynamic, parse_failure, size_at
 from .guard_sources import (MODULE_DICTS, Attr, Source, call_site, compiled_argument, map_passed, map_wrapper_args,
@@ -156,6 +156,12 @@ _FLAG = ("`{name}` is {what}, and the code that reads it is compiled for one set
          "the result where another form is wanted), so one version serves them all. A tensor cannot stand in for "
          "it: a Python `if` on a tensor breaks the graph.")
 _FLAG_WHAT = {"True": "a True/False option", "False": "a True/False option"}
+# A flag of an object the library's own code passed to the compiled function (a cache generate() made, filled after
+# its first step): no option of the user's, and nothing to hold constant.
+_LIBRARY_FLAG = ("`{name}` is state of an object that the code of {package} passed in: that code's call of the "
+                 "compiled function ({caller}) changed it between calls{once}, and each value compiles its own version. Expected where "
+                 "the library's loop moves from one step to the next (a cache filled after the first); nothing of yours "
+                 "sets it, so nothing to fix.")
 _UNFREEZE = ("Which parameters require grad changed between calls ({times}: layers frozen or unfrozen, "
              "requires_grad_ on a module): torch guards each parameter's requires_grad, so each set of trainable "
              "parameters compiles its own version and backward, once. Expected where training unfreezes layers in "
@@ -235,6 +241,15 @@ _ALSO_DIFFERS = ("But version {version} would have failed this call on `{name}` 
 _ALSO_SET = ("set it before the first call (for a model's config attribute, in the config the model is built with), "
              "then make the first version dynamic: {how}.")
 _ALSO_KEEP = "keep `{name}` the same from the first call, then make the first version dynamic: {how}."
+# None when the version was compiled, a value in the next one's guards: state the code (or a library) set since
+_SET_SINCE = ("`{name}` was None when version {version} was compiled and holds {now} now: code that sets it where it is "
+              "still None (a model's forward filling its config on the first call) ran since, and each value compiles "
+              "its own version. Set it before the first call (for a model's config attribute, in the config the model "
+              "is built with) and the first version is compiled for the value it keeps.")
+_ALSO_SET_FIRST = "set it before the first call (for a model's config attribute, in the config the model is built with)"
+_ALSO_DIFFERS_LIBRARY = ("But version {version} would have failed this call on `{name}` too ({before} then, {now} now; "
+                         "torch names one failed guard of each version), so sizes that never change would not save "
+                         "this recompile alone: {fix} as well.")
 _BRANCH_ON_DYNAMIC = ("{went}, and the later compiles ({later}) kept it dynamic but guarded `{guard}`: a Python "
                       "branch on it{where}, which compiles one version for each side it takes, once each. Nothing more "
                       "compiles for `{name}`; to have one version, decide the branch outside the compiled function and "
@@ -288,7 +303,7 @@ def recompile_findings(trace: Trace, facts: TraceFacts, compiles: dict[str, Comp
     recompiles a break's line caused are left to that break (``merged``). ``failures``: named (``named_failures``);
     ``evidence``: the run's, that the claims are checked against."""
     groups: dict[tuple[str, str, str], _Group] = {}
-    bursts = _bursts(trace, failures, merged, compiles, evidence.started)
+    bursts = _bursts(trace, failures, merged, compiles, evidence)
     for compile_id, failure in _in_time_order(evidence.started, failures):
         if compile_id in merged:
             continue
@@ -564,11 +579,15 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                 for kept in (_PINNED_KEPT, _PINNED_NOT_ALL.format(later=later)))
             if pinned_before.short and not is_library(pinned_before.file):
                 user, library = SourceLine(pinned_before.file, pinned_before.line, "", pinned_before.code), None
-        elif also and library_call is None and not from_one:
+        elif also and not from_one:
             name, before, now = also[0]
             claim = Claim("also-differs", (group.failures[0][0], first.version, name), "yes")
             alone_fails = bool(say(claim, evidence, said))
-            if alone_fails:
+            if alone_fails and library_call is not None:  # nothing of the user's to mark: the value is theirs to set
+                dynamic_said += " " + _ALSO_DIFFERS_LIBRARY.format(
+                    version=first.version, name=name, before=before, now=now,
+                    fix=_ALSO_SET_FIRST if before == "None" else f"keep `{name}` the same from the first call")
+            elif alone_fails:
                 dynamic_said = _DYNAMIC_KEPT.format(went=went) + " " + _ALSO_DIFFERS.format(
                     version=first.version, name=name, before=before, now=now,
                     fix=(_ALSO_SET if before == "None" else _ALSO_KEEP).format(name=name, how=how))
@@ -607,6 +626,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
                                 pattern=pattern, cause=cause, limit="") + " " + fix
         explained = SHAPES
         served_once = False
+    elif _is_flag(first) and (state := _library_state(trace, ids[0], subject)) is not None:
+        once = "" if len(group.failures) > 1 else ", once in this run"
+        advice = _LIBRARY_FLAG.format(name=subject, package=library_name(state.path), caller=state.short, once=once)
     elif _is_flag(first):
         was = _FLAG_CHANGE.match(first.change).group(1)
         advice = _FLAG.format(name=subject, what=_FLAG_WHAT.get(was, "an option given as a string"))
@@ -620,6 +642,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             _specialised(group, subject, (library or user).short if (library or user) else "its use")
         if subject.startswith("self.") and crossing is None and _read_by_torch(group) is not None:
             remedies = (*remedies, _raised_limit(evidence, own or list(ids)))
+    elif kind == "value" and first.change.startswith("it was None when") and \
+            (now := evidence.pinned_values.get(ids[0], {}).get(subject)) not in (None, "None"):
+        advice = _SET_SINCE.format(name=subject, version=first.version, now=now)
     elif kind == "value" and subject.startswith("self."):
         advice = _attribute(group, subject)
         if _read_by_torch(group) is not None:
@@ -840,6 +865,16 @@ def _pattern_subject(failure: GuardFailure) -> str:
 
 
 _PARAMETERS = "the trainable parameters"
+
+
+def _library_state(trace: Trace, compile_id: str, subject: str) -> SourceLine | None:
+    """The library line that called the compiled frame, where the flag is a part of an object it passed (``cache.
+    is_updated[0]``: an attribute or an item, not an argument's own value), so not the user's to set."""
+    caller = direct_caller(trace, compile_id)
+    if caller is None or not is_library(caller.path) or subject.startswith("self.") or \
+            not re.match(r"^[A-Za-z_]\w*[.\[]", subject):
+        return None
+    return caller
 
 
 def _is_flag(failure: GuardFailure) -> bool:
@@ -1154,17 +1189,20 @@ def _in_time_order(started: dict[str, int], failures: dict[str, GuardFailure]) -
 
 
 def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
-            compiles: dict[str, CompileFacts], started: dict[str, int]) -> dict[str, int]:
+            compiles: dict[str, CompileFacts], evidence: RunEvidence) -> dict[str, int]:
     """Size-like recompiles numbered by the call that brought them: a recompile joins the current burst when its
     frame is one of the burst's, was called from one (its callers name it) or from the same line of the user's, or
     its size changed as one of the burst's did (the same dimension, from and to the same sizes), and
     the version it failed against was not compiled in the burst (that is a later call; a refusal by the recompile
     limit stays with the recompiles before it), nor is it of a code the burst already compiled (one call compiles a
-    code once: a second version of it is a later call, 5 decoding steps on)."""
+    code once: a second version of it is a later call, 5 decoding steps on), unless the burst's version of that code
+    refused it for a tensor's requires_grad (one call reaching the code twice: a layer's input, then the next's); and
+    the burst's changes are of one kind."""
     bursts: dict[str, int] = {}
     number, members, places, calls, changes = 0, set(), set(), set(), set()
     codes: set[str] = set()
-    for compile_id, failure in _in_time_order(started, failures):
+    kinds: set[str] = set()  # one kind of change per burst: a tensor's requires_grad is not the next call's size
+    for compile_id, failure in _in_time_order(evidence.started, failures):
         if compile_id in merged or failure.kind not in _BURSTS:
             continue
         facts = compiles.get(compile_id)
@@ -1177,8 +1215,10 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
             or (change is not None and change in changes)
         refused = facts is not None and bool(facts.fail_reason and _LIMIT.search(facts.fail_reason))
         code = compile_id.rpartition("/")[0]
-        if (failure.version in members and not refused) or not related or (code in codes and not refused):
-            number, members, places, calls, changes, codes = number + 1, set(), set(), set(), set(), set()
+        again = code in codes and not refused and not _reached_twice(evidence, compile_id, members)
+        if (failure.version in members and not refused) or not related or again or (kinds and failure.kind not in kinds):
+            number, members, places, calls, changes, codes, kinds = number + 1, set(), set(), set(), set(), set(), set()
+        kinds.add(failure.kind)
         members.add(compile_id)
         codes.add(code)
         places.add(place)
@@ -1186,6 +1226,15 @@ def _bursts(trace: Trace, failures: dict[str, GuardFailure], merged: set[str],
         changes.add(change)
         bursts[compile_id] = number
     return bursts
+
+
+def _reached_twice(evidence: RunEvidence, compile_id: str, members: set[str]) -> bool:
+    """Every version of the compile's code in the burst refused it for a tensor's requires_grad: the same call reached
+    that code again with another kind of tensor."""
+    code = compile_id.rpartition("/")[0]
+    mine = [tried for tried in evidence.tried.get(compile_id, ()) if tried.version in members
+            and tried.version.rpartition("/")[0] == code]
+    return bool(mine) and all(tried.kind == "requires_grad" for tried in mine)
 
 
 def _user_call(trace: Trace, compile_id: str) -> tuple[str, int] | None:

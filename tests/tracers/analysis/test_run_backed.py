@@ -18,7 +18,8 @@ pytestmark = pytest.mark.torch
 PROGRAMS = Path(__file__).resolve().parents[2] / "programs" / "findings"
 _NAMES = ("symbolic_flag", "options_toggle", "optim_step", "grad_then_size", "library_causes", "decode_cache",
           "library_compiles", "grad_at_limit", "unfreeze",
-          "generate_through_wrapper", "sweep_models", "compiled_collate", "eval_two_functions", "set_up_once")
+          "generate_through_wrapper", "sweep_models", "compiled_collate", "eval_two_functions", "set_up_once",
+          "library_state")
 
 
 @pytest.fixture(scope="module")
@@ -202,3 +203,11 @@ def test_a_librarys_first_call_set_up_is_one_finding_with_its_frames_breaks_and_
     assert "the value of `key` changed" in said and "the value of `self.installed` changed" in said
     (size,) = [finding for finding in found["set_up_once"] if finding.kind == "recompile"]
     assert "the size of `x` changed" in size.what and size.compile_ids == ("0/2",)
+
+
+def test_a_flag_of_an_object_the_librarys_loop_passed_is_the_librarys_doing(found):
+    """generate()'s cache filled after its first step (blind round 10's Marian): no option of the user's to hold."""
+    (flag,) = [finding for finding in found["library_state"] if finding.kind == "recompile"]
+    assert "the value of `cache.filled` changed" in flag.what
+    assert "state of an object that the code of fakelib passed in" in flag.fix and "nothing to fix" in flag.fix
+    assert "keep it the same between calls" not in flag.fix
