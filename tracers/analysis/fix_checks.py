@@ -150,8 +150,10 @@ class FixCheck:
             # no call brought back is said only where no break went either (a break gone brings code back)
             brought = "" if after.graph_breaks < before.graph_breaks else \
                 ", with no call brought back into compiled code"
+            more = after.recompiles > before.recompiles or after.graphs > before.graphs
             ended = f"the program failed (exit {self.exit_code})" if self.exit_code else \
-                f"it compiled more, and markedly longer{brought}" \
+                (f"it compiled more, and markedly longer{brought}" if more else
+                 "it compiled markedly longer, and nothing it was for improved") \
                 if dearer(before, after) and not self.error else f"the program ended otherwise (exit {self.exit_code})"
             parts.insert(0, ended + (f": {self.error}" if self.error else ""))
         if self.output and self.verdict != "worse":  # a failed run's output is its traceback: said above
@@ -168,11 +170,24 @@ class FixCheck:
             parts.append("the finding is gone")
         if self.note:
             parts.append(self.note)
+        if _within_noise(self.before.get("compile_s"), self.after.get("compile_s")):
+            parts.append(_NOISE)
         return f"{self.verdict}: " + "; ".join(part for part in parts if part) if parts else self.verdict
 
 
 # A fix that removes the finding but makes compiling this much dearer is no clean win: said as "helps".
 DEARER = 1.25
+
+
+# Each run is timed once, on a machine other work may share: compile times this close can swap from run to run.
+_NOISE = "one run each: compile times within a quarter of each other are within run-to-run noise"
+
+
+def _within_noise(old: Any, new: Any) -> bool:
+    """Both compile times known, different, and within DEARER of each other (either way)."""
+    if not isinstance(old, (int, float)) or not isinstance(new, (int, float)) or old == new or min(old, new) <= 0:
+        return False
+    return max(old, new) / min(old, new) < DEARER
 
 
 def dearer(before: Counts, after: Counts) -> bool:
@@ -212,6 +227,8 @@ def verdict(before: Counts, after: Counts | None, exit_before: int, exit_after: 
         return "worse"
     if gone:  # a fix for what the program computes is worth its compile time; one for compile time is not, dearer
         return "helps" if dearer(before, after) and not changes_output else "works"
+    if not fewer and dearer(before, after) and not changes_output:
+        return "worse"  # markedly longer to compile, and nothing it was for improved (dynamic=True on short sizes)
     return "helps" if fewer else "does nothing"
 
 

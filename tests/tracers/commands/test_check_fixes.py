@@ -5,6 +5,8 @@ output, Ctrl-C) said as such; report shows the checks made and runs nothing."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from tracers.analysis.finding_type import Finding, Remedy
@@ -236,3 +238,22 @@ def test_a_worse_run_whose_breaks_went_does_not_say_no_call_came_back():
                    before={"graphs": 3, "graph_breaks": 3, "recompiles": 2, "eager_calls": 0, "compile_s": 1.05},
                    after={"graphs": 4, "graph_breaks": 0, "recompiles": 3, "eager_calls": 0, "compile_s": 20.9})
     assert rnn.said.startswith("worse: it compiled more, and markedly longer;") and "brought back" not in rnn.said
+
+
+@pytest.mark.pure
+def test_a_fix_markedly_dearer_to_compile_for_nothing_gained_is_worse_and_close_times_are_said_as_noise():
+    """Blind round 10: dynamic=True for a generate() loop compiled 2.6 times longer and changed nothing else ("does
+    nothing" then); one run's 40.2 s against 40.3 s read as a verdict while paired runs differed by a third."""
+    same = output_change(["a 1"], ["a 1"])
+    before = Counts(graphs=4, graph_breaks=0, recompiles=3, eager_calls=0, compile_s=4.78)
+    dearer_only = Counts(graphs=4, graph_breaks=0, recompiles=3, eager_calls=0, compile_s=12.4)
+    assert verdict(before, dearer_only, 0, 0, same, False, True) == "worse"
+    said = FixCheck({}, "compile-argument:dynamic", "worse", exit_code=0, before=dataclasses.asdict(before),
+                    after=dataclasses.asdict(dearer_only)).said
+    assert said.startswith("worse: it compiled markedly longer, and nothing it was for improved")
+    close = FixCheck({}, "compile-argument:dynamic", "works", exit_code=0, before={"compile_s": 40.2},
+                     after={"compile_s": 40.3}, gone=True)
+    assert "within run-to-run noise" in close.said
+    apart = FixCheck({}, "compile-argument:dynamic", "works", exit_code=0, before={"compile_s": 4.0},
+                     after={"compile_s": 1.0}, gone=True)
+    assert "noise" not in apart.said
