@@ -3,6 +3,7 @@ recompile explains, warm-run cache misses, and what is worth knowing (DDP's inte
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from tracers.tracefile.events import Trace
@@ -257,7 +258,42 @@ def _bytecode_advice(trace: Trace, facts: TraceFacts) -> str | None:
         return None
     repeated = any(row.calls >= _REPEATED and row.code.split(" (", 1)[0].endswith(".forward")
                    for compiled in by_code(trace).compiles for row in compiled.rows)
-    return _STAGE_ADVICE["bytecode"] if repeated else None
+    if not repeated:
+        return None
+    own = _per_block_constants(trace)
+    if own is not None:  # the block's own number is guarded: one version per layer, each traced once all the same
+        name, values = own
+        return _PER_BLOCK.format(name=name, values=", ".join(values), count=len(values))
+    return _STAGE_ADVICE["bytecode"]
+
+
+# ``L['self']._modules['layers']._modules['3']._modules['self_attn'].layer_idx == 3``: a number each block of a
+# module list holds for itself, which the compile guards block by block
+_BLOCK_CONSTANT = re.compile(r"EQUALS_MATCH: (?:\S*?)\._modules\['(\w+)'\]\._modules\['(\d+)'\]((?:\._modules\['\w+'\])*)"
+                             r"\.(\w+) == (-?\d+)\b")
+_PER_BLOCK = ("Dynamo traces every inlined call again in each frame it compiles: compiling the repeated block (each "
+              "layer) instead of the whole model (regional compilation) can cut that, but each block's `{name}` is "
+              "guarded to its own value ({values}), so the block's code compiles one version per block ({count} "
+              "here), and past the recompile limit (torch._dynamo.config.recompile_limit) the later blocks run "
+              "eagerly: measure it before keeping it.")
+
+
+def _per_block_constants(trace: Trace) -> tuple[str, list[str]] | None:
+    """(``layers[i].self_attn.layer_idx``, its values) where the guards pin a number that differs from block to block
+    of one module list."""
+    seen: dict[tuple[str, str, str], dict[str, str]] = {}
+    for artifact in trace.artifacts:
+        if artifact.kind != "guards" or not artifact.payload:
+            continue
+        for found in _BLOCK_CONSTANT.finditer(artifact.payload):
+            blocks, index, path, attribute, value = found.groups()
+            seen.setdefault((blocks, path, attribute), {})[index] = value
+    for (blocks, path, attribute), values in seen.items():
+        if len(values) > 1 and len(set(values.values())) == len(values):
+            inner = "".join(f".{part}" for part in re.findall(r"\['(\w+)'\]", path))
+            ordered = [values[index] for index in sorted(values, key=int)]
+            return f"{blocks}[i]{inner}.{attribute}", ordered
+    return None
 
 
 def _regional(trace: Trace, facts: TraceFacts) -> bool:

@@ -60,3 +60,24 @@ def test_a_step_outside_every_compile_is_no_share_of_compile_time():
     assert not any("C++ codegen" in finding.what for finding in dominant_stage(outside, analyze(outside)))
     inside = dataclasses.replace(trace, spans=[*trace.spans, dataclasses.replace(build, compile_id="0/0")])
     assert any("C++ codegen" in finding.what for finding in dominant_stage(inside, analyze(inside)))
+
+
+def test_regional_compilation_is_said_with_the_versions_a_per_block_number_makes():
+    """Each layer's ``self_attn.layer_idx`` guarded to its own value (a transformers decoder): compiling the layer
+    compiles one version per layer, and past the recompile limit the later layers run eagerly (blind round 10)."""
+    import dataclasses
+
+    from tracers.analysis.waste import _per_block_constants
+    from tracers.tracefile.events import Artifact
+
+    trace = load(DATA / "size_pinned_by_branch-live.json")
+    assert _per_block_constants(trace) is None
+    guards = "\n".join(f"| +- EQUALS_MATCH: L['self']._modules['model']._modules['layers']._modules['{index}']"
+                       f"._modules['self_attn'].layer_idx == {index}  # layer" for index in range(3))
+    shared = guards.replace("layer_idx == 1", "layer_idx == 0").replace("layer_idx == 2", "layer_idx == 0")
+    made = [Artifact(9000, "guards", "dynamo_cpp_guards_str", "0/0", None, 0, 0, {}, payload=text)
+            for text in (guards,)]
+    assert _per_block_constants(dataclasses.replace(trace, artifacts=[*trace.artifacts, *made])) == \
+        ("layers[i].self_attn.layer_idx", ["0", "1", "2"])
+    same = [dataclasses.replace(made[0], payload=shared)]
+    assert _per_block_constants(dataclasses.replace(trace, artifacts=[*trace.artifacts, *same])) is None
