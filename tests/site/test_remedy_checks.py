@@ -333,3 +333,33 @@ def test_chapter_15_s_mode_table_says_what_each_mode_sets():
 def test_lite_mode_generates_no_kernel(checks):
     kernels, aten = checks.lite_mode()
     assert kernels == 0 and aten > 0
+
+
+# -- every release: the experiments recorded with each, the differences the pages say -------------------------------
+
+# What a release did differently from 2.13, each said on the page where the check is shown.
+RELEASE_DRIFT = {
+    "2.11.0": {("isolate_recompiles=True: a cache and limit per torch.compile call", "the same, isolate_recompiles=True"):
+               "failed: TypeError",  # the argument is new in 2.13
+               ("nested_compile_region on the block's forward", "6 blocks, the model compiled whole"):
+               "1 graph: 0 block inline, 6 invoke_subgraph calls of 2 subgraphs"},
+}
+RELEASE_DRIFT["2.12.1"] = RELEASE_DRIFT["2.11.0"]
+
+
+@pytest.mark.pure
+@pytest.mark.parametrize("release", ["2.11.0", "2.12.1", "2.14.1", "2.15.0"])
+def test_each_release_s_experiments_match_the_reference_but_for_the_drift_the_pages_say(release):
+    from walkthrough.outputs import load
+
+    ours = _recorded()
+    theirs = load(ROOT / "docs" / "_outputs" / release / "remedy_checks.json")
+    assert theirs.torch_version.startswith(release)
+    drift = RELEASE_DRIFT.get(release, {})
+    for name, rows in ours.items():
+        got = {(claim, run): result for claim, run, result in theirs.tables[name].rows}
+        assert set(got) == set(rows), (release, name)  # the same checks, so the release pages line up
+        for key, result in rows.items():
+            assert got[key] == drift.get(key, result), (release, key, got[key])
+    if drift:
+        assert "2.11 and 2.12 made the first block a call too" in _page("14-caches.md")
