@@ -363,3 +363,21 @@ def test_each_release_s_experiments_match_the_reference_but_for_the_drift_the_pa
             assert got[key] == drift.get(key, result), (release, key, got[key])
     if drift:
         assert "2.11 and 2.12 made the first block a call too" in _page("14-caches.md")
+
+
+@pytest.mark.torch
+def test_compiler_collectives_fail_the_compile_on_a_cpu_only_machine(tmp_path):
+    """What chapter 19's reference recording shows: off, each rank specialises on its own size; on, with no
+    accelerator to pick, the compile fails (a later torch that fixes it fails this test, and the page must change)."""
+    import subprocess
+
+    torch = pytest.importorskip("torch")
+    if torch.accelerator.device_count():
+        pytest.skip("a machine with an accelerator: the exchange works there (the 2.11 GPU recording)")
+    out = tmp_path / "tables.json"
+    subprocess.run([sys.executable, str(EXAMPLES / "compiler_collectives.py"), "--json", str(out)], check=True,
+                   capture_output=True, text=True, timeout=300)
+    rows = {(row[0], row[1]): row[3] for row in json.loads(out.read_text(encoding="utf-8"))["tables"]["ranks"]["rows"]}
+    assert rows[("enable_compiler_collectives = False", "0")] == "(8,)"
+    assert rows[("enable_compiler_collectives = False", "1")] == "(10,)"
+    assert all("ZeroDivisionError" in rows[("enable_compiler_collectives = True", rank)] for rank in "01")
