@@ -12,16 +12,12 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from .templating import joined
-from .text import esc
+from .templating import joined, value_html as _v
 
 if TYPE_CHECKING:  # the views are artifacts.py's, which imports this module
     from .artifacts import ArtifactView, CodeBlock, CompileGroup, OpTable
 
 
-def _v(value: object) -> str:
-    """A value as a template writes it: markup as it is, anything else escaped (templating._escaped)."""
-    return value if isinstance(value, Markup) else esc(value)
 
 
 def _code_block(block: CodeBlock) -> str:

@@ -32,6 +32,11 @@ def _escaped(value: object) -> object:
     return value if isinstance(value, Markup) else Markup(esc(value))
 
 
+def value_html(value: object) -> str:
+    """A value as a template writes ``{{ value }}``: markup as it is, anything else escaped (parts built in Python)."""
+    return value if isinstance(value, Markup) else esc(value)
+
+
 class _Compiled(FileSystemBytecodeCache):
     """Jinja2's cache of compiled templates (in the user's own 0700 folder under the temp directory, keyed by the
     template's source and the Python version): compiling the page's templates took 0.14 s of every report's start.
