@@ -263,6 +263,25 @@ def nonstrict_global() -> tuple[float, float]:
     return before, after
 
 
+@torch._dynamo.nonstrict_trace
+def scaled_by(x, scale):
+    return x * scale
+
+
+def nonstrict_argument() -> tuple[float, float]:
+    """The same, the value passed as an argument: Dynamo sees it at the call site."""
+    global SCALE
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: scaled_by(x, SCALE) + 1, backend="aot_eager")
+    x = torch.ones(3)
+    SCALE = 2.0
+    before = compiled(x)[0].item()
+    SCALE = 3.0
+    after = compiled(x)[0].item()
+    SCALE = 2.0
+    return before, after
+
+
 # -- chapter 14: nested_compile_region inside a whole-model compile ------------------------------------------------
 
 class Block(torch.nn.Module):
@@ -333,8 +352,8 @@ def said(result) -> str:
         return f"failed: {type(exc).__name__}"
 
 
-def _nonstrict() -> str:
-    before, after = nonstrict_global()
+def _nonstrict(check=None) -> str:
+    before, after = (check or nonstrict_global)()
     return f"{before:g}, then {after:g} (eager: 3, then 4)"
 
 
@@ -393,6 +412,8 @@ def rows() -> dict[str, list[list[str]]]:
             ["custom_op with register_fake only", "an input that requires grad, aot_eager", lambda: custom_before],
             ["custom_op with register_autograd too", "the same", lambda: custom_after],
             ["nonstrict_trace reads a global once", "x * SCALE + 1, SCALE 2.0 then 3.0, aot_eager", _nonstrict],
+            ["nonstrict_trace given the value as an argument", "the same, SCALE passed in",
+             lambda: _nonstrict(nonstrict_argument)],
         ],
         "ch6": [
             ["dynamic=False, unmarked", "sizes 8, 10, 12", lambda: _plural(dynamic_false_unmarked(), "compile")],

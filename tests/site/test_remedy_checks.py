@@ -139,6 +139,7 @@ def test_custom_op_needs_register_autograd_and_nonstrict_trace_freezes_a_global(
     checks.register_autograd()
     assert checks.custom_op_with_grad() == "none"
     assert checks.nonstrict_global() == (3.0, 3.0)  # eager: 3.0, then 4.0
+    assert checks.nonstrict_argument() == (3.0, 4.0)  # an argument is seen at the call site
 
 
 @pytest.mark.torch
@@ -176,6 +177,8 @@ def test_chapter_5_says_what_fullgraph_does_alone_and_what_custom_op_and_nonstri
     assert ch5[("custom_op with register_autograd too", "the same")] == "compiled"
     assert ch5[("nonstrict_trace reads a global once", "x * SCALE + 1, SCALE 2.0 then 3.0, aot_eager")] \
         == "3, then 3 (eager: 3, then 4)"
+    assert ch5[("nonstrict_trace given the value as an argument", "the same, SCALE passed in")] \
+        == "3, then 4 (eager: 3, then 4)"
     page = " ".join(_page("05-graph-breaks.md").split())
     assert "`fullgraph=True` turns both on for its own compile" in page
     assert 'contains "allow_scalar_outputs=one_graph or config.capture_scalar_outputs,"' in page
