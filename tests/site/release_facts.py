@@ -19,7 +19,7 @@ def report_facts(release: str) -> dict[str, dict[str, str]]:
             page = line[3:].strip()
         match = re.match(r"\| (\w+) \| fact \| `(.+?)` \| ", line)
         if match:
-            found.setdefault(page, {})[match[2]] = match[1]
+            found.setdefault(page, {})[match[2].replace("\\|", "|")] = match[1]  # a table cell escapes its pipes
     return found
 
 
