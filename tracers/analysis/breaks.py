@@ -76,6 +76,7 @@ class BreakGroup:
     set_up_recompiles: dict[str, GuardFailure] = field(default_factory=dict)
     set_up_flip: tuple[str, GuardFailure] | None = None  # the code's version compiled for the set-up's flag
     set_up_of: BreakGroup | None = None
+    set_up_first: bool = False  # the set-up ran in the first call only (first_call_only): an eager first call is its fix
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -322,7 +323,7 @@ def claim_by_products(groups: list[BreakGroup], evidence: RunEvidence, trace: Tr
     recompiled for a change of its own (a config field its forward sets) keeps its finding: the fix leaves it."""
     claimed: set[str] = set()
     failures = evidence.failures
-    defs = _def_lines(compiles)
+    defs = def_lines(compiles)
     by_code: dict[str, list[str]] = {}  # a code's compiles (``0`` of ``0/3``; ``r1:0`` after a reset), in order
     for compile_id in sorted(compiles, key=compile_identity.sort_key):
         if "/" in compile_id:
@@ -341,7 +342,7 @@ def claim_by_products(groups: list[BreakGroup], evidence: RunEvidence, trace: Tr
                                                evidence.made_symbolic(compile_id, failure.source, PLAIN_VALUE))):
                 group.by_products[compile_id] = failures[compile_id]
                 claimed.add(compile_id)
-        skipped = {_defined_at(compiles[compile_id].frame) for compile_id in group.ids if compile_id in compiles}
+        skipped = {defined_at(compiles[compile_id].frame) for compile_id in group.ids if compile_id in compiles}
         skipped.discard(None)
         own = {code for code, ids in by_code.items() if any(compile_id in group.ids for compile_id in ids)}
         changes = {(failures[compile_id].kind, failures[compile_id].dimension) for code in own
@@ -352,7 +353,7 @@ def claim_by_products(groups: list[BreakGroup], evidence: RunEvidence, trace: Tr
                     any((failure.kind, failure.dimension) not in changes for failure in recompiles):
                 continue
             callers = [direct_caller(trace, compile_id) for compile_id in ids]
-            if all(caller is not None and _enclosing(caller, defs) in skipped for caller in callers):
+            if all(caller is not None and enclosing(caller, defs) in skipped for caller in callers):
                 for compile_id in ids:  # a version with no graph is the nested kind (claim_nested): in the cost
                     if compile_id in compiles and compiles[compile_id].graphs:
                         group.by_products[compile_id] = failures.get(compile_id)
@@ -360,23 +361,23 @@ def claim_by_products(groups: list[BreakGroup], evidence: RunEvidence, trace: Tr
     return claimed
 
 
-def _defined_at(frame: str | None) -> tuple[str, str, int] | None:
+def defined_at(frame: str | None) -> tuple[str, str, int] | None:
     """(file name, function, its def line) of a compiled frame, from ``Net.forward (net.py:12)``."""
     found = _FRAME_FILE_LINE.search(frame or "")
     return (_file_name(found.group(1)), _function(frame), int(found.group(2))) if found else None
 
 
-def _def_lines(compiles: dict[str, CompileFacts]) -> dict[tuple[str, str], list[int]]:
+def def_lines(compiles: dict[str, CompileFacts]) -> dict[tuple[str, str], list[int]]:
     """(file name, function) -> the def lines of the compiled functions of that name in that file, in order."""
     lines: dict[tuple[str, str], set[int]] = {}
     for facts in compiles.values():
-        place = _defined_at(facts.frame)
+        place = defined_at(facts.frame)
         if place is not None:
             lines.setdefault(place[:2], set()).add(place[2])
     return {key: sorted(found) for key, found in lines.items()}
 
 
-def _enclosing(caller: SourceLine, defs: dict[tuple[str, str], list[int]]) -> tuple[str, str, int] | None:
+def enclosing(caller: SourceLine, defs: dict[tuple[str, str], list[int]]) -> tuple[str, str, int] | None:
     """The compiled function a caller's line is in: of those of its name in its file, the last defined above it
     (two ``forward``s in one file are told apart by where each starts)."""
     key = (_file_name(caller.path), caller.function)
@@ -521,11 +522,14 @@ _FLAG = re.compile(r"^it was (True|False)\b")
 
 
 def _flipped_once(versions: list[str], broken: str, failures: dict[str, GuardFailure]) -> str | None:
-    """The version right after ``broken``, where it was compiled because a True/False value ``broken`` had changed, and
-    no other version of the code failed on that value."""
+    """The version right after ``broken``, where it was compiled because a True/False attribute ``broken`` had
+    changed, and no other version of the code failed on that value."""
     index = versions.index(broken) + 1
     failure = failures.get(versions[index]) if index < len(versions) else None
-    if failure is None or failure.kind != "value" or failure.version != broken or not _FLAG.match(failure.change):
+    # an attribute the code keeps (``self.installed``): an argument's own value (``output_attentions``) is an option
+    # of the call, which takes the other path for a reason of its own
+    if failure is None or failure.kind != "value" or failure.version != broken or not _FLAG.match(failure.change) or \
+            "." not in failure.subject:
         return None
     name = failure.source or failure.subject
     again = [compile_id for compile_id in versions if compile_id != versions[index] and compile_id in failures

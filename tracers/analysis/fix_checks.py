@@ -168,6 +168,10 @@ class FixCheck:
                 parts.append(f"the output changed{aside}: {', '.join(part for part in (lost, added) if part)}{first}")
         if self.gone and self.verdict in ("works", "helps"):
             parts.append("the finding is gone")
+            if any(self.after.get(name, 0) > self.before.get(name, 0) for name in ("graph_breaks", "recompiles")):
+                # a hook's guards back on: the hook runs again, and every call that runs it breaks and recompiles
+                parts.append("at a price: more breaks or recompiles than before, which the finding's other fixes may "
+                             "avoid")
         if self.note:
             parts.append(self.note)
         if _within_noise(self.before.get("compile_s"), self.after.get("compile_s")):

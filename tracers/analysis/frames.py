@@ -131,6 +131,13 @@ def direct_caller(trace: Any, compile_id: str) -> SourceLine | None:
                       str(frame.get("loc") or ""))
 
 
+def all_callers(trace: Any, compile_id: str) -> list[SourceLine]:
+    """Every frame that led to the compile, outermost first, each with its line."""
+    record = _callers_of(trace).records.get(compile_id) or {}
+    return [SourceLine(str(frame.get("filename") or ""), int(frame.get("line") or 0), str(frame.get("name") or ""),
+                       str(frame.get("loc") or "")) for frame in record.get("callers") or [] if isinstance(frame, dict)]
+
+
 def passed_by_user(trace: Any, compile_id: str) -> dict[str, str]:
     """What the user's call passed to the compiled function, by parameter (``{'x': 'images'}``), where the user's own
     line called it (through torch's frames only): a library's call passes the library's names."""

@@ -241,11 +241,12 @@ _ALSO_DIFFERS = ("But version {version} would have failed this call on `{name}` 
 _ALSO_SET = ("set it before the first call (for a model's config attribute, in the config the model is built with), "
              "then make the first version dynamic: {how}.")
 _ALSO_KEEP = "keep `{name}` the same from the first call, then make the first version dynamic: {how}."
-# None when the version was compiled, a value in the next one's guards: state the code (or a library) set since
-_SET_SINCE = ("`{name}` was None when version {version} was compiled and holds {now} now: code that sets it where it is "
-              "still None (a model's forward filling its config on the first call) ran since, and each value compiles "
-              "its own version. Set it before the first call (for a model's config attribute, in the config the model "
-              "is built with) and the first version is compiled for the value it keeps.")
+# None when the version was compiled, a value in the next one's guards: state the user's code set since (a library's
+# line that reads it is _NOT_YOURS with _SET_SINCE)
+_NONE_THEN_SET = ("`{name}` was None when version {version} was compiled and holds {now} now: code that sets it where "
+                  "it is still None (a model's forward filling its config on the first call) ran since, and each value "
+                  "compiles its own version. Set it before the first call (for a model's config attribute, in the "
+                  "config the model is built with) and the first version is compiled for the value it keeps.")
 _ALSO_SET_FIRST = "set it before the first call (for a model's config attribute, in the config the model is built with)"
 _ALSO_DIFFERS_LIBRARY = ("But version {version} would have failed this call on `{name}` too ({before} then, {now} now; "
                          "torch names one failed guard of each version), so sizes that never change would not save "
@@ -642,9 +643,9 @@ def _finding(trace: Trace, key: tuple[str, str, str], group: _Group, compiles: d
             _specialised(group, subject, (library or user).short if (library or user) else "its use")
         if subject.startswith("self.") and crossing is None and _read_by_torch(group) is not None:
             remedies = (*remedies, _raised_limit(evidence, own or list(ids)))
-    elif kind == "value" and first.change.startswith("it was None when") and \
+    elif kind == "value" and library is None and first.change.startswith("it was None when") and \
             (now := evidence.pinned_values.get(ids[0], {}).get(subject)) not in (None, "None"):
-        advice = _SET_SINCE.format(name=subject, version=first.version, now=now)
+        advice = _NONE_THEN_SET.format(name=subject, version=first.version, now=now)
     elif kind == "value" and subject.startswith("self."):
         advice = _attribute(group, subject)
         if _read_by_torch(group) is not None:

@@ -9,6 +9,7 @@ import signal
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -174,7 +175,7 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
         trace, out = session.trace, Path(options.out)
         summary = not options.quiet and leads_output() and not eager_next  # under torchrun: rank 0's alone
         # Analysed once, for the page and the summary alike; a rank's bare trace (no page, no summary) needs none.
-        report = build_report(trace, session.facts) if (options.page and not eager_next) or summary else None
+        report, fault = _analysed(trace, session.facts, (options.page and not eager_next) or summary)
         # Claimed again for the device the run really used; this process already holds the name it started with.
         saved = _save(trace, report, out, options, run)
         with contextlib.suppress(OSError):  # a folder replaced by a file: no claim there to drop
@@ -183,6 +184,8 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
             saved, out = _saved_elsewhere(trace, report, out, options, run, saved)
         for note in saved.notes:
             say("trace", note)
+        if fault is not None:
+            say("trace", fault)
         if saved.trace is None:
             say("trace", saved.error)
             return (outcome.exit_code if outcome.exit_code else 2), None
@@ -209,6 +212,20 @@ def _finish(session, outcome: Outcome, options: TraceOptions, progress: Progress
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
+
+
+def _analysed(trace, facts, wanted: bool) -> tuple[Report | None, str | None]:  # noqa: ANN001 - the run's Trace, facts
+    """The run's report where the page or the summary needs one, and the line that says a fault of the tracer's own
+    analysis stopped it: the run's trace is saved all the same, with neither page nor findings."""
+    if not wanted:
+        return None, None
+    try:
+        return build_report(trace, facts), None
+    except Exception as error:  # noqa: BLE001 - a fault of ours must never lose the run it recorded
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        return None, (f"tracer fault: the findings could not be made ({type(error).__name__}: {error} at "
+                      f"{Path(where.filename).name}:{where.lineno}); the trace is kept without them (please report "
+                      "it)")
 
 
 def _save(trace, report: Report | None, out: Path, options: TraceOptions, run: _Run):  # noqa: ANN001, ANN202

@@ -133,8 +133,9 @@ def test_check_fixes_runs_a_failing_test_again_with_the_fix_and_says_it_passes(p
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--compile-trace", "out",
                                            "--compile-trace-check-fixes")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*test_late_hook_runs: torch._dynamo.config.skip_nnmodule_hook_guards = False: "
-                                 "works:*the test passes with it; it failed without*"])
+    # works, or helps where the fixed run compiled markedly longer (a timing a loaded machine can move)
+    result.stdout.re_match_lines([r".*test_late_hook_runs: torch\._dynamo\.config\.skip_nnmodule_hook_guards = False: "
+                                  r"(works|helps):.*the test passes with it; it failed without.*"])
     (saved,) = (pytester.path / "out").glob("*.json")
     (check,) = json.loads(saved.read_text())["otherData"]["torch_compile_walkthrough"]["fix_checks"]
-    assert check["verdict"] == "works" and check["exit_code"] == 0
+    assert check["verdict"] in ("works", "helps") and check["exit_code"] == 0

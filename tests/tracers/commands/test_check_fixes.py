@@ -50,11 +50,12 @@ def test_dynamic_false_is_checked_with_its_recompiles_before_and_after(checked):
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("ids [[")  # the script's own output passes through, once
     dropped = _checks(trace)["dynamic:drop"]
-    assert dropped["verdict"] == "works" and dropped["gone"]
+    # works, or helps where the fixed run compiled markedly longer: a timing, which a loaded machine can move
+    assert dropped["verdict"] in ("works", "helps") and dropped["gone"]
     assert dropped["before"]["recompiles"] == 4 and dropped["after"]["recompiles"] < 4
     assert dropped["before"]["eager_calls"] == 3 and dropped["after"]["eager_calls"] == 0
     assert "checking fix 1 of 2: `dynamic` left out of torch.compile at decode_static.py:21" in result.stderr
-    assert "check  `dynamic` left out of torch.compile at decode_static.py:21: works: " in result.stderr
+    assert f"check  `dynamic` left out of torch.compile at decode_static.py:21: {dropped['verdict']}: " in result.stderr
 
 
 @pytest.mark.torch
@@ -78,7 +79,8 @@ def test_the_hook_guard_fix_works_through_the_python_api_and_its_output_change_i
     result = checked["late_hook"][0]
     (check,) = result.fix_checks.values()
     assert check.fix["name"] == "torch._dynamo.config.skip_nnmodule_hook_guards"
-    assert check.verdict == "works" and check.output["first"].startswith("hook applied: False")  # now it is
+    assert check.verdict in ("works", "helps")  # helps where the fixed run compiled markedly longer: a timing
+    assert check.output["first"].startswith("hook applied: False")  # now it is
     finding = next(finding for finding in result.findings if finding.kind == "hook-ignored")
     assert [pair[1] for pair in result.report.checks_for(finding)] == [check]
     with pytest.raises(tracers.api.CheckFixesFailed, match="no trace was written"):
@@ -90,7 +92,8 @@ def test_report_of_a_checked_trace_shows_the_checks_and_runs_nothing(checked, tm
     result = run_python(["-m", "tracers", "report", str(checked["decode_static"][2]), "--out", str(tmp_path / "page"),
                          *_SITE])
     assert result.returncode == 0, result.stderr
-    assert "check  `dynamic` left out of torch.compile at decode_static.py:21: works" in result.stderr
+    verdict = _checks(checked["decode_static"][1])["dynamic:drop"]["verdict"]  # works or helps: a timing
+    assert f"check  `dynamic` left out of torch.compile at decode_static.py:21: {verdict}" in result.stderr
     assert not result.stdout.count("ids [[")  # report runs nothing
     assert _findings(result.stderr) == _findings(checked["decode_static"][0].stderr)  # trace and report: the same
     page = next((tmp_path / "page").glob("*.html")).read_text()
@@ -257,3 +260,14 @@ def test_a_fix_markedly_dearer_to_compile_for_nothing_gained_is_worse_and_close_
     apart = FixCheck({}, "compile-argument:dynamic", "works", exit_code=0, before={"compile_s": 4.0},
                      after={"compile_s": 1.0}, gone=True)
     assert "noise" not in apart.said
+
+
+@pytest.mark.pure
+def test_a_fix_that_removes_its_finding_at_the_price_of_more_breaks_says_so():
+    """Blind round 10: the hook guards back on restored the hook's output and tripled the breaks and recompiles."""
+    costly = FixCheck({}, "setting:skip_nnmodule_hook_guards", "works", exit_code=0, gone=True,
+                      before={"graph_breaks": 2, "recompiles": 1}, after={"graph_breaks": 7, "recompiles": 6})
+    assert "the finding is gone; at a price: more breaks or recompiles than before" in costly.said
+    clean = FixCheck({}, "setting:x", "works", exit_code=0, gone=True, before={"recompiles": 1},
+                     after={"recompiles": 0})
+    assert "at a price" not in clean.said

@@ -152,3 +152,15 @@ def test_the_scripts_globals_live_until_the_process_exits_as_without_the_tracer(
                          str(out / "held-cpu-cold.json")])
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["freed True"], result.stdout
+
+
+@pytest.mark.pure
+def test_a_fault_in_the_tracers_own_analysis_keeps_the_trace_and_says_one_line():
+    """A KeyError in the findings (blind round 10's session: two constants of one name) must not lose the run: the
+    trace is saved without page or findings, and one line says why."""
+    from tracers.commands.trace_run import _analysed
+
+    report, fault = _analysed(object(), None, True)  # no trace at all: the analysis fails on its first look
+    assert report is None and fault.startswith("tracer fault: the findings could not be made (AttributeError: ")
+    assert "the trace is kept without them (please report it)" in fault and "\n" not in fault
+    assert _analysed(object(), None, False) == (None, None)  # nothing asked for: nothing analysed
