@@ -342,8 +342,11 @@ def cause_of(reasons: list[GuardFailure], varied: set[str]) -> GuardFailure:
     fine = [failure for failure in reasons if failure.kind not in _COARSE
             and not (failure.kind == "length" and failure.subject in _CALL_ITEMS)] or reasons
     # a version compiled for the other requires_grad of a tensor is another kind of call, as one of another grad mode
-    # is: where a version of the call's own kind failed on something else (a new size), that is what changed
-    fine = [failure for failure in fine if failure.kind != "requires_grad"] or fine
+    # is: where another version failed on the same tensor's size (its requires_grad matched there, checked first),
+    # the size is what changed; a requires_grad against the only version that saw it (layers unfrozen) stays
+    sized = {failure.source or failure.subject for failure in fine if failure.kind == "size"}
+    fine = [failure for failure in fine if not (failure.kind == "requires_grad" and
+                                                (failure.source or failure.subject) in sized)] or fine
     return _with_new_size(next((failure for failure in fine if not _related(failure, varied)), fine[0]), reasons)
 
 
