@@ -261,7 +261,7 @@ def _bytecode_advice(trace: Trace, facts: TraceFacts) -> str | None:
     if not repeated:
         return None
     own = _per_block_constants(trace)
-    if own is not None:  # the block's own number is guarded: one version per layer, each traced once all the same
+    if own is not None:  # the block's own number is guarded: one version per block
         name, values = own
         return _PER_BLOCK.format(name=name, values=", ".join(values), count=len(values))
     return _STAGE_ADVICE["bytecode"]
